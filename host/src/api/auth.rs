@@ -1,0 +1,80 @@
+//! ApiKeyAuth: the key comes in `x-api-key` or `Authorization: Bearer`. Keys are
+//! compared in constant time (over their SHA-256 digests, so length leaks nothing)
+//! and never logged.
+
+use axum::http::HeaderMap;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// The accepted keys, kept only as digests.
+#[derive(Clone, Default)]
+pub struct ApiKeys {
+    digests: Vec<[u8; 32]>,
+}
+
+impl ApiKeys {
+    /// Accepts these keys.
+    pub fn new(keys: &[String]) -> ApiKeys {
+        ApiKeys {
+            digests: keys
+                .iter()
+                .filter(|k| !k.is_empty())
+                .map(|k| Sha256::digest(k.as_bytes()).into())
+                .collect(),
+        }
+    }
+
+    /// Whether no key is configured (then the server listens only on loopback).
+    pub fn is_empty(&self) -> bool {
+        self.digests.is_empty()
+    }
+
+    /// Whether the request carries a valid key. Always true when none is configured.
+    pub fn allows(&self, headers: &HeaderMap) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let Some(key) = presented_key(headers) else {
+            return false;
+        };
+        let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
+        let mut found = subtle::Choice::from(0);
+        for known in &self.digests {
+            found |= known.ct_eq(&digest);
+        }
+        found.into()
+    }
+}
+
+fn presented_key(headers: &HeaderMap) -> Option<String> {
+    if let Some(v) = headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
+        return Some(v.trim().to_owned());
+    }
+    let auth = headers.get("authorization")?.to_str().ok()?;
+    let (scheme, token) = auth.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(name: &'static str, value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, value.parse().unwrap());
+        h
+    }
+
+    #[test]
+    fn accepts_header_or_bearer_and_refuses_others() {
+        let keys = ApiKeys::new(&["secret-1".into(), "secret-2".into()]);
+        assert!(keys.allows(&headers("x-api-key", "secret-2")));
+        assert!(keys.allows(&headers("authorization", "Bearer secret-1")));
+        assert!(!keys.allows(&headers("authorization", "Basic secret-1")));
+        assert!(!keys.allows(&headers("x-api-key", "secret")));
+        assert!(!keys.allows(&HeaderMap::new()));
+        assert!(ApiKeys::new(&[]).allows(&HeaderMap::new()));
+    }
+}

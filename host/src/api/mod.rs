@@ -1,0 +1,175 @@
+//! The HTTP API: one dispatcher that finds the plugin for a path in the registry,
+//! checks auth, method and body size, then hands over to the handler for the
+//! plugin's kind. Handlers are thin; the work lives in the driver and runtime.
+
+pub mod auth;
+mod post;
+mod processor;
+mod reviews;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, Method, Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+use tracing::Instrument;
+
+use crate::config::Config;
+use crate::error::{ApiError, ErrorShape};
+use crate::manifest::Kind;
+use crate::registry::{Plugin, Registry};
+use crate::runtime::Runtime;
+use auth::ApiKeys;
+
+/// Everything a request handler needs.
+#[derive(Clone)]
+pub struct AppState {
+    /// The WebAssembly runtime.
+    pub runtime: Arc<Runtime>,
+    /// Loaded plugins.
+    pub registry: Arc<Registry>,
+    /// Server configuration.
+    pub config: Arc<Config>,
+    /// Accepted API keys.
+    pub keys: ApiKeys,
+    /// Requests allowed at once; beyond that the answer is 503.
+    pub slots: Arc<tokio::sync::Semaphore>,
+}
+
+/// The per-request context a handler gets.
+pub struct Call {
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+    /// Request id (from `x-request-id` or generated).
+    pub request_id: String,
+    /// The request body.
+    pub body: axum::body::Bytes,
+}
+
+/// Builds the router.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(health))
+        .fallback(dispatch)
+        .with_state(state)
+}
+
+async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({
+        "status": "ok",
+        "plugins": state.registry.plugins().len(),
+        "failed_plugins": state.registry.failures().len(),
+    }))
+}
+
+fn error_shape(plugin: Option<&Plugin>) -> ErrorShape {
+    match plugin.map(|p| p.manifest.kind) {
+        Some(Kind::PostSource) => ErrorShape::Both,
+        Some(Kind::Processor)
+            if plugin.is_some_and(|p| p.manifest.route.starts_with("/public/")) =>
+        {
+            ErrorShape::Structured
+        }
+        _ => ErrorShape::Simple,
+    }
+}
+
+async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Response {
+    let started = Instant::now();
+    let request_id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128)
+        .map(str::to_owned)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let path = request.uri().path().to_owned();
+    let method = request.method().clone();
+    let plugin = state.registry.get(&path);
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        %method,
+        %path,
+        plugin = plugin.as_ref().map(|p| p.manifest.name.as_str()).unwrap_or("-"),
+        version = plugin.as_ref().map(|p| p.manifest.version.as_str()).unwrap_or("-"),
+    );
+    let shape = error_shape(plugin.as_deref());
+    let mut response = match handle(&state, plugin.clone(), request, request_id.clone())
+        .instrument(span.clone())
+        .await
+    {
+        Ok(response) => response,
+        Err(e) => e.into_shaped_response(shape),
+    };
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        headers.insert("x-request-id", v);
+    }
+    if let Some(p) = &plugin {
+        if let Ok(v) = HeaderValue::from_str(&p.manifest.name) {
+            headers.insert("x-gleaner-plugin", v);
+        }
+        if let Ok(v) = HeaderValue::from_str(&p.manifest.version) {
+            headers.insert("x-gleaner-plugin-version", v);
+        }
+    }
+    span.in_scope(|| {
+        tracing::info!(
+            status = response.status().as_u16(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "served"
+        )
+    });
+    response
+}
+
+async fn handle(
+    state: &AppState,
+    plugin: Option<Arc<Plugin>>,
+    request: Request<Body>,
+    request_id: String,
+) -> Result<Response, ApiError> {
+    if !state.keys.allows(request.headers()) {
+        return Err(ApiError::Unauthorized);
+    }
+    let path = request.uri().path().to_owned();
+    let Some(plugin) = plugin else {
+        return Err(ApiError::NotFound(format!(
+            "no endpoint at {path}; see the README for the list of endpoints"
+        )));
+    };
+    if request.method() != Method::POST {
+        return Err(ApiError::MethodNotAllowed {
+            method: request.method().to_string(),
+            path,
+        });
+    }
+    let limit = state.config.max_body_bytes;
+    let body = axum::body::to_bytes(request.into_body(), limit)
+        .await
+        .map_err(|_| ApiError::PayloadTooLarge { limit })?;
+    let _slot = state.slots.clone().try_acquire_owned().map_err(|_| {
+        ApiError::Overloaded("the server is at its concurrent request limit; retry shortly".into())
+    })?;
+    let call = Call {
+        plugin: plugin.clone(),
+        request_id,
+        body,
+    };
+    match plugin.manifest.kind {
+        Kind::Source => reviews::handle(state, call).await,
+        Kind::PostSource => post::handle(state, call).await,
+        Kind::Processor => processor::handle(state, call).await,
+    }
+}
+
+/// A 200 JSON answer.
+pub fn ok(body: serde_json::Value) -> Response {
+    (StatusCode::OK, Json(body)).into_response()
+}

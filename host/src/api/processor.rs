@@ -1,0 +1,39 @@
+//! Processor endpoints: validate against the manifest's fields, pass JSON through.
+
+use std::time::Instant;
+
+use axum::response::Response;
+use serde_json::Value;
+
+use super::{ok, AppState, Call};
+use crate::error::ApiError;
+use crate::runtime::bindings::processor::exports::gleaner::plugin::processor_plugin::ProcessError;
+use crate::validate;
+
+/// Handles a processor route.
+pub async fn handle(state: &AppState, call: Call) -> Result<Response, ApiError> {
+    let plugin = &call.plugin;
+    let fields = plugin
+        .manifest
+        .processor
+        .as_ref()
+        .map(|p| p.fields.as_slice())
+        .unwrap_or_default();
+    let input = validate::processor_input(fields, &call.body).map_err(ApiError::BadRequest)?;
+    let input = Value::Object(input).to_string();
+    let deadline = Instant::now() + state.config.fetch_budget();
+    let output = state
+        .runtime
+        .process(plugin, &call.request_id, &input, deadline)
+        .await?
+        .map_err(|e| match e {
+            ProcessError::InvalidInput(m) | ProcessError::Upstream(m) => ApiError::BadRequest(m),
+        })?;
+    let value: Value = serde_json::from_str(&output).map_err(|e| {
+        ApiError::PluginFailed(format!(
+            "plugin {} returned invalid JSON: {e}",
+            plugin.manifest.name
+        ))
+    })?;
+    Ok(ok(value))
+}

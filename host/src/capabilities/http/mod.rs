@@ -1,0 +1,282 @@
+//! Outbound HTTP, the one way plugins reach the network.
+//!
+//! Policy lives next to the capability: the allowlist ([`policy`]), the SSRF guard
+//! ([`ssrf`], [`resolver`]), redirects re-checked hop by hop, timeouts, size caps,
+//! per-host concurrency, retries on 429/503, HAR replay and record ([`har`]) and
+//! the upstream override ([`overrides`]).
+
+pub mod har;
+pub mod overrides;
+pub mod policy;
+pub mod resolver;
+pub mod ssrf;
+mod transport;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use url::Url;
+
+use self::har::{HarRecorder, HarReplay};
+use self::overrides::Overrides;
+use self::policy::Policy;
+
+/// The User-Agent sent when a plugin sets none.
+pub const DEFAULT_USER_AGENT: &str =
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+/// Redirect hops followed before giving up.
+const MAX_REDIRECTS: usize = 10;
+
+/// An outbound request as a plugin asks for it.
+#[derive(Debug, Clone)]
+pub struct OutboundRequest {
+    /// Method.
+    pub method: String,
+    /// Absolute URL.
+    pub url: String,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Option<Vec<u8>>,
+}
+
+/// The final answer after redirects.
+#[derive(Debug, Clone)]
+pub struct OutboundResponse {
+    /// Status code.
+    pub status: u16,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Vec<u8>,
+    /// The URL that answered.
+    pub final_url: String,
+}
+
+/// Why an outbound request failed; mirrors the WIT `http.error` variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HttpError {
+    /// Not on the allowlist, or a non-public address.
+    #[error("denied: {0}")]
+    Denied(String),
+    /// No answer in time.
+    #[error("timeout: {0}")]
+    Timeout(String),
+    /// Response over the size cap.
+    #[error("too large: {0}")]
+    TooLarge(String),
+    /// Connection, protocol, or replay miss.
+    #[error("transport: {0}")]
+    Transport(String),
+}
+
+/// Server-wide outbound HTTP state: connection pools, replay/record, overrides, per-host caps.
+pub struct HttpService {
+    public_client: reqwest::Client,
+    override_client: reqwest::Client,
+    replay: Option<Arc<HarReplay>>,
+    recorder: Option<Arc<HarRecorder>>,
+    overrides: Overrides,
+    host_slots: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
+}
+
+/// How the service is built.
+#[derive(Default)]
+pub struct HttpSettings {
+    /// Answer from these recordings instead of the network.
+    pub replay: Option<HarReplay>,
+    /// Record real exchanges here.
+    pub recorder: Option<HarRecorder>,
+    /// Host overrides.
+    pub overrides: Overrides,
+}
+
+impl HttpService {
+    /// Builds the service and its connection pools.
+    pub fn new(settings: HttpSettings) -> anyhow::Result<HttpService> {
+        let base = || {
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(std::time::Duration::from_secs(5))
+                .pool_idle_timeout(std::time::Duration::from_secs(30))
+                .no_proxy()
+        };
+        Ok(HttpService {
+            public_client: base()
+                .dns_resolver(Arc::new(resolver::PublicOnlyResolver))
+                .build()?,
+            override_client: base().build()?,
+            replay: settings.replay.map(Arc::new),
+            recorder: settings.recorder.map(Arc::new),
+            overrides: settings.overrides,
+            host_slots: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Whether requests are answered from recordings.
+    pub fn is_replaying(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    /// Sends a request under `policy`, following redirects, before `deadline`.
+    pub async fn send(
+        &self,
+        policy: &Policy,
+        request: OutboundRequest,
+        deadline: Instant,
+    ) -> Result<OutboundResponse, HttpError> {
+        let mut url = Url::parse(&request.url)
+            .map_err(|e| HttpError::Transport(format!("invalid URL {:?}: {e}", request.url)))?;
+        let mut method = request.method.to_ascii_uppercase();
+        let mut headers = request.headers;
+        let mut body = request.body;
+        for _ in 0..=MAX_REDIRECTS {
+            policy.check(&url).map_err(HttpError::Denied)?;
+            let hop = transport::Hop {
+                method: &method,
+                url: &url,
+                headers: &headers,
+                body: body.as_deref(),
+            };
+            let response = self.send_hop(policy, hop, deadline).await?;
+            let location = response_location(&response, &url);
+            let Some(next) = location else {
+                return Ok(OutboundResponse {
+                    status: response.status,
+                    headers: response.headers,
+                    body: response.body,
+                    final_url: url.to_string(),
+                });
+            };
+            if response.status == 303 || (matches!(response.status, 301 | 302) && method == "POST")
+            {
+                method = "GET".into();
+                body = None;
+            }
+            if next.host_str() != url.host_str() {
+                headers.retain(|(name, _)| !is_credential_header(name));
+            }
+            url = next;
+        }
+        Err(HttpError::Transport(format!(
+            "more than {MAX_REDIRECTS} redirects starting at {}",
+            request.url
+        )))
+    }
+
+    async fn send_hop(
+        &self,
+        policy: &Policy,
+        hop: transport::Hop<'_>,
+        deadline: Instant,
+    ) -> Result<transport::HopResponse, HttpError> {
+        if let Some(replay) = &self.replay {
+            return transport::replay(replay, &hop);
+        }
+        let (client, target) = match self.overrides.rewrite(hop.url) {
+            Some(target) => (&self.override_client, target),
+            None => {
+                check_ip_literal(hop.url)?;
+                (&self.public_client, hop.url.clone())
+            }
+        };
+        let slot = self.host_slot(hop.url, policy.limits.upstream_concurrency);
+        let _permit = tokio::time::timeout_at(deadline.into(), slot.acquire_owned())
+            .await
+            .map_err(|_| {
+                HttpError::Timeout(format!("waiting for a free connection to {}", hop.url))
+            })?
+            .map_err(|_| HttpError::Transport("connection slots closed".into()))?;
+        let started = std::time::SystemTime::now();
+        let clock = Instant::now();
+        let response = transport::network(client, &target, &hop, &policy.limits, deadline).await?;
+        if let Some(recorder) = &self.recorder {
+            let exchange = transport::exchange(&hop, &response);
+            let elapsed = clock.elapsed().as_secs_f64() * 1000.0;
+            if let Err(e) = recorder.record(exchange, started, elapsed) {
+                tracing::warn!(error = %e, "could not write the HAR recording");
+            }
+        }
+        Ok(response)
+    }
+
+    fn host_slot(&self, url: &Url, permits: usize) -> Arc<tokio::sync::Semaphore> {
+        let key = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let mut slots = self.host_slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .entry(key)
+            .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(permits.max(1))))
+            .clone()
+    }
+}
+
+/// Refuses URLs whose host is a literal non-public IP address (DNS names are checked by the resolver).
+fn check_ip_literal(url: &Url) -> Result<(), HttpError> {
+    let ip: Option<IpAddr> = match url.host() {
+        Some(url::Host::Ipv4(v4)) => Some(v4.into()),
+        Some(url::Host::Ipv6(v6)) => Some(v6.into()),
+        _ => None,
+    };
+    match ip.map(ssrf::check) {
+        Some(Err(why)) => Err(HttpError::Denied(format!(
+            "{} is {why}; plugins may only reach public addresses",
+            url.host_str().unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn response_location(response: &transport::HopResponse, base: &Url) -> Option<Url> {
+    if !matches!(response.status, 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let value = response
+        .headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("location"))?;
+    base.join(&value.1).ok()
+}
+
+fn is_credential_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "authorization" | "cookie" | "proxy-authorization"
+    ) || name.contains("api-key")
+        || name.contains("token")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_private_addresses_are_denied() {
+        for u in [
+            "http://127.0.0.1/",
+            "http://[::1]/",
+            "http://169.254.169.254/latest",
+            "http://10.0.0.1/",
+        ] {
+            assert!(
+                matches!(
+                    check_ip_literal(&Url::parse(u).unwrap()),
+                    Err(HttpError::Denied(_))
+                ),
+                "{u}"
+            );
+        }
+        assert!(check_ip_literal(&Url::parse("http://93.184.216.34/").unwrap()).is_ok());
+    }
+
+    #[test]
+    fn credential_headers_are_recognised() {
+        for h in ["Authorization", "cookie", "X-Api-Key", "x-csrf-token"] {
+            assert!(is_credential_header(h), "{h}");
+        }
+        assert!(!is_credential_header("accept"));
+    }
+}

@@ -1,0 +1,156 @@
+//! Per-plugin outbound policy: the allowlist of origins from the manifest, plus limits.
+
+use url::Url;
+
+use crate::manifest::{Limits, Network};
+
+/// One allowed origin: scheme, host (optionally `*.`-prefixed for subdomains) and port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    scheme: String,
+    host: String,
+    wildcard: bool,
+    port: u16,
+}
+
+impl Origin {
+    /// Parses `https://www.example.com`, `https://*.example.com` or `http://example.com:8080`.
+    pub fn parse(text: &str) -> Result<Origin, String> {
+        let (scheme, rest) = text
+            .split_once("://")
+            .ok_or("write it as scheme://host, e.g. https://www.example.com")?;
+        let scheme = scheme.to_ascii_lowercase();
+        let default_port = match scheme.as_str() {
+            "https" => 443,
+            "http" => 80,
+            _ => return Err("the scheme must be http or https".into()),
+        };
+        let rest = rest.trim_end_matches('/');
+        if rest.contains('/') || rest.contains('@') || rest.contains('?') {
+            return Err("give only scheme://host[:port], without path, query or user".into());
+        }
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((h, p)) if !h.ends_with(']') || rest.starts_with('[') => (
+                h,
+                p.parse::<u16>().map_err(|_| "the port must be a number")?,
+            ),
+            _ => (rest, default_port),
+        };
+        let (wildcard, host) = match host.strip_prefix("*.") {
+            Some(h) => (true, h),
+            None => (false, host),
+        };
+        if host.is_empty() || host.contains('*') {
+            return Err("the host must be a name; only a leading `*.` wildcard is allowed".into());
+        }
+        Ok(Origin {
+            scheme,
+            host: host.to_ascii_lowercase(),
+            wildcard,
+            port,
+        })
+    }
+
+    fn matches(&self, url: &Url) -> bool {
+        let Some(host) = url.host_str() else {
+            return false;
+        };
+        let host = host.to_ascii_lowercase();
+        let host_ok = if self.wildcard {
+            host.len() > self.host.len() + 1
+                && host.ends_with(&self.host)
+                && host.as_bytes()[host.len() - self.host.len() - 1] == b'.'
+        } else {
+            host == self.host
+        };
+        host_ok && url.scheme() == self.scheme && url.port_or_known_default() == Some(self.port)
+    }
+}
+
+/// What one plugin may reach and how hard it may push.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    origins: Vec<Origin>,
+    any_public_host: bool,
+    /// The plugin's limits.
+    pub limits: Limits,
+}
+
+impl Policy {
+    /// Builds the policy from the manifest's network table and limits.
+    pub fn new(network: &Network, limits: &Limits) -> Result<Policy, String> {
+        let origins = network
+            .allow
+            .iter()
+            .map(|o| Origin::parse(o))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Policy {
+            origins,
+            any_public_host: network.any_public_host,
+            limits: limits.clone(),
+        })
+    }
+
+    /// Checks a URL against the allowlist. An empty allowlist denies everything.
+    pub fn check(&self, url: &Url) -> Result<(), String> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!(
+                "scheme {:?} is not allowed; use http or https",
+                url.scheme()
+            ));
+        }
+        if self.any_public_host || self.origins.iter().any(|o| o.matches(url)) {
+            return Ok(());
+        }
+        Err(format!(
+            "{} is not on this plugin's allowlist; add its origin to [network] allow in the manifest",
+            origin_of(url)
+        ))
+    }
+}
+
+/// `scheme://host[:port]` of a URL, for messages.
+pub fn origin_of(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(allow: &[&str]) -> Policy {
+        let network = Network {
+            allow: allow.iter().map(|s| s.to_string()).collect(),
+            any_public_host: false,
+        };
+        Policy::new(&network, &Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn allowlist_matches_scheme_host_and_port() {
+        let p = policy(&[
+            "https://www.example.com",
+            "https://*.example.org",
+            "http://api.test:8080",
+        ]);
+        let ok = |u: &str| p.check(&Url::parse(u).unwrap()).is_ok();
+        assert!(ok("https://www.example.com/a?b"));
+        assert!(!ok("http://www.example.com/"));
+        assert!(!ok("https://www.example.com:8443/"));
+        assert!(!ok("https://evil-www.example.com/"));
+        assert!(ok("https://de.example.org/"));
+        assert!(!ok("https://example.org/"));
+        assert!(!ok("https://notexample.org/"));
+        assert!(ok("http://api.test:8080/x"));
+        assert!(!ok("http://api.test/x"));
+    }
+
+    #[test]
+    fn empty_allowlist_denies_everything() {
+        let p = policy(&[]);
+        let err = p
+            .check(&Url::parse("https://www.example.com/").unwrap())
+            .unwrap_err();
+        assert!(err.contains("allowlist"), "{err}");
+    }
+}

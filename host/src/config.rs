@@ -1,0 +1,246 @@
+//! Server configuration: a TOML file, overridden by `GLEANER_*` environment variables.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// Errors in the configuration; each says which setting is wrong and how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The configuration file could not be read.
+    #[error("cannot read config file {path}: {source}. Check the path given with --config or GLEANER_CONFIG")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The configuration file is not valid TOML for this schema.
+    #[error("invalid config file {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        message: String,
+    },
+    /// An environment variable holds a value of the wrong form.
+    #[error("environment variable {name}={value:?} is invalid: {hint}")]
+    Env {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// The expected form.
+        hint: &'static str,
+    },
+}
+
+/// Settings for the whole server.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Listen address (`GLEANER_ADDR`), default 127.0.0.1:8080.
+    pub addr: SocketAddr,
+    /// Directory holding plugin manifests and components (`GLEANER_PLUGIN_DIR`).
+    pub plugin_dir: PathBuf,
+    /// Directory for compiled-component cache files (`GLEANER_CACHE_DIR`); none disables the cache.
+    pub cache_dir: Option<PathBuf>,
+    /// API keys accepted in `x-api-key` or `Authorization: Bearer` (`GLEANER_API_KEYS`, comma separated).
+    pub api_keys: Vec<String>,
+    /// Largest accepted request body in bytes (`GLEANER_MAX_BODY_BYTES`).
+    pub max_body_bytes: usize,
+    /// Time budget of one review fetch when reviews_to_fetch is omitted (`GLEANER_FETCH_BUDGET_MS`).
+    pub fetch_budget_ms: u64,
+    /// Requests served at once before answering 503 (`GLEANER_MAX_CONCURRENT_REQUESTS`).
+    pub max_concurrent_requests: usize,
+    /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`).
+    pub replay: Option<PathBuf>,
+    /// Record outbound HTTP exchanges into this HAR file (`GLEANER_RECORD`).
+    pub record: Option<PathBuf>,
+    /// Send a host's requests to another base URL, e.g. `www.reddit.com=http://127.0.0.1:9000`
+    /// (`GLEANER_UPSTREAM_OVERRIDE`, comma separated).
+    pub upstream_override: BTreeMap<String, String>,
+    /// Per-plugin settings and secrets: `[plugins.<name>] key = "value"`.
+    /// Environment: `GLEANER_PLUGIN_<NAME>_<KEY>` (upper case, `-` as `_`).
+    pub plugins: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            plugin_dir: PathBuf::from("target/plugins"),
+            cache_dir: Some(PathBuf::from("target/gleaner-cache")),
+            api_keys: Vec::new(),
+            max_body_bytes: 1024 * 1024,
+            fetch_budget_ms: 30_000,
+            max_concurrent_requests: 256,
+            replay: None,
+            record: None,
+            upstream_override: BTreeMap::new(),
+            plugins: BTreeMap::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads the TOML file (if any) and applies environment overrides.
+    pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
+        let mut config = match file {
+            Some(path) => Self::from_file(path)?,
+            None => Config::default(),
+        };
+        config.apply_env(|name| std::env::var(name).ok())?;
+        Ok(config)
+    }
+
+    /// Parses a TOML file.
+    pub fn from_file(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Applies `GLEANER_*` overrides read through `var`.
+    pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        if let Some(v) = var("GLEANER_ADDR") {
+            self.addr = v.parse().map_err(|_| ConfigError::Env {
+                name: "GLEANER_ADDR",
+                value: v.clone(),
+                hint: "use host:port, e.g. 127.0.0.1:8080",
+            })?;
+        }
+        if let Some(v) = var("GLEANER_PLUGIN_DIR") {
+            self.plugin_dir = v.into();
+        }
+        if let Some(v) = var("GLEANER_CACHE_DIR") {
+            self.cache_dir = if v.is_empty() { None } else { Some(v.into()) };
+        }
+        if let Some(v) = var("GLEANER_API_KEYS") {
+            self.api_keys = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_MAX_BODY_BYTES") {
+            self.max_body_bytes = parse_number("GLEANER_MAX_BODY_BYTES", v)?;
+        }
+        if let Some(v) = var("GLEANER_FETCH_BUDGET_MS") {
+            self.fetch_budget_ms = parse_number("GLEANER_FETCH_BUDGET_MS", v)?;
+        }
+        if let Some(v) = var("GLEANER_MAX_CONCURRENT_REQUESTS") {
+            self.max_concurrent_requests = parse_number("GLEANER_MAX_CONCURRENT_REQUESTS", v)?;
+        }
+        if let Some(v) = var("GLEANER_REPLAY") {
+            self.replay = Some(v.into());
+        }
+        if let Some(v) = var("GLEANER_RECORD") {
+            self.record = Some(v.into());
+        }
+        if let Some(v) = var("GLEANER_UPSTREAM_OVERRIDE") {
+            for pair in split_list(&v) {
+                let (host, base) = pair.split_once('=').ok_or_else(|| ConfigError::Env {
+                    name: "GLEANER_UPSTREAM_OVERRIDE",
+                    value: v.clone(),
+                    hint: "use host=base-url pairs separated by commas, e.g. www.reddit.com=http://127.0.0.1:9000",
+                })?;
+                self.upstream_override
+                    .insert(host.trim().to_ascii_lowercase(), base.trim().to_owned());
+            }
+        }
+        Ok(())
+    }
+
+    /// The settings of one plugin: the file's `[plugins.<name>]` table, then
+    /// `GLEANER_PLUGIN_<NAME>_<KEY>` variables for the keys its manifest declares.
+    pub fn plugin_settings(
+        &self,
+        plugin: &str,
+        declared_keys: &[String],
+        var: impl Fn(&str) -> Option<String>,
+    ) -> BTreeMap<String, String> {
+        let mut settings = self.plugins.get(plugin).cloned().unwrap_or_default();
+        for key in declared_keys {
+            let name = format!("GLEANER_PLUGIN_{}_{}", env_part(plugin), env_part(key));
+            if let Some(v) = var(&name) {
+                settings.insert(key.clone(), v);
+            }
+        }
+        settings
+    }
+
+    /// The fetch budget as a duration.
+    pub fn fetch_budget(&self) -> Duration {
+        Duration::from_millis(self.fetch_budget_ms)
+    }
+}
+
+fn env_part(s: &str) -> String {
+    s.to_ascii_uppercase().replace(['-', '.'], "_")
+}
+
+fn split_list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn parse_number<T: std::str::FromStr>(name: &'static str, v: String) -> Result<T, ConfigError> {
+    v.trim().parse().map_err(|_| ConfigError::Env {
+        name,
+        value: v,
+        hint: "use a non-negative whole number",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_overrides_file_values() {
+        let mut config: Config = toml::from_str(
+            "addr = \"127.0.0.1:9000\"\napi_keys = [\"a\"]\n[plugins.forum-site]\nclient_id = \"x\"\n",
+        )
+        .unwrap();
+        let env = |name: &str| match name {
+            "GLEANER_ADDR" => Some("0.0.0.0:8081".to_owned()),
+            "GLEANER_API_KEYS" => Some("k1, k2".to_owned()),
+            "GLEANER_UPSTREAM_OVERRIDE" => Some("www.reddit.com=http://127.0.0.1:9000".to_owned()),
+            "GLEANER_PLUGIN_FORUM_SITE_CLIENT_SECRET" => Some("s".to_owned()),
+            _ => None,
+        };
+        config.apply_env(env).unwrap();
+        assert_eq!(config.addr.to_string(), "0.0.0.0:8081");
+        assert_eq!(config.api_keys, vec!["k1", "k2"]);
+        assert_eq!(
+            config.upstream_override["www.reddit.com"],
+            "http://127.0.0.1:9000"
+        );
+        let keys = vec!["client_id".to_owned(), "client_secret".to_owned()];
+        let settings = config.plugin_settings("forum-site", &keys, env);
+        assert_eq!(settings["client_id"], "x");
+        assert_eq!(settings["client_secret"], "s");
+    }
+
+    #[test]
+    fn bad_env_value_names_the_variable() {
+        let mut config = Config::default();
+        let err = config
+            .apply_env(|n| (n == "GLEANER_ADDR").then(|| "nope".to_owned()))
+            .unwrap_err();
+        assert!(err.to_string().contains("GLEANER_ADDR"));
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        assert!(toml::from_str::<Config>("adress = \"x\"").is_err());
+    }
+}

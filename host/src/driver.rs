@@ -1,0 +1,251 @@
+//! The review-fetch driver, shared by every source: it pages through a plugin,
+//! enforces `reviews_to_fetch`, `sync_date` and the time budget, formats text,
+//! and issues the continuation token when it stops before the end.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use crate::cursor::{self, Resume};
+use crate::error::ApiError;
+use crate::record::{extra_object, Review};
+use crate::registry::Plugin;
+use crate::runtime::bindings::types::{Order, PageRequest, SourceMeta};
+use crate::runtime::Runtime;
+use crate::validate::SourceRequest;
+
+/// Time kept back from the budget so the answer arrives before it runs out.
+const ANSWER_MARGIN: Duration = Duration::from_millis(300);
+/// A new page is not started with less time left than this.
+const MIN_PAGE_TIME: Duration = Duration::from_millis(700);
+
+/// Why a fetch stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The source has no more reviews.
+    Exhausted,
+    /// `reviews_to_fetch` reviews were collected.
+    LimitReached,
+    /// A newest-first source went past `sync_date`.
+    PastSyncDate,
+    /// The time budget ran out.
+    Budget,
+    /// The source failed after some reviews were collected.
+    SourceError,
+}
+
+impl StopReason {
+    fn code(self) -> &'static str {
+        match self {
+            StopReason::Exhausted => "exhausted",
+            StopReason::LimitReached => "limit_reached",
+            StopReason::PastSyncDate => "past_sync_date",
+            StopReason::Budget => "time_budget",
+            StopReason::SourceError => "source_error",
+        }
+    }
+}
+
+/// The outcome of one fetch.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Reviews, in source order.
+    pub reviews: Vec<Review>,
+    /// Source metadata and fetch statistics.
+    pub extra_information: Value,
+    /// Human summary.
+    pub message: String,
+    /// Continuation token, when the fetch stopped before the end.
+    pub continuation: Option<String>,
+}
+
+/// Runs a fetch within `budget`.
+pub async fn fetch(
+    runtime: &Runtime,
+    plugin: &Plugin,
+    request: &SourceRequest,
+    budget: Duration,
+    request_id: &str,
+) -> Result<Outcome, ApiError> {
+    let started = Instant::now();
+    let deadline = started + budget.saturating_sub(ANSWER_MARGIN);
+    let label = plugin.label();
+    let route = plugin.manifest.route.clone();
+    let sync_day = request.sync_date.map(|d| d.to_string());
+    let mut resume = request.resume.clone().unwrap_or(Resume {
+        cursor: None,
+        skip: 0,
+        sort: request.sort.clone(),
+        filter: request.filter.clone(),
+        sync_date: sync_day.clone(),
+    });
+    let limit = request.reviews_to_fetch.map(|n| n as usize);
+    let mut reviews: Vec<Review> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut meta: Option<SourceMeta> = None;
+    let mut pages = 0u32;
+    let mut source_error = None;
+    let stop = loop {
+        if pages > 0 && deadline.saturating_duration_since(Instant::now()) < MIN_PAGE_TIME {
+            break StopReason::Budget;
+        }
+        let page_request = PageRequest {
+            query: request.query.clone(),
+            sort: resume.sort.clone(),
+            filter_json: resume.filter.as_ref().map(Value::to_string),
+            cursor: resume.cursor.clone(),
+        };
+        let page = match runtime
+            .fetch_page(plugin, request_id, &page_request, deadline)
+            .await
+        {
+            Ok(Ok(page)) => page,
+            Ok(Err(e)) if reviews.is_empty() => return Err(ApiError::from_fetch(&label, e)),
+            Err(e) if reviews.is_empty() => return Err(e.into()),
+            Ok(Err(e)) => {
+                source_error = Some(ApiError::from_fetch(&label, e).to_string());
+                break StopReason::SourceError;
+            }
+            Err(e) => {
+                let reason = if matches!(e, crate::runtime::CallError::Timeout { .. }) {
+                    StopReason::Budget
+                } else {
+                    StopReason::SourceError
+                };
+                source_error = Some(e.to_string());
+                break reason;
+            }
+        };
+        pages += 1;
+        let newest_first = page.order == Order::NewestFirst;
+        let mut reason = None;
+        for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
+            if let Some(day) = &sync_day {
+                let review_day = item.date.as_deref().map(|d| d.get(..10).unwrap_or(d));
+                match review_day {
+                    Some(d) if d == day => {}
+                    Some(d) if newest_first && d < day.as_str() => {
+                        reason = Some(StopReason::PastSyncDate);
+                        break;
+                    }
+                    _ => continue,
+                }
+            }
+            if seen.insert(item.id.clone()) {
+                reviews.push(Review::from_wit(item, &label, request.is_text_formatted));
+            }
+            if limit.is_some_and(|l| reviews.len() >= l) {
+                let rest_of_page = index + 1 < page.reviews.len();
+                resume.skip = (index + 1) as u32;
+                if !rest_of_page {
+                    resume.cursor = page.next_cursor.clone();
+                    resume.skip = 0;
+                }
+                reason = Some(if rest_of_page || page.next_cursor.is_some() {
+                    StopReason::LimitReached
+                } else {
+                    StopReason::Exhausted
+                });
+                break;
+            }
+        }
+        meta = Some(page.meta);
+        if let Some(reason) = reason {
+            break reason;
+        }
+        match page.next_cursor {
+            Some(next) => {
+                resume.cursor = Some(next);
+                resume.skip = 0;
+            }
+            None => break StopReason::Exhausted,
+        }
+    };
+    let complete = matches!(stop, StopReason::Exhausted | StopReason::PastSyncDate);
+    let continuation = (!complete).then(|| cursor::encode(&route, &request.query, &resume));
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    let extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
+    let message = summary(
+        reviews.len(),
+        pages,
+        stop,
+        request,
+        source_error.as_deref(),
+        continuation.is_some(),
+    );
+    Ok(Outcome {
+        reviews,
+        extra_information,
+        message,
+        continuation,
+    })
+}
+
+fn extra_information(
+    meta: Option<SourceMeta>,
+    pages: u32,
+    complete: bool,
+    stop: StopReason,
+    elapsed_ms: u64,
+    plugin: &Plugin,
+) -> Value {
+    let mut info = Map::new();
+    let meta = meta.unwrap_or(SourceMeta {
+        resolved_url: None,
+        name: None,
+        average_rating: None,
+        total_reviews: None,
+        extra_json: String::new(),
+    });
+    info.insert("resolved_url".into(), json!(meta.resolved_url));
+    info.insert("name".into(), json!(meta.name));
+    info.insert("average_rating".into(), json!(meta.average_rating));
+    info.insert("total_reviews".into(), json!(meta.total_reviews));
+    info.insert("pages_fetched".into(), json!(pages));
+    info.insert("complete".into(), json!(complete));
+    info.insert("stop_reason".into(), json!(stop.code()));
+    info.insert("elapsed_ms".into(), json!(elapsed_ms));
+    info.insert("plugin".into(), json!(plugin.manifest.name));
+    info.insert("plugin_version".into(), json!(plugin.manifest.version));
+    info.insert(
+        "dates_are".into(),
+        json!(if plugin.source_options().is_some_and(|s| s.local_dates) {
+            "source_local"
+        } else {
+            "utc"
+        }),
+    );
+    info.insert("source".into(), extra_object(&meta.extra_json));
+    Value::Object(info)
+}
+
+fn summary(
+    count: usize,
+    pages: u32,
+    stop: StopReason,
+    request: &SourceRequest,
+    error: Option<&str>,
+    continues: bool,
+) -> String {
+    let reviews = if count == 1 { "review" } else { "reviews" };
+    let page_word = if pages == 1 { "page" } else { "pages" };
+    let why = match stop {
+        StopReason::Exhausted => "the source has no more reviews".to_owned(),
+        StopReason::LimitReached => format!(
+            "reviews_to_fetch ({}) was reached",
+            request.reviews_to_fetch.unwrap_or_default()
+        ),
+        StopReason::PastSyncDate => "the source went past sync_date".to_owned(),
+        StopReason::Budget => "the time budget ran out".to_owned(),
+        StopReason::SourceError => {
+            format!("the source failed: {}", error.unwrap_or("unknown error"))
+        }
+    };
+    let next = if continues {
+        "; send the continuation token back to get the rest"
+    } else {
+        ""
+    };
+    format!("Fetched {count} {reviews} from {pages} {page_word}; stopped because {why}{next}.")
+}

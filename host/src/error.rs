@@ -1,0 +1,142 @@
+//! Errors the API answers with, their HTTP statuses, and the body shapes SPEC.md fixes.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::runtime::bindings::types::FetchError;
+use crate::runtime::CallError;
+
+/// The error body shape an endpoint uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorShape {
+    /// `{"error": "..."}`: review-fetch and processor endpoints.
+    Simple,
+    /// Both shapes at once: the forum post.
+    Both,
+    /// `{status, data, success: false, message}`: the website-info endpoint.
+    Structured,
+}
+
+/// An error answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// The request is invalid (400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// No valid API key (401).
+    #[error("missing or invalid API key; send it in the x-api-key header or as Authorization: Bearer <key>")]
+    Unauthorized,
+    /// No such path (404).
+    #[error("{0}")]
+    NotFound(String),
+    /// Wrong method (405).
+    #[error("method {method} is not allowed on {path}; use POST with a JSON body")]
+    MethodNotAllowed {
+        /// Method used.
+        method: String,
+        /// Path.
+        path: String,
+    },
+    /// Body too large (413).
+    #[error("the request body exceeds {limit} bytes; send a smaller body")]
+    PayloadTooLarge {
+        /// Limit in bytes.
+        limit: usize,
+    },
+    /// The upstream page does not exist (404).
+    #[error("{0}")]
+    UpstreamNotFound(String),
+    /// The site blocked us or answered an error (502).
+    #[error("{0}")]
+    Upstream(String),
+    /// The site or the plugin ran out of time (504).
+    #[error("{0}")]
+    Timeout(String),
+    /// The plugin crashed (500).
+    #[error("{0}")]
+    PluginFailed(String),
+    /// Too busy (503).
+    #[error("{0}")]
+    Overloaded(String),
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::NotFound(_) | ApiError::UpstreamNotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
+            ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
+            ApiError::PluginFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// Renders the error in `shape`.
+    pub fn into_shaped_response(self, shape: ErrorShape) -> Response {
+        let status = self.status();
+        let message = self.to_string();
+        let body = match shape {
+            ErrorShape::Simple => json!({ "error": message }),
+            ErrorShape::Both => json!({
+                "error": message, "status": status.as_u16(), "data": {}, "success": false, "message": message,
+            }),
+            ErrorShape::Structured => json!({
+                "status": status.as_u16(), "data": {}, "success": false, "message": message,
+            }),
+        };
+        let mut response = (status, axum::Json(body)).into_response();
+        match &self {
+            ApiError::Overloaded(_) => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            ApiError::MethodNotAllowed { .. } => {
+                response
+                    .headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("POST"));
+            }
+            _ => {}
+        }
+        response
+    }
+
+    /// Maps a plugin's typed fetch error.
+    pub fn from_fetch(plugin: &str, e: FetchError) -> ApiError {
+        match e {
+            FetchError::BadQuery(m) | FetchError::BadCursor(m) => ApiError::BadRequest(m),
+            FetchError::NotFound(m) => ApiError::UpstreamNotFound(m),
+            FetchError::Blocked(m) => {
+                ApiError::Upstream(format!("{plugin}: the site refused the request: {m}"))
+            }
+            FetchError::Upstream(m) => {
+                ApiError::Upstream(format!("{plugin}: the site answered with an error: {m}"))
+            }
+            FetchError::Timeout(m) => {
+                ApiError::Timeout(format!("{plugin}: the site did not answer in time: {m}"))
+            }
+        }
+    }
+}
+
+impl From<CallError> for ApiError {
+    fn from(e: CallError) -> ApiError {
+        match e {
+            CallError::Timeout { .. } => ApiError::Timeout(e.to_string()),
+            CallError::Crash { .. } => ApiError::PluginFailed(e.to_string()),
+            CallError::Overloaded(_) => ApiError::Overloaded(format!("{e}; retry shortly")),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.into_shaped_response(ErrorShape::Simple)
+    }
+}

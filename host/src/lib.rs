@@ -1,0 +1,99 @@
+//! Gleaner: an HTTP JSON service that collects reviews from third-party sites
+//! through sandboxed WebAssembly plugins, processes review text and site assets,
+//! and extracts SEO metadata from websites.
+//!
+//! Layout: [`api`] (thin HTTP handlers), [`driver`] (paging and limits),
+//! [`registry`] (routes to plugins), [`runtime`] (wasmtime), and one module per
+//! host capability under [`capabilities`].
+
+pub mod api;
+pub mod capabilities;
+pub mod config;
+pub mod cursor;
+pub mod driver;
+pub mod error;
+pub mod manifest;
+pub mod record;
+pub mod registry;
+pub mod runtime;
+pub mod text;
+pub mod validate;
+
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use capabilities::cache::CacheStore;
+use capabilities::http::har::{HarRecorder, HarReplay};
+use capabilities::http::overrides::Overrides;
+use capabilities::http::{HttpService, HttpSettings};
+use config::Config;
+use runtime::state::Services;
+
+/// A built application: runtime, plugins and router, not yet listening.
+pub struct App {
+    /// Shared state.
+    pub state: api::AppState,
+}
+
+impl App {
+    /// Builds the runtime, loads the plugins and prepares the router.
+    pub async fn build(config: Config) -> anyhow::Result<App> {
+        let replay = match &config.replay {
+            Some(path) => Some(
+                HarReplay::load(path)
+                    .with_context(|| format!("GLEANER_REPLAY={}", path.display()))?,
+            ),
+            None => None,
+        };
+        let recorder = config.record.clone().map(HarRecorder::new);
+        let overrides = Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?;
+        let http = HttpService::new(HttpSettings {
+            replay,
+            recorder,
+            overrides,
+        })?;
+        let services = Services {
+            http: Arc::new(http),
+            cache: Arc::new(CacheStore::default()),
+        };
+        let runtime = runtime::Runtime::new(services, config.cache_dir.clone())?;
+        let registry = registry::Registry::load_dir(&runtime, &config).await?;
+        let keys = api::auth::ApiKeys::new(&config.api_keys);
+        let state = api::AppState {
+            runtime: Arc::new(runtime),
+            registry: Arc::new(registry),
+            slots: Arc::new(tokio::sync::Semaphore::new(
+                config.max_concurrent_requests.max(1),
+            )),
+            config: Arc::new(config),
+            keys,
+        };
+        Ok(App { state })
+    }
+
+    /// Checks the listen address against the auth rule: without keys, loopback only.
+    pub fn check_bind(&self) -> anyhow::Result<()> {
+        let addr = self.state.config.addr;
+        if self.state.keys.is_empty() && !addr.ip().is_loopback() {
+            anyhow::bail!(
+                "refusing to listen on {addr} without API keys: set GLEANER_API_KEYS (or api_keys in the config file), \
+                 or listen on a loopback address such as 127.0.0.1"
+            );
+        }
+        Ok(())
+    }
+
+    /// Binds and serves until `shutdown` resolves, then drains requests in flight.
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let router = api::router(self.state);
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await?;
+        Ok(())
+    }
+}

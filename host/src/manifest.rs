@@ -1,0 +1,396 @@
+//! Plugin manifests: the operator-readable TOML file shipped next to each component.
+//!
+//! The host derives routes and request validation from manifests, so adding a
+//! plugin adds its endpoint with no host code change.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// What a plugin does, which decides its WIT world and its HTTP handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A review source (world `source`), served by the review-fetch driver.
+    Source,
+    /// A single-post source (world `post-source`), e.g. the forum post.
+    PostSource,
+    /// A processor (world `processor`): JSON in, JSON out.
+    Processor,
+}
+
+impl Kind {
+    /// The WIT world a component of this kind must target.
+    pub fn world(self) -> &'static str {
+        match self {
+            Kind::Source => "source",
+            Kind::PostSource => "post-source",
+            Kind::Processor => "processor",
+        }
+    }
+
+    /// The WIT interface a component of this kind must export.
+    pub fn export_interface(self) -> &'static str {
+        match self {
+            Kind::Source => "source-plugin",
+            Kind::PostSource => "post-plugin",
+            Kind::Processor => "processor-plugin",
+        }
+    }
+}
+
+/// A plugin manifest as written by its author and edited by operators.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Unique plugin name, e.g. `customer-feedback-hub`.
+    pub name: String,
+    /// Plugin kind.
+    pub kind: Kind,
+    /// HTTP route, e.g. `/customer-feedback-hub/reviews`.
+    pub route: String,
+    /// Plugin version (semver).
+    pub version: String,
+    /// Component file name relative to the manifest; default `<name>.wasm`.
+    #[serde(default)]
+    pub component: Option<String>,
+    /// One-line description.
+    #[serde(default)]
+    pub description: String,
+    /// Outbound network policy.
+    #[serde(default)]
+    pub network: Network,
+    /// Resource limits.
+    #[serde(default)]
+    pub limits: Limits,
+    /// Review-source request options (kind `source`).
+    #[serde(default)]
+    pub source: Option<SourceOptions>,
+    /// Processor request fields (kind `processor`).
+    #[serde(default)]
+    pub processor: Option<ProcessorOptions>,
+    /// Configuration keys the operator may set.
+    #[serde(default)]
+    pub config: Vec<ConfigKey>,
+}
+
+/// Outbound network policy.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Network {
+    /// Allowed `scheme://host[:port]` origins; `*.` as the first host label allows subdomains.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Allows any public host (for plugins whose job is to read any website). The SSRF guard still applies.
+    #[serde(default)]
+    pub any_public_host: bool,
+}
+
+/// Per-plugin resource limits. Every field has a default.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Wall-clock deadline of one plugin call, in ms.
+    pub call_timeout_ms: u64,
+    /// Linear memory cap per instance, in MiB.
+    pub memory_mib: usize,
+    /// Largest upstream response body, in bytes.
+    pub max_response_bytes: usize,
+    /// Total bytes passed through host calls during one plugin call.
+    pub max_host_data_bytes: usize,
+    /// Concurrent requests to one upstream host.
+    pub upstream_concurrency: usize,
+    /// TCP connect timeout, in ms.
+    pub connect_timeout_ms: u64,
+    /// Time to the response headers, in ms.
+    pub first_byte_timeout_ms: u64,
+    /// Total time of one outbound request, body included, in ms.
+    pub request_timeout_ms: u64,
+    /// Retries on 429/503.
+    pub max_retries: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            call_timeout_ms: 20_000,
+            memory_mib: 128,
+            max_response_bytes: 8 * 1024 * 1024,
+            max_host_data_bytes: 64 * 1024 * 1024,
+            upstream_concurrency: 4,
+            connect_timeout_ms: 5_000,
+            first_byte_timeout_ms: 10_000,
+            request_timeout_ms: 15_000,
+            max_retries: 2,
+        }
+    }
+}
+
+/// How a review source continues a fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Continuation {
+    /// A string token, `pagination_token` in requests and `next_page` in responses.
+    PaginationToken,
+    /// An object, `pagination_data` in requests and responses.
+    PaginationData,
+    /// No continuation field: the host pages internally within the budget.
+    None,
+}
+
+/// Request options of a review source.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceOptions {
+    /// How the endpoint continues a fetch.
+    pub continuation: Continuation,
+    /// The sort field, if the endpoint has one.
+    #[serde(default)]
+    pub sort: Option<FieldSpec>,
+    /// The filter field, if the endpoint has one.
+    #[serde(default)]
+    pub filter: Option<FieldSpec>,
+    /// Whether review dates are the source's local dates rather than UTC.
+    #[serde(default)]
+    pub local_dates: bool,
+}
+
+/// The declared type of a request field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    /// A JSON string.
+    String,
+    /// A JSON whole number.
+    Integer,
+    /// A JSON boolean.
+    Boolean,
+    /// A JSON object.
+    Object,
+    /// One of `values` (strings, or numbers written as strings that also accept numbers).
+    Enum,
+}
+
+impl FieldType {
+    /// A short name for error messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FieldType::String => "a string",
+            FieldType::Integer => "an integer",
+            FieldType::Boolean => "a boolean",
+            FieldType::Object => "an object",
+            FieldType::Enum => "one of the allowed values",
+        }
+    }
+}
+
+/// One request field: its name, type and constraints.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSpec {
+    /// The JSON field name, e.g. `sort_type`.
+    pub field: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub ty: FieldType,
+    /// Allowed values, for enums.
+    #[serde(default)]
+    pub values: Vec<String>,
+    /// Whether JSON null is accepted.
+    #[serde(default)]
+    pub nullable: bool,
+    /// Whether the field must be present.
+    #[serde(default)]
+    pub required: bool,
+    /// For strings: whether an empty or whitespace-only value is rejected.
+    #[serde(default)]
+    pub non_empty: bool,
+}
+
+/// Request fields of a processor.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessorOptions {
+    /// The accepted fields.
+    #[serde(default)]
+    pub fields: Vec<FieldSpec>,
+}
+
+/// A configuration key the operator may set for the plugin.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigKey {
+    /// Key name.
+    pub name: String,
+    /// Secret values are never logged or listed.
+    #[serde(default)]
+    pub secret: bool,
+    /// What the key is for.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// Problems with a manifest, each naming the file and what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// Unreadable file.
+    #[error("cannot read manifest {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Not valid TOML for the manifest schema.
+    #[error("invalid manifest {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// Valid TOML, but a rule is broken.
+    #[error("manifest {path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The broken rule and how to fix it.
+        message: String,
+    },
+}
+
+impl Manifest {
+    /// Reads and checks a manifest file.
+    pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let manifest: Manifest = toml::from_str(&text).map_err(|e| ManifestError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        manifest.check().map_err(|message| ManifestError::Invalid {
+            path: path.to_owned(),
+            message,
+        })?;
+        Ok(manifest)
+    }
+
+    /// The component file next to the manifest.
+    pub fn component_path(&self, manifest_path: &Path) -> PathBuf {
+        let dir = manifest_path.parent().unwrap_or(Path::new("."));
+        let file = self
+            .component
+            .clone()
+            .unwrap_or_else(|| format!("{}.wasm", self.name.replace('-', "_")));
+        dir.join(file)
+    }
+
+    /// Checks the rules that TOML types cannot express.
+    pub fn check(&self) -> Result<(), String> {
+        let name_ok = !self.name.is_empty()
+            && self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !name_ok {
+            return Err(format!(
+                "name {:?} must be non-empty lower-case ASCII letters, digits and '-'",
+                self.name
+            ));
+        }
+        if !self.route.starts_with('/') || self.route.contains(char::is_whitespace) {
+            return Err(format!(
+                "route {:?} must start with '/' and contain no spaces",
+                self.route
+            ));
+        }
+        if self.route.starts_with("/admin") {
+            return Err("routes under /admin are reserved for the admin API".into());
+        }
+        if semver::Version::parse(&self.version).is_err() {
+            return Err(format!(
+                "version {:?} must be semver, e.g. 1.2.0",
+                self.version
+            ));
+        }
+        match self.kind {
+            Kind::Source if self.source.is_none() => {
+                return Err("kind \"source\" needs a [source] table with `continuation`".into())
+            }
+            Kind::Processor if self.processor.is_none() => {
+                return Err("kind \"processor\" needs a [processor] table with `fields`".into())
+            }
+            _ => {}
+        }
+        let specs = self
+            .source
+            .iter()
+            .flat_map(|s| s.sort.iter().chain(s.filter.iter()))
+            .chain(self.processor.iter().flat_map(|p| p.fields.iter()));
+        for spec in specs {
+            if spec.ty == FieldType::Enum && spec.values.is_empty() {
+                return Err(format!(
+                    "field {:?} is an enum but lists no `values`",
+                    spec.field
+                ));
+            }
+        }
+        for entry in &self.network.allow {
+            crate::capabilities::http::policy::Origin::parse(entry)
+                .map_err(|e| format!("network.allow entry {entry:?}: {e}"))?;
+        }
+        if self.limits.memory_mib == 0 || self.limits.call_timeout_ms == 0 {
+            return Err("limits.memory_mib and limits.call_timeout_ms must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// Names of the declared configuration keys.
+    pub fn config_keys(&self) -> Vec<String> {
+        self.config.iter().map(|k| k.name.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = r#"
+name = "demo-source"
+kind = "source"
+route = "/demo-source/reviews"
+version = "0.1.0"
+[network]
+allow = ["https://www.example.com", "https://*.example.org"]
+[source]
+continuation = "pagination_token"
+sort = { field = "sort_type", type = "enum", values = ["recent", "popular"] }
+"#;
+
+    #[test]
+    fn parses_a_source_manifest() {
+        let m: Manifest = toml::from_str(SOURCE).unwrap();
+        m.check().unwrap();
+        assert_eq!(m.kind, Kind::Source);
+        assert_eq!(m.limits.memory_mib, 128);
+        assert_eq!(
+            m.component_path(Path::new("/p/demo.toml")),
+            Path::new("/p/demo_source.wasm")
+        );
+    }
+
+    #[test]
+    fn rejects_broken_rules() {
+        for (from, to) in [
+            ("version = \"0.1.0\"", "version = \"one\""),
+            ("route = \"/demo-source/reviews\"", "route = \"/admin/x\""),
+            ("values = [\"recent\", \"popular\"]", "values = []"),
+            ("\"https://www.example.com\"", "\"ftp://x\""),
+        ] {
+            let m: Manifest = toml::from_str(&SOURCE.replace(from, to)).unwrap();
+            assert!(m.check().is_err(), "{to} should be rejected");
+        }
+    }
+}

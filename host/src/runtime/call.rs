@@ -1,0 +1,219 @@
+//! Calling plugin exports: a fresh store per call, the deadline, and the
+//! classification of failures into timeout, crash and overload.
+
+use std::future::Future;
+use std::time::Instant;
+
+use wasmtime::Store;
+
+use super::bindings::processor::exports::gleaner::plugin::processor_plugin::ProcessError;
+use super::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
+use super::state::{CallState, HostDataExceeded};
+use super::{LoadedPlugin, Prepared, Runtime};
+
+/// A plugin call that failed as a whole (as opposed to a typed error the plugin returned).
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The call ran past its deadline.
+    #[error("plugin {plugin} did not finish within {after_ms} ms and was stopped")]
+    Timeout {
+        /// Plugin name.
+        plugin: String,
+        /// The deadline in ms.
+        after_ms: u64,
+    },
+    /// The plugin trapped, exceeded its memory or host-data cap, or broke the contract.
+    #[error("plugin {plugin} failed: {message}")]
+    Crash {
+        /// Plugin name.
+        plugin: String,
+        /// What happened.
+        message: String,
+    },
+    /// No instance slot is free right now.
+    #[error("too many plugin calls at once: {0}")]
+    Overloaded(String),
+}
+
+impl Runtime {
+    fn store(
+        &self,
+        plugin: &LoadedPlugin,
+        request_id: &str,
+        deadline: Instant,
+    ) -> (Store<CallState>, Instant) {
+        let limit = Instant::now()
+            + std::time::Duration::from_millis(plugin.manifest.limits.call_timeout_ms);
+        let deadline = deadline.min(limit);
+        let state = CallState::new(
+            plugin.grant.clone(),
+            self.services.clone(),
+            request_id.to_owned(),
+            deadline,
+        );
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limits);
+        // Every epoch tick the guest yields to the executor, so a busy plugin never
+        // holds a thread; at the deadline the tick traps instead.
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(move |_| {
+            if Instant::now() >= deadline {
+                Err(wasmtime::Trap::Interrupt.into())
+            } else {
+                Ok(wasmtime::UpdateDeadline::Yield(1))
+            }
+        });
+        (store, deadline)
+    }
+
+    async fn finish<R>(
+        &self,
+        plugin: &LoadedPlugin,
+        started: Instant,
+        deadline: Instant,
+        run: impl Future<Output = wasmtime::Result<R>>,
+    ) -> Result<R, CallError> {
+        let name = plugin.manifest.name.clone();
+        let after_ms = deadline.saturating_duration_since(started).as_millis() as u64;
+        let outcome = tokio::time::timeout_at(deadline.into(), run).await;
+        let result = match outcome {
+            Err(_) => Err(CallError::Timeout {
+                plugin: name,
+                after_ms,
+            }),
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(classify(name, after_ms, e)),
+        };
+        if let Err(e) = &result {
+            tracing::error!(plugin = %plugin.manifest.name, version = %plugin.manifest.version, error = %e, "plugin call failed");
+        }
+        result
+    }
+
+    /// Calls `info()`.
+    pub async fn info(&self, plugin: &LoadedPlugin) -> Result<PluginInfo, CallError> {
+        let started = Instant::now();
+        let (mut store, deadline) =
+            self.store(plugin, "load", started + std::time::Duration::from_secs(10));
+        let run = async {
+            match &plugin.prepared {
+                Prepared::Source(pre) => {
+                    let i = pre.instantiate_async(&mut store).await?;
+                    i.gleaner_plugin_source_plugin().call_info(&mut store).await
+                }
+                Prepared::Post(pre) => {
+                    let i = pre.instantiate_async(&mut store).await?;
+                    i.gleaner_plugin_post_plugin().call_info(&mut store).await
+                }
+                Prepared::Processor(pre) => {
+                    let i = pre.instantiate_async(&mut store).await?;
+                    i.gleaner_plugin_processor_plugin()
+                        .call_info(&mut store)
+                        .await
+                }
+            }
+        };
+        self.finish(plugin, started, deadline, run).await
+    }
+
+    /// Calls `fetch-page` of a source plugin.
+    pub async fn fetch_page(
+        &self,
+        plugin: &LoadedPlugin,
+        request_id: &str,
+        request: &PageRequest,
+        deadline: Instant,
+    ) -> Result<Result<Page, FetchError>, CallError> {
+        let Prepared::Source(pre) = &plugin.prepared else {
+            return Err(wrong_kind(plugin, "fetch-page"));
+        };
+        let started = Instant::now();
+        let (mut store, deadline) = self.store(plugin, request_id, deadline);
+        let run = async {
+            let i = pre.instantiate_async(&mut store).await?;
+            i.gleaner_plugin_source_plugin()
+                .call_fetch_page(&mut store, request)
+                .await
+        };
+        self.finish(plugin, started, deadline, run).await
+    }
+
+    /// Calls `fetch-post` of a post-source plugin.
+    pub async fn fetch_post(
+        &self,
+        plugin: &LoadedPlugin,
+        request_id: &str,
+        query: &str,
+        deadline: Instant,
+    ) -> Result<Result<String, FetchError>, CallError> {
+        let Prepared::Post(pre) = &plugin.prepared else {
+            return Err(wrong_kind(plugin, "fetch-post"));
+        };
+        let started = Instant::now();
+        let (mut store, deadline) = self.store(plugin, request_id, deadline);
+        let run = async {
+            let i = pre.instantiate_async(&mut store).await?;
+            i.gleaner_plugin_post_plugin()
+                .call_fetch_post(&mut store, query)
+                .await
+        };
+        self.finish(plugin, started, deadline, run).await
+    }
+
+    /// Calls `process` of a processor plugin.
+    pub async fn process(
+        &self,
+        plugin: &LoadedPlugin,
+        request_id: &str,
+        input: &str,
+        deadline: Instant,
+    ) -> Result<Result<String, ProcessError>, CallError> {
+        let Prepared::Processor(pre) = &plugin.prepared else {
+            return Err(wrong_kind(plugin, "process"));
+        };
+        let started = Instant::now();
+        let (mut store, deadline) = self.store(plugin, request_id, deadline);
+        let run = async {
+            let i = pre.instantiate_async(&mut store).await?;
+            i.gleaner_plugin_processor_plugin()
+                .call_process(&mut store, input)
+                .await
+        };
+        self.finish(plugin, started, deadline, run).await
+    }
+}
+
+fn wrong_kind(plugin: &LoadedPlugin, export: &str) -> CallError {
+    CallError::Crash {
+        plugin: plugin.manifest.name.clone(),
+        message: format!(
+            "it is a {:?} plugin and has no {export} export",
+            plugin.manifest.kind
+        ),
+    }
+}
+
+fn classify(plugin: String, after_ms: u64, e: wasmtime::Error) -> CallError {
+    if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
+        if *trap == wasmtime::Trap::Interrupt {
+            return CallError::Timeout { plugin, after_ms };
+        }
+    }
+    if e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>()
+        .is_some()
+    {
+        return CallError::Overloaded(format!("{e}"));
+    }
+    if let Some(limit) = e.downcast_ref::<HostDataExceeded>() {
+        return CallError::Crash {
+            plugin,
+            message: limit.to_string(),
+        };
+    }
+    let mut message = format!("{e:#}");
+    if message.contains("forcing trap when growing memory") || message.contains("memory.grow") {
+        message =
+            format!("it exceeded its memory cap (limits.memory_mib in its manifest): {message}");
+    }
+    CallError::Crash { plugin, message }
+}

@@ -1,0 +1,385 @@
+//! Request validation, derived from plugin manifests. Every refusal names the
+//! field and what it accepts.
+
+use serde_json::{Map, Value};
+
+use crate::cursor::{self, Resume};
+use crate::manifest::{Continuation, FieldSpec, FieldType, SourceOptions};
+
+/// A validated review-fetch request.
+#[derive(Debug, Clone)]
+pub struct SourceRequest {
+    /// The page URL or identifier.
+    pub query: String,
+    /// Exact number of reviews wanted; none for all within the budget.
+    pub reviews_to_fetch: Option<u64>,
+    /// Keep visual formatting (default true).
+    pub is_text_formatted: bool,
+    /// Only reviews of this day (YYYY-MM-DD).
+    pub sync_date: Option<time::Date>,
+    /// Sort value.
+    pub sort: Option<String>,
+    /// Filter value.
+    pub filter: Option<Value>,
+    /// Where to resume, from a continuation token.
+    pub resume: Option<Resume>,
+}
+
+/// A validated forum-post request.
+#[derive(Debug, Clone)]
+pub struct PostRequest {
+    /// The post or comment URL.
+    pub query: String,
+    /// Keep visual formatting (default true).
+    pub is_text_formatted: bool,
+}
+
+/// Parses a JSON body into an object.
+pub fn object(body: &[u8]) -> Result<Map<String, Value>, String> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(
+            "the request body is empty; send a JSON object, e.g. {\"query\": \"...\"}".into(),
+        );
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err("the request body must be a JSON object".into()),
+        Err(e) => Err(format!("the request body is not valid JSON: {e}")),
+    }
+}
+
+fn reject_unknown(map: &Map<String, Value>, allowed: &[&str]) -> Result<(), String> {
+    if let Some(unknown) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown field `{unknown}`; this endpoint accepts: {}",
+            allowed.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a required non-empty string.
+fn required_string(map: &Map<String, Value>, field: &str) -> Result<String, String> {
+    match map.get(field) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
+        Some(Value::String(_)) => Err(format!("`{field}` is empty; give a non-empty string")),
+        None | Some(Value::Null) => Err(format!("`{field}` is required (a string)")),
+        Some(other) => Err(format!(
+            "`{field}` must be a string, not {}",
+            kind_of(other)
+        )),
+    }
+}
+
+fn optional_bool(map: &Map<String, Value>, field: &str, default: bool) -> Result<bool, String> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(format!(
+            "`{field}` must be true or false, not {}",
+            kind_of(other)
+        )),
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Validates a review-fetch request against the source's manifest options.
+pub fn source_request(
+    route: &str,
+    options: &SourceOptions,
+    body: &[u8],
+) -> Result<SourceRequest, String> {
+    let map = object(body)?;
+    let mut allowed = vec![
+        "query",
+        "reviews_to_fetch",
+        "is_text_formatted",
+        "sync_date",
+    ];
+    match options.continuation {
+        Continuation::PaginationToken => allowed.push("pagination_token"),
+        Continuation::PaginationData => allowed.push("pagination_data"),
+        Continuation::None => {}
+    }
+    let sort_field = options.sort.as_ref().map(|s| s.field.as_str());
+    let filter_field = options.filter.as_ref().map(|s| s.field.as_str());
+    allowed.extend(sort_field.iter().chain(filter_field.iter()));
+    reject_unknown(&map, &allowed)?;
+
+    let query = required_string(&map, "query")?;
+    let reviews_to_fetch = match map.get("reviews_to_fetch") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(v) if v > 0 => Some(v as u64),
+            Some(v) => {
+                return Err(format!(
+                    "`reviews_to_fetch` must be a positive integer (1 or more), not {v}"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "`reviews_to_fetch` must be a positive integer, not {n}"
+                ))
+            }
+        },
+        Some(other) => {
+            return Err(format!(
+                "`reviews_to_fetch` must be a positive integer, not {}",
+                kind_of(other)
+            ))
+        }
+    };
+    let is_text_formatted = optional_bool(&map, "is_text_formatted", true)?;
+    let sync_date = match map.get("sync_date") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(parse_date(s)?),
+        Some(other) => {
+            return Err(format!(
+                "`sync_date` must be a string YYYY-MM-DD, not {}",
+                kind_of(other)
+            ))
+        }
+    };
+    let sort = match &options.sort {
+        Some(spec) => field_value(&map, spec)?.map(|v| match v {
+            Value::String(s) => s,
+            other => other.to_string(),
+        }),
+        None => None,
+    };
+    let filter = match &options.filter {
+        Some(spec) => field_value(&map, spec)?,
+        None => None,
+    };
+    let token = match options.continuation {
+        Continuation::PaginationToken => match map.get("pagination_token") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.trim().is_empty() => None,
+            Some(Value::String(s)) => Some(("pagination_token", s.clone())),
+            Some(other) => return Err(format!("`pagination_token` must be a string, not {}", kind_of(other))),
+        },
+        Continuation::PaginationData => match map.get("pagination_data") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(o)) if o.is_empty() => None,
+            Some(Value::Object(o)) => match o.get("token") {
+                Some(Value::String(s)) => Some(("pagination_data", s.clone())),
+                _ => return Err("`pagination_data` must be the object returned by the previous response (with its `token`)".into()),
+            },
+            Some(other) => return Err(format!("`pagination_data` must be an object, not {}", kind_of(other))),
+        },
+        Continuation::None => None,
+    };
+    let resume = match token {
+        None => None,
+        Some((field, token)) => {
+            let resume =
+                cursor::decode(route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
+            check_same(field, "sort", sort.as_ref(), resume.sort.as_ref())?;
+            check_same(field, "filter", filter.as_ref(), resume.filter.as_ref())?;
+            let date = sync_date.map(|d| d.to_string());
+            check_same(field, "sync_date", date.as_ref(), resume.sync_date.as_ref())?;
+            Some(resume)
+        }
+    };
+    let (sort, filter, sync_date) = match &resume {
+        Some(r) => (
+            r.sort.clone(),
+            r.filter.clone(),
+            r.sync_date.as_deref().map(parse_date).transpose()?,
+        ),
+        None => (sort, filter, sync_date),
+    };
+    Ok(SourceRequest {
+        query,
+        reviews_to_fetch,
+        is_text_formatted,
+        sync_date,
+        sort,
+        filter,
+        resume,
+    })
+}
+
+fn check_same<T: PartialEq + std::fmt::Debug>(
+    field: &str,
+    what: &str,
+    given: Option<&T>,
+    saved: Option<&T>,
+) -> Result<(), String> {
+    match given {
+        Some(g) if Some(g) != saved => Err(format!(
+            "`{field}` was issued for {what} {saved:?}, but this request asks for {g:?}; repeat the original {what} or drop `{field}` to start over"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Parses `YYYY-MM-DD`.
+pub fn parse_date(s: &str) -> Result<time::Date, String> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    time::Date::parse(s.trim(), &format).map_err(|_| {
+        format!("`sync_date` {s:?} is not a valid date; use YYYY-MM-DD, e.g. 2024-05-31")
+    })
+}
+
+/// Validates one declared field; none when absent or null (if allowed).
+pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<Value>, String> {
+    let name = &spec.field;
+    let value = match map.get(name.as_str()) {
+        None => None,
+        Some(Value::Null) if spec.nullable || !spec.required => None,
+        Some(v) => Some(v),
+    };
+    let Some(value) = value else {
+        if spec.required {
+            return Err(format!("`{name}` is required ({})", expected(spec)));
+        }
+        return Ok(None);
+    };
+    let ok = match spec.ty {
+        FieldType::String => value
+            .as_str()
+            .is_some_and(|s| !spec.non_empty || !s.trim().is_empty()),
+        FieldType::Integer => value.as_i64().is_some(),
+        FieldType::Boolean => value.is_boolean(),
+        FieldType::Object => value.is_object(),
+        FieldType::Enum => {
+            let text = match value {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            };
+            text.is_some_and(|t| spec.values.contains(&t))
+        }
+    };
+    if ok {
+        return Ok(Some(value.clone()));
+    }
+    if spec.ty == FieldType::String && value.is_string() {
+        return Err(format!("`{name}` is empty; give a non-empty string"));
+    }
+    Err(format!(
+        "`{name}` has an invalid value {value}; expected {}",
+        expected(spec)
+    ))
+}
+
+fn expected(spec: &FieldSpec) -> String {
+    match spec.ty {
+        FieldType::Enum => {
+            let mut values: Vec<String> = spec.values.iter().map(|v| format!("\"{v}\"")).collect();
+            if spec.nullable {
+                values.push("null".into());
+            }
+            format!("one of {}", values.join(", "))
+        }
+        other => other.describe().to_owned(),
+    }
+}
+
+/// Validates a processor body against its declared fields; returns the object to pass on.
+pub fn processor_input(fields: &[FieldSpec], body: &[u8]) -> Result<Map<String, Value>, String> {
+    let map = object(body)?;
+    let allowed: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
+    reject_unknown(&map, &allowed)?;
+    for spec in fields {
+        field_value(&map, spec)?;
+    }
+    Ok(map)
+}
+
+/// Validates a forum-post body.
+pub fn post_request(body: &[u8]) -> Result<PostRequest, String> {
+    let map = object(body)?;
+    reject_unknown(&map, &["query", "is_text_formatted"])?;
+    Ok(PostRequest {
+        query: required_string(&map, "query")?,
+        is_text_formatted: optional_bool(&map, "is_text_formatted", true)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> SourceOptions {
+        toml::from_str(
+            r#"continuation = "pagination_token"
+sort = { field = "sort_type", type = "enum", values = ["-date", "date"] }
+filter = { field = "filter_type", type = "boolean", nullable = true }"#,
+        )
+        .unwrap()
+    }
+
+    fn err(body: &str) -> String {
+        source_request("/x/reviews", &options(), body.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn accepts_a_full_request() {
+        let body = r#"{"query":" https://x ","reviews_to_fetch":5,"sort_type":"-date","filter_type":true,"sync_date":"2024-02-29","is_text_formatted":false}"#;
+        let r = source_request("/x/reviews", &options(), body.as_bytes()).unwrap();
+        assert_eq!(r.query, "https://x");
+        assert_eq!(r.reviews_to_fetch, Some(5));
+        assert_eq!(r.sort.as_deref(), Some("-date"));
+        assert_eq!(r.filter, Some(Value::Bool(true)));
+        assert_eq!(r.sync_date.unwrap().to_string(), "2024-02-29");
+        assert!(!r.is_text_formatted);
+    }
+
+    #[test]
+    fn refusals_name_the_field_and_allowed_values() {
+        assert!(err(r#"{"query":"q","sort_type":"up"}"#)
+            .contains(r#"`sort_type` has an invalid value "up"; expected one of "-date", "date""#));
+        assert!(err(r#"{"query":"q","reviews_to_fetch":0}"#)
+            .contains("`reviews_to_fetch` must be a positive integer"));
+        assert!(err(r#"{"query":"q","reviews_to_fetch":-3}"#).contains("reviews_to_fetch"));
+        assert!(err(r#"{"query":"q","reviews_to_fetch":"5"}"#).contains("not a string"));
+        assert!(err(r#"{"query":"q","sync_date":"2024-13-01"}"#).contains("YYYY-MM-DD"));
+        assert!(err(r#"{"query":"q","sync_date":"31/01/2024"}"#).contains("sync_date"));
+        assert!(err(r#"{"query":"q","filter_type":"yes"}"#)
+            .contains("`filter_type` has an invalid value \"yes\"; expected a boolean"));
+        assert!(err(r#"{"query":"q","sort":"date"}"#).contains("unknown field `sort`"));
+        assert!(err(r#"{"query":""}"#).contains("`query` is empty"));
+        assert!(err(r#"{}"#).contains("`query` is required"));
+        assert!(err(r#"[1]"#).contains("JSON object"));
+        assert!(err(r#"{"query":"q","pagination_token":"zzz"}"#)
+            .contains("`pagination_token` is corrupted"));
+    }
+
+    #[test]
+    fn tokens_carry_the_original_options() {
+        let resume = Resume {
+            cursor: Some("2".into()),
+            skip: 3,
+            sort: Some("date".into()),
+            filter: None,
+            sync_date: None,
+        };
+        let token = cursor::encode("/x/reviews", "q", &resume);
+        let body = format!(r#"{{"query":"q","pagination_token":"{token}"}}"#);
+        let r = source_request("/x/reviews", &options(), body.as_bytes()).unwrap();
+        assert_eq!(r.sort.as_deref(), Some("date"));
+        assert_eq!(r.resume.unwrap().skip, 3);
+        let body = format!(r#"{{"query":"q","sort_type":"-date","pagination_token":"{token}"}}"#);
+        assert!(source_request("/x/reviews", &options(), body.as_bytes())
+            .unwrap_err()
+            .contains("was issued for sort"));
+        assert!(source_request(
+            "/y/reviews",
+            &options(),
+            format!(r#"{{"query":"q","pagination_token":"{token}"}}"#).as_bytes()
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,301 @@
+//! customer-feedback-hub: Trustpilot review pages.
+//!
+//! Reads the `__NEXT_DATA__` JSON embedded in `https://<host>/review/<domain>`
+//! pages (20 reviews per page), pages with `?page=N`, sorts newest first by
+//! default (`sort=recency`) so `sync_date` can stop early, and filters by stars.
+
+use gleaner_sdk::embedded::next_data;
+use gleaner_sdk::http;
+use gleaner_sdk::review::ReviewBuilder;
+use gleaner_sdk::types::Review;
+use gleaner_sdk::{FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use serde_json::{json, Value};
+
+wit_bindgen::generate!({
+    world: "source",
+    path: "../../wit",
+    with: {
+        "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
+        "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
+        "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
+        "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
+        "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
+    },
+});
+
+struct Trustpilot;
+
+impl exports::gleaner::plugin::source_plugin::Guest for Trustpilot {
+    fn info() -> PluginInfo {
+        PluginInfo {
+            name: "customer-feedback-hub".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
+    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+        fetch_page(&req)
+    }
+}
+
+export!(Trustpilot);
+
+/// A Trustpilot business page: host and the business's domain.
+#[derive(Debug, PartialEq)]
+pub struct Target {
+    /// `www.trustpilot.com` or a country host such as `de.trustpilot.com`.
+    pub host: String,
+    /// The business identifier, e.g. `www.bhphotovideo.com`.
+    pub domain: String,
+}
+
+/// Parses `https://[cc.|www.]trustpilot.com/review/<domain>[...]` or a bare business domain.
+pub fn parse_query(query: &str) -> Result<Target, String> {
+    let q = query.trim();
+    let rest = q
+        .strip_prefix("https://")
+        .or_else(|| q.strip_prefix("http://"))
+        .unwrap_or(q);
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = host.to_ascii_lowercase();
+    if host == "trustpilot.com" || host.ends_with(".trustpilot.com") {
+        let path = path.split(['?', '#']).next().unwrap_or_default();
+        let mut parts = path.split('/').filter(|s| !s.is_empty());
+        return match (parts.next(), parts.next()) {
+            (Some("review"), Some(domain)) => Ok(Target {
+                host: if host == "trustpilot.com" { "www.trustpilot.com".into() } else { host },
+                domain: domain.to_ascii_lowercase(),
+            }),
+            _ => Err(format!(
+                "{q:?} is not a Trustpilot review page; use https://www.trustpilot.com/review/<company-domain>"
+            )),
+        };
+    }
+    let looks_like_domain = path.is_empty()
+        && host.contains('.')
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    if looks_like_domain {
+        return Ok(Target {
+            host: "www.trustpilot.com".into(),
+            domain: host,
+        });
+    }
+    Err(format!(
+        "{q:?} is not a Trustpilot review page; use https://www.trustpilot.com/review/<company-domain> or the company's domain"
+    ))
+}
+
+/// The page URL for a request. The cursor is the page number (first page: none).
+pub fn page_url(target: &Target, sort: &str, stars: Option<&str>, page: u32) -> String {
+    let mut url = format!(
+        "https://{}/review/{}?languages=all&sort={sort}",
+        target.host, target.domain
+    );
+    if let Some(s) = stars {
+        url.push_str(&format!("&stars={s}"));
+    }
+    if page > 1 {
+        url.push_str(&format!("&page={page}"));
+    }
+    url
+}
+
+fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
+    let target = parse_query(&req.query).map_err(FetchError::BadQuery)?;
+    let page: u32 =
+        match &req.cursor {
+            None => 1,
+            Some(c) => c.parse().ok().filter(|p| *p >= 1).ok_or_else(|| {
+                FetchError::BadCursor(format!("cursor {c:?} is not a page number"))
+            })?,
+        };
+    let sort = req.sort.clone().unwrap_or_else(|| "recency".into());
+    let stars = req
+        .filter_json
+        .as_deref()
+        .and_then(|f| serde_json::from_str::<Value>(f).ok())
+        .and_then(|v| match v {
+            Value::String(s) => Some(s),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+    let url = page_url(&target, &sort, stars.as_deref(), page);
+    let response = http::get_html(&url)?.ensure_success("Trustpilot review page")?;
+    let html = response.text();
+    let data = next_data(&html).ok_or_else(|| {
+        FetchError::Blocked(format!(
+            "{url} returned a page without review data (__NEXT_DATA__ missing): likely a bot challenge"
+        ))
+    })?;
+    parse_page(
+        &data["props"]["pageProps"],
+        &target,
+        page,
+        &sort,
+        response.final_url,
+    )
+}
+
+/// Builds a page from `props.pageProps` of a review page.
+pub fn parse_page(
+    props: &Value,
+    target: &Target,
+    page: u32,
+    sort: &str,
+    resolved: String,
+) -> Result<Page, FetchError> {
+    let reviews = props["reviews"].as_array().ok_or_else(|| {
+        FetchError::Upstream(
+            "the page data has no reviews list; the page format may have changed".into(),
+        )
+    })?;
+    let reviews = reviews
+        .iter()
+        .map(|r| review(r, &target.host).map_err(FetchError::Upstream))
+        .collect::<Result<Vec<_>, _>>()?;
+    let total_pages = props["filters"]["pagination"]["totalPages"]
+        .as_u64()
+        .unwrap_or(0);
+    let next_cursor =
+        ((page as u64) < total_pages && !reviews.is_empty()).then(|| (page + 1).to_string());
+    let unit = &props["businessUnit"];
+    Ok(Page {
+        reviews,
+        next_cursor,
+        order: if sort == "recency" {
+            Order::NewestFirst
+        } else {
+            Order::Unordered
+        },
+        meta: SourceMeta {
+            resolved_url: Some(resolved),
+            name: unit["displayName"].as_str().map(str::to_owned),
+            average_rating: unit["trustScore"].as_f64(),
+            total_reviews: unit["numberOfReviews"].as_u64(),
+            extra_json: json!({
+                "business_id": unit["id"],
+                "identifying_name": unit["identifyingName"],
+                "stars": unit["stars"],
+                "website_url": unit["websiteUrl"],
+                "total_pages": total_pages,
+            })
+            .to_string(),
+        },
+    })
+}
+
+fn string(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_owned).filter(|s| !s.is_empty())
+}
+
+/// Maps one `pageProps.reviews[]` object.
+pub fn review(r: &Value, host: &str) -> Result<Review, String> {
+    let id = string(&r["id"]).ok_or("a review has no id")?;
+    let consumer = &r["consumer"];
+    let reply = &r["reply"];
+    let verification = &r["labels"]["verification"];
+    ReviewBuilder::new(id.clone())
+        .title(string(&r["title"]))
+        .text_plain(string(&r["text"]))
+        .rating(r["rating"].as_f64(), 5.0)
+        .date(string(&r["dates"]["publishedDate"]))
+        .author_name(string(&consumer["displayName"]))
+        .author_image(string(&consumer["imageUrl"]))
+        .author_url(string(&consumer["id"]).map(|c| format!("https://{host}/users/{c}")))
+        .author_title(string(&consumer["countryCode"]))
+        .review_url(Some(format!("https://{host}/reviews/{id}")))
+        .reply(
+            string(&reply["message"]),
+            string(&reply["publishedDate"]),
+            None,
+        )
+        .helpful_votes(r["likes"].as_i64())
+        .language(string(&r["language"]))
+        .extra(json!({
+            "verified": verification["isVerified"].as_bool().unwrap_or(false),
+            "verification_source": verification["verificationSource"],
+            "verification_level": verification["verificationLevel"],
+            "review_source": verification["reviewSourceName"],
+            "experienced_date": r["dates"]["experiencedDate"],
+            "updated_date": r["dates"]["updatedDate"],
+            "reply_updated_date": reply["updatedDate"],
+            "author_review_count": consumer["numberOfReviews"],
+            "author_verified": consumer["isVerified"],
+        }))
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../../tests/fixtures/customer-feedback-hub/trustpilot-nextdata-reviews.json"
+    );
+
+    #[test]
+    fn parses_queries() {
+        let t =
+            parse_query("https://www.trustpilot.com/review/www.bhphotovideo.com?page=2").unwrap();
+        assert_eq!(
+            t,
+            Target {
+                host: "www.trustpilot.com".into(),
+                domain: "www.bhphotovideo.com".into()
+            }
+        );
+        assert_eq!(
+            parse_query("https://de.trustpilot.com/review/x.de")
+                .unwrap()
+                .host,
+            "de.trustpilot.com"
+        );
+        assert_eq!(
+            parse_query("bhphotovideo.com").unwrap().domain,
+            "bhphotovideo.com"
+        );
+        assert!(parse_query("https://www.trustpilot.com/categories/x").is_err());
+        assert!(parse_query("not a url").is_err());
+    }
+
+    #[test]
+    fn maps_real_review_objects() {
+        let all: Vec<Value> = serde_json::from_str(SAMPLE).unwrap();
+        let first = review(&all[0], "www.trustpilot.com").unwrap();
+        assert_eq!(first.id, "65718f1ba9549dd90f396b4a");
+        assert_eq!(
+            first.title.as_deref(),
+            Some("I can find what I need very easily")
+        );
+        assert_eq!(first.rating, Some(5.0));
+        assert_eq!(first.date.as_deref(), Some("2023-12-07T11:23:40.000Z"));
+        assert_eq!(first.author_name.as_deref(), Some("Dean"));
+        assert_eq!(first.author_profile_image_url, None);
+        assert_eq!(first.author_title.as_deref(), Some("US"));
+        let extra: Value = serde_json::from_str(&first.extra_json).unwrap();
+        assert_eq!(extra["verified"], true);
+        let replies = all
+            .iter()
+            .filter_map(|r| review(r, "www.trustpilot.com").unwrap().reply)
+            .count();
+        assert!(replies >= 1);
+        for r in &all {
+            review(r, "www.trustpilot.com").unwrap();
+        }
+    }
+
+    #[test]
+    fn page_urls() {
+        let t = parse_query("x.com").unwrap();
+        assert_eq!(
+            page_url(&t, "recency", None, 1),
+            "https://www.trustpilot.com/review/x.com?languages=all&sort=recency"
+        );
+        assert_eq!(
+            page_url(&t, "recency", Some("5"), 3),
+            "https://www.trustpilot.com/review/x.com?languages=all&sort=recency&stars=5&page=3"
+        );
+    }
+}

@@ -1,0 +1,767 @@
+//! Mapping from Reddit API JSON responses to the spec's forum "post record".
+//!
+//! Flow: [`parse_target`] the user's URL, read [`comments_path`], take the names for
+//! the about calls from [`names_for_about`], read [`subreddit_about_path`] and
+//! [`user_about_path`], then build the record with [`post_record`]. Every input key
+//! is optional: a missing value maps to null (or `false` / `0` where stated); no value
+//! is invented.
+
+use serde_json::{json, Map, Value};
+
+const BASE: &str = "https://www.reddit.com";
+
+/// What a user-supplied URL points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A post, optionally a specific comment in it. Ids are base36 without the t3_/t1_ prefix.
+    Post {
+        subreddit: Option<String>,
+        post_id: String,
+        comment_id: Option<String>,
+    },
+    /// A share link (`/r/{sr}/s/{code}`) that must be resolved by following its redirect;
+    /// holds the normalised `https://www.reddit.com` URL to request.
+    Share { url: String },
+}
+
+const ACCEPTED: &str = "expected a Reddit post or comment link: \
+https://www.reddit.com/r/{subreddit}/comments/{post_id}/{slug}/ (optionally followed by \
+{comment_id}/), https://www.reddit.com/comments/{post_id}/, https://redd.it/{post_id} or a \
+share link https://www.reddit.com/r/{subreddit}/s/{code} (old., np., new. and m. hosts too)";
+
+/// Parses a Reddit URL.
+///
+/// Accepts post permalinks `/r/{sr}/comments/{post}/{slug}/` on `reddit.com` with a
+/// `www.`, `old.`, `np.`, `new.`, `m.` or no host prefix (slug, trailing slash, query
+/// string and fragment optional); comment permalinks
+/// `/r/{sr}/comments/{post}/{slug}/{comment}/` (also `/comments/{post}/_/{comment}`);
+/// `/comments/{post}` without subreddit; posts on a user profile
+/// (`/user/{name}/comments/{post}/…`); `https://redd.it/{post}`; and share links
+/// `/r/{sr}/s/{code}`. The scheme (http or https) is optional; ids are lower-cased.
+/// Anything else is an `Err` whose message lists the accepted forms.
+pub fn parse_target(query: &str) -> Result<Target, String> {
+    let reject = |why: &str| Err(format!("{why}; {ACCEPTED}"));
+    let q = query.trim();
+    let lower = q.to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &q[8..]
+    } else if lower.starts_with("http://") {
+        &q[7..]
+    } else if q.contains("://") {
+        return reject("unsupported URL scheme");
+    } else {
+        q
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = host.to_ascii_lowercase();
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+
+    if host == "redd.it" || host == "www.redd.it" {
+        return match segs[..] {
+            [post] if is_id(post) => Ok(post_target(None, post, None)),
+            _ => reject("not a redd.it post link"),
+        };
+    }
+    let prefix = host.strip_suffix("reddit.com");
+    if q.is_empty() {
+        return reject("empty query");
+    } else if !matches!(prefix, Some("" | "www." | "old." | "np." | "new." | "m.")) {
+        return reject("not a Reddit URL");
+    }
+    let (subreddit, tail) = match segs[..] {
+        ["r", sr, "s", code] if is_name(sr) && is_id(code) => {
+            let url = format!("{BASE}/r/{sr}/s/{code}");
+            return Ok(Target::Share { url });
+        }
+        ["r", sr, "comments", ref tail @ ..] if is_name(sr) => (Some(sr.to_string()), tail),
+        ["user" | "u", name, "comments", ref tail @ ..] if is_name(name) => (None, tail),
+        ["comments", ref tail @ ..] => (None, tail),
+        _ => return reject("not a post, comment or share link"),
+    };
+    match *tail {
+        [post] | [post, _] if is_id(post) => Ok(post_target(subreddit, post, None)),
+        [post, _, c] if is_id(post) && is_id(c) => Ok(post_target(subreddit, post, Some(c))),
+        _ => reject("malformed post or comment id"),
+    }
+}
+
+fn post_target(subreddit: Option<String>, post: &str, comment: Option<&str>) -> Target {
+    Target::Post {
+        subreddit,
+        post_id: post.to_ascii_lowercase(),
+        comment_id: comment.map(str::to_ascii_lowercase),
+    }
+}
+
+/// Base36 ids (and share codes): ASCII alphanumerics.
+fn is_id(s: &str) -> bool {
+    (1..=32).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+fn is_name(s: &str) -> bool {
+    let ok = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    (1..=32).contains(&s.len()) && s.bytes().all(ok)
+}
+
+/// API path for the post (`comment_id` None) or for one comment with its ancestors.
+///
+/// For a post only the `t3` in the first Listing is needed, so the comment tree is cut
+/// to `limit=1&depth=1`. For a comment the recipe's `context=100` is used (as in the
+/// recorded sample); [`post_record`] finds the target comment by id at any depth.
+pub fn comments_path(post_id: &str, comment_id: Option<&str>) -> String {
+    match comment_id {
+        None => format!("/comments/{post_id}/?limit=1&depth=1&raw_json=1"),
+        Some(c) => format!("/comments/{post_id}/_/{c}/?context=100&raw_json=1"),
+    }
+}
+
+/// API path of a community's about page: `/r/{sr}/about/?raw_json=1`.
+pub fn subreddit_about_path(subreddit: &str) -> String {
+    format!("/r/{subreddit}/about/?raw_json=1")
+}
+
+/// API path of a user's about page: `/user/{name}/about/?raw_json=1`.
+pub fn user_about_path(user: &str) -> String {
+    format!("/user/{user}/about/?raw_json=1")
+}
+
+/// Extracts (subreddit, author) names needed for the about calls from a comments
+/// listing; author None when `[deleted]` or missing. With `comment_id` the author is the
+/// comment's. Errors when the listing is not the expected shape.
+pub fn names_for_about(
+    listing: &Value,
+    comment_id: Option<&str>,
+) -> Result<(Option<String>, Option<String>), String> {
+    let (post, item) = post_and_item(listing, comment_id)?;
+    let subreddit = text(item, "subreddit").or_else(|| text(post, "subreddit"));
+    Ok((subreddit, author(item)))
+}
+
+/// Builds the post record: a JSON object with exactly the spec's keys.
+///
+/// When `comment_id` is Some, the record describes that comment: text, html, date,
+/// author, flair and stats come from the `t1`, `post_tile` from the parent `t3`, and
+/// `url` is the comment permalink. `subreddit_about` / `user_about` are the `t5` / `t2`
+/// about responses; when absent, `community_data` / `author_data` are null.
+///
+/// Decisions where the source is not established:
+/// - `author_name` is null when Reddit reports `[deleted]`.
+/// - `author_profile_image_url_org`: Reddit's icon URLs carry resizing/signing query
+///   params, so the "original" image is taken to be the URL without its query string.
+/// - `flair_text` is `link_flair_text` for posts and `author_flair_text` for comments;
+///   `flair_text_link` (posts only) is the community search for that flair:
+///   `https://www.reddit.com/r/{sr}/search?q=flair_name%3A%22{flair}%22&restrict_sr=1`.
+/// - For a comment, each `post_info` flag is the comment's when it has one, else the
+///   post's; `comments_count` counts the replies in the response (loaded replies plus
+///   the `count` of "more" stubs).
+pub fn post_record(
+    query: &str,
+    listing: &Value,
+    comment_id: Option<&str>,
+    subreddit_about: Option<&Value>,
+    user_about: Option<&Value>,
+) -> Result<Value, String> {
+    let (post, item) = post_and_item(listing, comment_id)?;
+    let is_comment = comment_id.is_some();
+    let sr_about = subreddit_about.map(|v| about_data(v, "t5")).transpose()?;
+    let user = user_about.map(|v| about_data(v, "t2")).transpose()?;
+    let either = |k: &str| text(item, k).or_else(|| text(post, k));
+
+    let subreddit = either("subreddit");
+    let (text_key, html_key, flair_key) = if is_comment {
+        ("body", "body_html", "author_flair_text")
+    } else {
+        ("selftext", "selftext_html", "link_flair_text")
+    };
+    let flair = text(item, flair_key);
+    let flair_link = match (&flair, &subreddit) {
+        (Some(f), Some(sr)) if !is_comment => Some(format!(
+            "{BASE}/r/{sr}/search?q=flair_name%3A%22{}%22&restrict_sr=1",
+            gleaner_sdk::http::encode_component(f)
+        )),
+        _ => None,
+    };
+
+    let flags = "archived is_crosspostable locked no_follow over_18 pinned spoiler";
+    let post_info: Map<String, Value> = flags
+        .split(' ')
+        .map(|k| {
+            let flag = item.get(k).and_then(Value::as_bool);
+            let flag = flag.or_else(|| post.get(k).and_then(Value::as_bool));
+            (k.to_string(), Value::Bool(flag.unwrap_or(false)))
+        })
+        .collect();
+    let comments_count = match item.get("replies") {
+        Some(replies) if is_comment => json!(count_replies(replies)),
+        _ if is_comment => json!(0),
+        _ => stat(post, "num_comments"),
+    };
+
+    let community_url = match (sr_about.and_then(|a| text(a, "url")), &subreddit) {
+        (Some(path), _) => Some(format!("{BASE}{path}")),
+        (None, Some(sr)) => Some(format!("{BASE}/r/{sr}/")),
+        (None, None) => None,
+    };
+    let subscribers = num(post, "subreddit_subscribers");
+    let subscribers = subscribers.or_else(|| sr_about.and_then(|a| num(a, "subscribers")));
+
+    let icon = user.and_then(|u| text(u, "icon_img")).map(|u| unescape(&u));
+    let icon_org = icon.as_deref().and_then(|u| u.split('?').next());
+
+    Ok(json!({
+        "query": query,
+        "author_name": author(item),
+        "author_profile_image_url": icon,
+        "author_profile_image_url_org": icon_org,
+        "flair_text": flair,
+        "flair_text_link": flair_link,
+        "html_text": text(item, html_key),
+        "post_date": date(item, "created_utc"),
+        "post_info": post_info,
+        "post_stats": {
+            "award_count": stat(item, "total_awards_received"),
+            "comments_count": comments_count,
+            "down_votes": stat(item, "downs"),
+            "up_votes": stat(item, "ups"),
+        },
+        "post_text": text(item, text_key),
+        "post_tile": text(post, "title"),
+        "review_media": media(item),
+        "community": subreddit,
+        "community_data": sr_about.map(community_data),
+        "community_info": {
+            "created_date": sr_about.and_then(|a| date(a, "created_utc")),
+            "crossposts": num(post, "num_crossposts"),
+            "subscribers": subscribers,
+        },
+        "community_name": either("subreddit_name_prefixed"),
+        "community_url": community_url,
+        "url": text(item, "permalink").map(|p| format!("{BASE}{p}")),
+        "author_data": user.map(author_data),
+    }))
+}
+
+// ---------- response navigation ----------
+
+/// Follows a path of object keys.
+fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.get(*k))
+}
+
+/// `data.children` of a Listing.
+fn children(listing: &Value) -> Option<&Vec<Value>> {
+    at(listing, &["data", "children"])?.as_array()
+}
+
+fn kind(thing: &Value) -> Option<&str> {
+    str_of(thing, "kind")
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)?.as_str()
+}
+
+/// The `t3` data of a `/comments/…` response (`[0].data.children[0]`) and the data of
+/// the item the record describes: the post itself, or the `t1` with `comment_id`
+/// anywhere in the comment tree (`[1]`).
+fn post_and_item<'a>(
+    listing: &'a Value,
+    comment_id: Option<&str>,
+) -> Result<(&'a Value, &'a Value), String> {
+    let bad = |what: &str| format!("unexpected Reddit response: {what}");
+    let listings = listing.as_array().ok_or_else(|| bad("expected Listings"))?;
+    let thing = listings.first().and_then(children).and_then(|c| c.first());
+    let post = thing
+        .filter(|t| kind(t) == Some("t3"))
+        .and_then(|t| t.get("data"))
+        .filter(|d| d.is_object())
+        .ok_or_else(|| bad("the first Listing does not hold a t3 post"))?;
+    let Some(id) = comment_id else {
+        return Ok((post, post));
+    };
+    let tree = listings.get(1).and_then(children);
+    let tree = tree.ok_or_else(|| bad("the comment Listing is missing"))?;
+    let id = id.trim_start_matches("t1_");
+    let comment = find_comment(tree, id).ok_or_else(|| format!("comment {id} not found"))?;
+    Ok((post, comment))
+}
+
+fn find_comment<'a>(things: &'a [Value], id: &str) -> Option<&'a Value> {
+    things.iter().find_map(|t| {
+        let data = t.get("data").filter(|_| kind(t) == Some("t1"))?;
+        if str_of(data, "id")?.eq_ignore_ascii_case(id) {
+            return Some(data);
+        }
+        find_comment(children(data.get("replies")?)?, id)
+    })
+}
+
+/// Replies below a comment: loaded `t1`s (recursively) plus the `count` of "more" stubs.
+fn count_replies(replies: &Value) -> u64 {
+    let things = children(replies).map(Vec::as_slice).unwrap_or_default();
+    let count = |t: &Value| match kind(t) {
+        Some("t1") => 1 + at(t, &["data", "replies"]).map_or(0, count_replies),
+        Some("more") => at(t, &["data", "count"]).map_or(0, |n| n.as_u64().unwrap_or(0)),
+        _ => 0,
+    };
+    things.iter().map(count).sum()
+}
+
+/// The `data` of an about response (`{kind, data}`), checking `kind` when present.
+fn about_data<'a>(about: &'a Value, want: &str) -> Result<&'a Value, String> {
+    let data = about.get("data").filter(|d| d.is_object());
+    match (kind(about), data) {
+        (Some(k), _) if k != want => Err(format!("about response of kind {k}, not {want}")),
+        (_, Some(data)) => Ok(data),
+        _ => Err(format!(
+            "about response is not {{kind: {want}, data: {{…}}}}"
+        )),
+    }
+}
+
+// ---------- field helpers ----------
+
+/// A non-empty string field.
+fn text(v: &Value, key: &str) -> Option<String> {
+    let s = str_of(v, key)?;
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+fn author(v: &Value) -> Option<String> {
+    text(v, "author").filter(|a| a != "[deleted]")
+}
+
+/// A numeric field.
+fn num<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.get(key).filter(|n| n.is_number())
+}
+
+/// A numeric field, or 0.
+fn stat(v: &Value, key: &str) -> Value {
+    num(v, key).cloned().unwrap_or(json!(0))
+}
+
+fn boolean(v: &Value, key: &str) -> Option<bool> {
+    v.get(key)?.as_bool()
+}
+
+/// A non-empty URL field with `&amp;` unescaped.
+fn image(v: &Value, key: &str) -> Option<String> {
+    text(v, key).map(|u| unescape(&u))
+}
+
+/// An epoch-seconds field as ISO 8601 UTC.
+fn date(v: &Value, key: &str) -> Option<String> {
+    let secs = v.get(key)?.as_f64().filter(|f| f.is_finite())?;
+    gleaner_sdk::date::iso_from_epoch_secs(secs)
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&amp;", "&")
+}
+
+// ---------- sub-objects ----------
+
+fn community_data(a: &Value) -> Value {
+    let active = num(a, "active_user_count").or_else(|| num(a, "accounts_active"));
+    json!({
+        "active_user_count": active,
+        "banner_img": image(a, "banner_img"),
+        "community_icon": image(a, "community_icon"),
+        "created_date": date(a, "created_utc"),
+        "display_name_prefixed": text(a, "display_name_prefixed"),
+        "header_img": image(a, "header_img"),
+        "icon_img": image(a, "icon_img"),
+        "id": text(a, "id"),
+        "name": text(a, "name"),
+        "primary_color": text(a, "primary_color"),
+        "public_description": text(a, "public_description"),
+        "title": text(a, "title"),
+        "over_18": boolean(a, "over18"),
+        "subscribers": num(a, "subscribers"),
+    })
+}
+
+fn author_data(u: &Value) -> Value {
+    let profile = u.get("subreddit").unwrap_or(&Value::Null);
+    json!({
+        "comment_karma": num(u, "comment_karma"),
+        "link_karma": num(u, "link_karma"),
+        "total_karma": num(u, "total_karma"),
+        "profile_subscribers": num(profile, "subscribers"),
+        "created_date": date(u, "created_utc"),
+        "display_name_prefixed": text(profile, "display_name_prefixed"),
+        "icon_img": image(u, "icon_img"),
+        "id": text(u, "id"),
+        "name": text(u, "name"),
+        "profile_public_description": text(profile, "public_description"),
+        "profile_title": text(profile, "title"),
+        "avatar_img": image(u, "snoovatar_img"),
+        "is_employee": boolean(u, "is_employee"),
+        "is_gold": boolean(u, "is_gold"),
+        "is_mod": boolean(u, "is_mod"),
+        "verified": boolean(u, "verified"),
+    })
+}
+
+/// One media item; `size` holds the object with the dimensions and their two keys.
+fn media_item(kind: &str, url: &str, id: Option<&str>, size: (&Value, &str, &str)) -> Value {
+    let (dims, w, h) = size;
+    json!({
+        "height": num(dims, h),
+        "id": id,
+        "review_media_type": kind,
+        "review_media_url": unescape(url),
+        "width": num(dims, w),
+    })
+}
+
+/// Media of a post or comment: gallery / inline images (`media_metadata`, in
+/// `gallery_data` order when present), preview images, Reddit-hosted video, and the
+/// link itself for image posts without a preview. Falls back to the crossposted parent
+/// when the item has none. Deduplicated by URL.
+fn media(item: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Some(meta) = item.get("media_metadata").and_then(Value::as_object) {
+        let items = at(item, &["gallery_data", "items"]).and_then(Value::as_array);
+        let order: Vec<&str> = match items {
+            Some(items) => items.iter().filter_map(|i| str_of(i, "media_id")).collect(),
+            None => meta.keys().map(String::as_str).collect(),
+        };
+        for id in order {
+            let Some(m) = meta.get(id) else { continue };
+            if str_of(m, "status").is_some_and(|s| s != "valid") {
+                continue;
+            }
+            // Images and GIFs carry `s{u|gif|mp4,x,y}`; "RedditVideo" entries `hlsUrl,x,y`.
+            let src = m.get("s").unwrap_or(m);
+            let url = |k: &str| str_of(src, k);
+            let (kind, u) = match (url("u").or(url("gif")), url("mp4").or(url("hlsUrl"))) {
+                (Some(u), _) => ("image", u),
+                (None, Some(u)) => ("video", u),
+                (None, None) => continue,
+            };
+            out.push(media_item(kind, u, Some(id), (src, "x", "y")));
+        }
+    }
+    let images = at(item, &["preview", "images"]).and_then(Value::as_array);
+    for img in images.into_iter().flatten() {
+        let src = img.get("source").unwrap_or(&Value::Null);
+        if let Some(u) = str_of(src, "url") {
+            let id = str_of(img, "id");
+            out.push(media_item("image", u, id, (src, "width", "height")));
+        }
+    }
+    for key in ["media", "secure_media"] {
+        let video = at(item, &[key, "reddit_video"]).unwrap_or(&Value::Null);
+        if let Some(u) = str_of(video, "fallback_url") {
+            out.push(media_item("video", u, None, (video, "width", "height")));
+        }
+    }
+    if images.is_none() && str_of(item, "post_hint") == Some("image") {
+        if let Some(u) = text(item, "url_overridden_by_dest").or_else(|| text(item, "url")) {
+            out.push(media_item("image", &u, None, (&Value::Null, "", "")));
+        }
+    }
+    let parent = item.get("crosspost_parent_list").and_then(|l| l.get(0));
+    if let (true, Some(parent)) = (out.is_empty(), parent) {
+        return media(parent);
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|m| seen.insert(m["review_media_url"].to_string()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses a recorded sample from the project's `tests/fixtures/forum-site/`.
+    macro_rules! fixture {
+        ($file:literal) => {
+            serde_json::from_str::<Value>(include_str!(concat!(
+                "../../../tests/fixtures/forum-site/",
+                $file
+            )))
+            .unwrap()
+        };
+    }
+
+    fn post() -> Value {
+        fixture!("post_with_comments_2022.json")
+    }
+
+    fn keys(v: &Value) -> Vec<&str> {
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    fn target(sr: Option<&str>, post: &str, comment: Option<&str>) -> Result<Target, String> {
+        Ok(post_target(sr.map(String::from), post, comment))
+    }
+
+    #[test]
+    fn parses_accepted_forms() {
+        let post_in_sub = [
+            "https://www.reddit.com/r/Sub_1/comments/jlbw48/test_self_post/",
+            "https://www.reddit.com/r/Sub_1/comments/jlbw48/test_self_post",
+            "https://www.reddit.com/r/Sub_1/comments/jlbw48",
+            "https://old.reddit.com/r/Sub_1/comments/jlbw48/x/?utm_source=share",
+            "https://np.reddit.com/r/Sub_1/comments/JLBW48/x/#comments",
+            "https://new.reddit.com/r/Sub_1/comments/jlbw48/",
+            "http://m.reddit.com/r/Sub_1/comments/jlbw48/x",
+            "  www.reddit.com/r/Sub_1/comments/jlbw48/x/  ",
+            "reddit.com/r/Sub_1/comments/jlbw48?x=1",
+        ];
+        let post_only = [
+            "https://redd.it/jlbw48",
+            "redd.it/jlbw48/",
+            "https://www.reddit.com/comments/jlbw48/",
+            "https://www.reddit.com/user/Some_One/comments/jlbw48/t/",
+        ];
+        let comment_in_sub = [
+            "https://www.reddit.com/r/Sub_1/comments/jlbw48/x/gao5889/",
+            "old.reddit.com/r/Sub_1/comments/jlbw48/x/gao5889?context=3",
+            "reddit.com/r/Sub_1/comments/jlbw48/_/gao5889",
+        ];
+        let (sr, c) = (Some("Sub_1"), Some("gao5889"));
+        for (queries, sr, c) in [
+            (&post_in_sub[..], sr, None),
+            (&post_only, None, None),
+            (&comment_in_sub, sr, c),
+        ] {
+            for q in queries {
+                assert_eq!(parse_target(q), target(sr, "jlbw48", c), "{q}");
+            }
+        }
+        let q = "https://www.reddit.com/comments/jlbw48/_/gao5889";
+        assert_eq!(parse_target(q), target(None, "jlbw48", c));
+        let url = "https://www.reddit.com/r/rust/s/AbC123xYz".to_string();
+        assert_eq!(parse_target(&url), Ok(Target::Share { url: url.clone() }));
+        let q = "old.reddit.com/r/rust/s/AbC123xYz/?utm=1";
+        assert_eq!(parse_target(q), Ok(Target::Share { url }));
+    }
+
+    #[test]
+    fn rejects_other_urls_with_help() {
+        for q in [
+            "",
+            "   ",
+            "https://www.reddit.com/r/rust/",
+            "https://www.reddit.com/user/Some_One/",
+            "https://www.reddit.com/",
+            "https://example.com/r/rust/comments/jlbw48/x/",
+            "https://notreddit.com/r/rust/comments/jlbw48/",
+            "ftp://www.reddit.com/r/rust/comments/jlbw48/",
+            "https://redd.it/jlbw48/extra",
+            "https://www.reddit.com/r/rust/s/",
+            "https://www.reddit.com/r/rust/comments/jl-bw48/",
+            "https://www.reddit.com/r/rust/comments/jlbw48/slug/c1/extra/",
+            "just some text",
+        ] {
+            let err = parse_target(q).unwrap_err();
+            let helpful = err.contains("redd.it/{post_id}") && err.contains("/s/{code}");
+            assert!(helpful, "{q}: {err}");
+        }
+    }
+
+    #[test]
+    fn builds_paths() {
+        let post_path = "/comments/jlbw48/?limit=1&depth=1&raw_json=1";
+        assert_eq!(comments_path("jlbw48", None), post_path);
+        let comment_path = "/comments/jlbw48/_/gao5889/?context=100&raw_json=1";
+        assert_eq!(comments_path("jlbw48", Some("gao5889")), comment_path);
+        assert_eq!(subreddit_about_path("rust"), "/r/rust/about/?raw_json=1");
+        assert_eq!(
+            user_about_path("Some_One"),
+            "/user/Some_One/about/?raw_json=1"
+        );
+    }
+
+    #[test]
+    fn names_for_about_calls() {
+        let names = names_for_about(&post(), None).unwrap();
+        let (sr, author) = ("SubTestBot1".to_string(), "Watchful1BotTest".to_string());
+        assert_eq!(names, (Some(sr), Some(author)));
+        let comment = fixture!("comment_permalink_2025.json");
+        let names = names_for_about(&comment, Some("ekftbox")).unwrap();
+        let (sr, author) = ("RemovedByBotter".to_string(), "2Botter2Loop".to_string());
+        assert_eq!(names, (Some(sr), Some(author)));
+        let mut deleted = post();
+        deleted[0]["data"]["children"][0]["data"]["author"] = json!("[deleted]");
+        assert_eq!(names_for_about(&deleted, None).unwrap().1, None);
+        assert!(names_for_about(&json!({"kind": "Listing"}), None).is_err());
+    }
+
+    #[test]
+    fn post_record_from_real_samples() {
+        let sr = fixture!("subreddit_about_2023.json");
+        let user = fixture!("user_about_2025.json");
+        let q = "https://www.reddit.com/r/SubTestBot1/comments/jlbw48/test_self_post/";
+        let r = post_record(q, &post(), None, Some(&sr), Some(&user)).unwrap();
+        let record_keys = "author_data author_name author_profile_image_url \
+            author_profile_image_url_org community community_data community_info community_name \
+            community_url flair_text flair_text_link html_text post_date post_info post_stats \
+            post_text post_tile query review_media url";
+        assert_eq!(keys(&r), record_keys.split_whitespace().collect::<Vec<_>>());
+        let html =
+            "<!-- SC_OFF --><div class=\"md\"><p>Test self post text</p>\n</div><!-- SC_ON -->";
+        let flair_link = "https://www.reddit.com/r/SubTestBot1/search?q=flair_name%3A%22test%202%22&restrict_sr=1";
+        let icon = "https://www.redditstatic.com/avatars/defaults/v2/avatar_default_6.png";
+        let expected = json!({
+            "query": q, "post_tile": "Test self post", "post_text": "Test self post text",
+            "html_text": html, "author_name": "Watchful1BotTest", "post_date": "2020-10-31T03:59:49Z",
+            "flair_text": "test 2", "flair_text_link": flair_link, "review_media": [],
+            "url": "https://www.reddit.com/r/SubTestBot1/comments/jlbw48/test_self_post/",
+            "author_profile_image_url": icon, "author_profile_image_url_org": icon,
+            "post_info": {"archived": false, "is_crosspostable": true, "locked": false,
+                "no_follow": true, "over_18": false, "pinned": false, "spoiler": false},
+            "post_stats": {"award_count": 0, "comments_count": 6, "down_votes": 0, "up_votes": 1},
+            "community": "SubTestBot1", "community_name": "r/SubTestBot1",
+            // The about sample is from another (anonymised) community; its url wins.
+            "community_url": "https://www.reddit.com/r/<TEST_SUBREDDIT>/",
+            "community_info": {"created_date": "2019-12-01T02:43:01Z", "crossposts": 0, "subscribers": 13},
+            "community_data": {"active_user_count": 5,
+                "banner_img": "https://b.thumbs.redditmedia.com/UwKZ1FguKqLsZ-dVSM-D0-o2OJVyOWKw966EPKv5wKA.jpg",
+                "community_icon": null, "created_date": "2019-12-01T02:43:01Z",
+                "display_name_prefixed": "r/<TEST_SUBREDDIT>",
+                "header_img": "https://b.thumbs.redditmedia.com/E4LN_I1u2bbhXabbPggf5iVku2j4J-5BFHvtB2stTJA.png",
+                "icon_img": "https://b.thumbs.redditmedia.com/9YfWue0XL2CLyD4j34JgSSdm3g-zUFcUcysD9zXV41s.jpg",
+                "id": "29ey0j", "name": "t5_29ey0j", "primary_color": null,
+                "public_description": "pub_desc", "title": "<TEST_SUBREDDIT>", "over_18": false,
+                "subscribers": 7},
+            "author_data": {"comment_karma": 0, "link_karma": 1, "total_karma": 1,
+                "profile_subscribers": 0, "created_date": "2019-03-12T23:30:44Z",
+                "display_name_prefixed": "u/Lil_SpazBot", "icon_img": icon, "id": "3ebyblla",
+                "name": "Lil_SpazBot", "profile_public_description": null, "profile_title": "x",
+                "avatar_img": null, "is_employee": false, "is_gold": false, "is_mod": true,
+                "verified": true},
+        });
+        assert_eq!(r, expected);
+    }
+
+    #[test]
+    fn comment_records() {
+        let listing = fixture!("comment_permalink_2025.json");
+        let r = post_record("q", &listing, Some("ekftbox"), None, None).unwrap();
+        let body = r["post_text"].as_str().unwrap();
+        assert!(body.starts_with("Hello /u/<USERNAME>,\n\nYour [submission]("));
+        let html = r["html_text"].as_str().unwrap();
+        assert!(html.starts_with("<div class=\"md\"><p>Hello <a href=\"/u/<USERNAME>\">"));
+        let title = "Just a normal girl going for her 10th class exam in India";
+        assert_eq!(r["post_tile"], title);
+        assert_eq!(r["author_name"], "2Botter2Loop");
+        assert_eq!(r["post_date"], "2019-04-09T01:45:08Z");
+        let permalink = "/r/RemovedByBotter/comments/bb24k7/just_a_normal_girl_going_for_her_10th_class_exam/ekftbox/";
+        assert_eq!(r["url"], format!("https://www.reddit.com{permalink}"));
+        let stats = json!({"award_count": 0, "comments_count": 0, "down_votes": 0, "up_votes": 1});
+        assert_eq!(r["post_stats"], stats);
+        let info = &r["post_info"];
+        assert_eq!(
+            (info["no_follow"].as_bool(), info["pinned"].as_bool()),
+            (Some(true), Some(false))
+        );
+        assert!(r["flair_text"].is_null() && r["flair_text_link"].is_null());
+        assert_eq!(r["community_name"], "r/RemovedByBotter");
+        assert_eq!(r["community_info"]["subscribers"], 158);
+
+        // Comments of the 2022 sample: one with a nested reply, and that reply.
+        let r = post_record("q", &post(), Some("gao66g9"), None, None).unwrap();
+        assert_eq!(r["post_text"], "test tree 1");
+        assert_eq!(r["post_tile"], "Test self post");
+        assert_eq!(r["flair_text"], ":downvote:");
+        assert!(r["post_stats"]["comments_count"].as_u64().unwrap() >= 1);
+        let r = post_record("q", &post(), Some("t1_gao66wc"), None, None).unwrap();
+        assert_eq!(r["post_text"], "test tree 2");
+        let err = post_record("q", &post(), Some("zzzzzz"), None, None).unwrap_err();
+        assert!(err.contains("not found"), "{err}");
+    }
+
+    #[test]
+    fn missing_about_data_gives_nulls() {
+        let r = post_record("q", &post(), None, None, None).unwrap();
+        let nulls =
+            "community_data author_data author_profile_image_url author_profile_image_url_org";
+        for key in nulls.split(' ') {
+            assert_eq!(r[key], Value::Null, "{key}");
+        }
+        assert_eq!(r["community_url"], "https://www.reddit.com/r/SubTestBot1/");
+        let info = json!({"created_date": null, "crossposts": 0, "subscribers": 13});
+        assert_eq!(r["community_info"], info);
+    }
+
+    #[test]
+    fn rejects_bad_shapes() {
+        let t1_first = json!([{"data": {"children": [{"kind": "t1", "data": {}}]}}]);
+        for bad in [json!(null), json!([]), json!({"kind": "Listing"}), t1_first] {
+            assert!(post_record("q", &bad, None, None, None).is_err(), "{bad}");
+        }
+        let only_post = json!([post()[0].clone()]);
+        assert!(post_record("q", &only_post, None, None, None).is_ok());
+        assert!(post_record("q", &only_post, Some("gao5889"), None, None).is_err());
+        let user = fixture!("user_about_2025.json");
+        assert!(post_record("q", &post(), None, Some(&user), None).is_err()); // t2 as t5
+        assert!(post_record("q", &post(), None, None, Some(&json!("x"))).is_err());
+    }
+
+    #[test]
+    fn icon_org_strips_query_and_unescapes() {
+        let icon = "https://styles.redditmedia.com/a.png?width=256&amp;s=abc";
+        let user = json!({"kind": "t2", "data": {"icon_img": icon}});
+        let r = post_record("q", &post(), None, None, Some(&user)).unwrap();
+        let url = "https://styles.redditmedia.com/a.png?width=256&s=abc";
+        assert_eq!(r["author_profile_image_url"], url);
+        let org = "https://styles.redditmedia.com/a.png";
+        assert_eq!(r["author_profile_image_url_org"], org);
+        assert_eq!(r["author_data"]["total_karma"], Value::Null);
+    }
+
+    #[test]
+    fn media_from_gallery_preview_and_video() {
+        let mut l = post();
+        let d = &mut l[0]["data"]["children"][0]["data"];
+        d["gallery_data"] = json!({"items": [{"media_id": "b"}, {"media_id": "a"}]});
+        d["media_metadata"] = json!({
+            "a": {"status": "valid", "e": "Image", "s": {"u": "https://i.redd.it/a.jpg?w=1&amp;s=2", "x": 10, "y": 20}},
+            "b": {"status": "valid", "e": "AnimatedImage", "s": {"gif": "https://i.redd.it/b.gif", "x": 1, "y": 2}},
+        });
+        d["preview"] = json!({"images": [
+            {"id": "p1", "source": {"url": "https://preview.redd.it/p1.jpg?a=1&amp;b=2", "width": 640, "height": 480}},
+            {"id": "dup", "source": {"url": "https://i.redd.it/b.gif"}},
+        ]});
+        let video = json!({"reddit_video": {"fallback_url": "https://v.redd.it/v/DASH_720.mp4", "width": 1280, "height": 720}});
+        d["media"] = video.clone();
+        d["secure_media"] = video;
+        let r = post_record("q", &l, None, None, None).unwrap();
+        let expected = json!([
+            {"id": "b", "review_media_type": "image", "review_media_url": "https://i.redd.it/b.gif",
+             "width": 1, "height": 2},
+            {"id": "a", "review_media_type": "image", "review_media_url": "https://i.redd.it/a.jpg?w=1&s=2",
+             "width": 10, "height": 20},
+            {"id": "p1", "review_media_type": "image", "review_media_url": "https://preview.redd.it/p1.jpg?a=1&b=2",
+             "width": 640, "height": 480},
+            {"id": null, "review_media_type": "video", "review_media_url": "https://v.redd.it/v/DASH_720.mp4",
+             "width": 1280, "height": 720},
+        ]);
+        assert_eq!(r["review_media"], expected);
+
+        // An image post without preview: the link itself.
+        let mut l = post();
+        let d = &mut l[0]["data"]["children"][0]["data"];
+        (d["post_hint"], d["url"]) = (json!("image"), json!("https://i.redd.it/x.png"));
+        let r = post_record("q", &l, None, None, None).unwrap();
+        let expected = json!([{"id": null, "review_media_type": "image",
+            "review_media_url": "https://i.redd.it/x.png", "width": null, "height": null}]);
+        assert_eq!(r["review_media"], expected);
+    }
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(
+            gleaner_sdk::date::iso_from_epoch_secs(1_604_116_789.0).unwrap(),
+            "2020-10-31T03:59:49Z"
+        );
+    }
+}

@@ -1,0 +1,173 @@
+//! HTTP through the host capability, with errors already mapped to [`FetchError`].
+
+use serde::de::DeserializeOwned;
+
+use crate::wit::gleaner::plugin::http as host;
+use crate::FetchError;
+
+/// A response from the host's HTTP capability.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Vec<u8>,
+    /// The URL that answered, after redirects.
+    pub final_url: String,
+}
+
+impl Response {
+    /// The body as text (invalid UTF-8 replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body parsed as JSON.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, FetchError> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            FetchError::Upstream(format!(
+                "{} did not return the expected JSON: {e}",
+                self.final_url
+            ))
+        })
+    }
+
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the status is 2xx.
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// Maps non-2xx statuses to errors: 401/403/429 → blocked, 404/410 → not found, others → upstream.
+    pub fn ensure_success(self, what: &str) -> Result<Response, FetchError> {
+        match self.status {
+            200..=299 => Ok(self),
+            401 | 403 | 429 => Err(FetchError::Blocked(format!(
+                "{what}: the site answered HTTP {} for {}",
+                self.status, self.final_url
+            ))),
+            404 | 410 => Err(FetchError::NotFound(format!(
+                "{what}: the site has no such page ({} answered HTTP {})",
+                self.final_url, self.status
+            ))),
+            status => Err(FetchError::Upstream(format!(
+                "{what}: the site answered HTTP {status} for {}",
+                self.final_url
+            ))),
+        }
+    }
+}
+
+/// Sends a request through the host.
+pub fn send(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<Vec<u8>>,
+) -> Result<Response, FetchError> {
+    let request = host::Request {
+        method: method.to_owned(),
+        url: url.to_owned(),
+        headers: headers
+            .iter()
+            .map(|(n, v)| host::Header {
+                name: (*n).to_owned(),
+                value: (*v).to_owned(),
+            })
+            .collect(),
+        body,
+    };
+    convert(host::send(&request))
+}
+
+/// GET with headers.
+pub fn get(url: &str, headers: &[(&str, &str)]) -> Result<Response, FetchError> {
+    send("GET", url, headers, None)
+}
+
+/// GET an HTML page (sends a browser-like Accept header).
+pub fn get_html(url: &str) -> Result<Response, FetchError> {
+    get(
+        url,
+        &[
+            (
+                "accept",
+                "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            ),
+            ("accept-language", "en-US,en;q=0.9"),
+        ],
+    )
+}
+
+/// GET JSON and parse it, failing on non-2xx statuses.
+pub fn get_json<T: DeserializeOwned>(
+    url: &str,
+    headers: &[(&str, &str)],
+    what: &str,
+) -> Result<T, FetchError> {
+    let mut all = vec![("accept", "application/json")];
+    all.extend_from_slice(headers);
+    get(url, &all)?.ensure_success(what)?.json()
+}
+
+/// Percent-encodes a query component.
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Sends several GET requests concurrently (the host runs them in parallel); results keep their order.
+pub fn get_all(requests: &[(&str, &[(&str, &str)])]) -> Vec<Result<Response, FetchError>> {
+    let batch: Vec<host::Request> = requests
+        .iter()
+        .map(|(url, headers)| host::Request {
+            method: "GET".to_owned(),
+            url: (*url).to_owned(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| host::Header {
+                    name: (*n).to_owned(),
+                    value: (*v).to_owned(),
+                })
+                .collect(),
+            body: None,
+        })
+        .collect();
+    host::send_batch(&batch).into_iter().map(convert).collect()
+}
+
+fn convert(result: Result<host::Response, host::Error>) -> Result<Response, FetchError> {
+    match result {
+        Ok(r) => Ok(Response {
+            status: r.status,
+            headers: r.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+            body: r.body,
+            final_url: r.final_url,
+        }),
+        Err(host::Error::Timeout(m)) => Err(FetchError::Timeout(m)),
+        Err(host::Error::Denied(m)) => Err(FetchError::Upstream(format!(
+            "request denied by the host: {m}"
+        ))),
+        Err(host::Error::TooLarge(m)) => {
+            Err(FetchError::Upstream(format!("response too large: {m}")))
+        }
+        Err(host::Error::Transport(m)) => Err(FetchError::Upstream(m)),
+    }
+}

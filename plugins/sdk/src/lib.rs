@@ -1,0 +1,95 @@
+//! Guest SDK for Gleaner plugins.
+//!
+//! Every plugin uses it instead of re-implementing helpers: host calls
+//! ([`http`], [`config`], [`cache`], [`log`]), extraction of embedded JSON
+//! ([`embedded`]), dates ([`date`]), the validating [`review::ReviewBuilder`],
+//! and the sentence segmenter ([`segment`]).
+//!
+//! Plugins generate their world's export bindings and map the shared interfaces
+//! onto this crate's bindings with wit-bindgen's `with`:
+//!
+//! ```ignore
+//! wit_bindgen::generate!({
+//!     world: "source",
+//!     path: "../../wit",
+//!     with: {
+//!         "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
+//!         "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
+//!         "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
+//!         "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
+//!         "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
+//!     },
+//! });
+//! ```
+
+/// Bindings of the host interfaces (world `sdk`).
+#[allow(missing_docs, clippy::all)]
+pub mod wit {
+    wit_bindgen::generate!({
+        world: "sdk",
+        path: "../../wit",
+    });
+}
+
+pub mod date;
+pub mod embedded;
+pub mod http;
+pub mod review;
+pub mod segment;
+
+pub use wit::gleaner::plugin::types;
+pub use wit::gleaner::plugin::types::{
+    FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta, Text,
+};
+
+/// Operator settings declared in the manifest.
+pub mod config {
+    /// The value of `key`, or none when the operator has not set it.
+    pub fn get(key: &str) -> Option<String> {
+        crate::wit::gleaner::plugin::config::get(key).filter(|v| !v.is_empty())
+    }
+}
+
+/// The per-plugin cache, for tokens and keys that outlive a request.
+pub mod cache {
+    /// The cached value of `key`.
+    pub fn get(key: &str) -> Option<String> {
+        crate::wit::gleaner::plugin::cache::get(key)
+    }
+    /// Caches `value` for `ttl_seconds`.
+    pub fn set(key: &str, value: &str, ttl_seconds: u32) {
+        crate::wit::gleaner::plugin::cache::set(key, value, ttl_seconds)
+    }
+    /// Forgets `key`.
+    pub fn delete(key: &str) {
+        crate::wit::gleaner::plugin::cache::delete(key)
+    }
+}
+
+/// Logging into the host's log, tagged with plugin and request id.
+pub mod log {
+    use crate::wit::gleaner::plugin::log::{log, Level};
+    /// Logs at debug level.
+    pub fn debug(message: &str) {
+        log(Level::Debug, message)
+    }
+    /// Logs at info level.
+    pub fn info(message: &str) {
+        log(Level::Info, message)
+    }
+    /// Logs at warn level.
+    pub fn warn(message: &str) {
+        log(Level::Warn, message)
+    }
+}
+
+/// Metadata with only the resolved URL and name known.
+pub fn meta(resolved_url: Option<String>, name: Option<String>) -> SourceMeta {
+    SourceMeta {
+        resolved_url,
+        name,
+        average_rating: None,
+        total_reviews: None,
+        extra_json: String::new(),
+    }
+}

@@ -1,0 +1,188 @@
+//! The review builder: plugins describe a review field by field, and `build`
+//! checks it before it reaches the host.
+
+use crate::types::{Media, Reply, Review, Text};
+
+/// Builds a [`Review`], validating ids, ratings, dates and URLs.
+#[derive(Debug, Clone)]
+pub struct ReviewBuilder {
+    review: Review,
+}
+
+impl ReviewBuilder {
+    /// Starts a review with its source id.
+    pub fn new(id: impl Into<String>) -> ReviewBuilder {
+        ReviewBuilder {
+            review: Review {
+                id: id.into(),
+                title: None,
+                text: None,
+                rating: None,
+                rating_scale_max: None,
+                date: None,
+                author_name: None,
+                author_profile_image_url: None,
+                author_url: None,
+                author_title: None,
+                review_url: None,
+                media: Vec::new(),
+                reply: None,
+                helpful_votes: None,
+                language: None,
+                extra_json: String::new(),
+            },
+        }
+    }
+
+    /// Title.
+    pub fn title(mut self, v: Option<String>) -> Self {
+        self.review.title = non_empty(v);
+        self
+    }
+    /// Plain text with meaningful line breaks.
+    pub fn text_plain(mut self, v: Option<String>) -> Self {
+        self.review.text = non_empty(v).map(Text::Plain);
+        self
+    }
+    /// HTML text.
+    pub fn text_html(mut self, v: Option<String>) -> Self {
+        self.review.text = non_empty(v).map(Text::Html);
+        self
+    }
+    /// Rating on a scale topping at `max`.
+    pub fn rating(mut self, v: Option<f64>, max: f64) -> Self {
+        self.review.rating = v;
+        self.review.rating_scale_max = v.map(|_| max);
+        self
+    }
+    /// ISO 8601 date or date-time.
+    pub fn date(mut self, v: Option<String>) -> Self {
+        self.review.date = non_empty(v);
+        self
+    }
+    /// Author display name.
+    pub fn author_name(mut self, v: Option<String>) -> Self {
+        self.review.author_name = non_empty(v);
+        self
+    }
+    /// Author avatar URL.
+    pub fn author_image(mut self, v: Option<String>) -> Self {
+        self.review.author_profile_image_url = non_empty(v);
+        self
+    }
+    /// Author profile URL.
+    pub fn author_url(mut self, v: Option<String>) -> Self {
+        self.review.author_url = non_empty(v);
+        self
+    }
+    /// Role, company or country.
+    pub fn author_title(mut self, v: Option<String>) -> Self {
+        self.review.author_title = non_empty(v);
+        self
+    }
+    /// Permalink.
+    pub fn review_url(mut self, v: Option<String>) -> Self {
+        self.review.review_url = non_empty(v);
+        self
+    }
+    /// Adds a media item.
+    pub fn media(mut self, m: Media) -> Self {
+        self.review.media.push(m);
+        self
+    }
+    /// Owner reply.
+    pub fn reply(
+        mut self,
+        text: Option<String>,
+        date: Option<String>,
+        author: Option<String>,
+    ) -> Self {
+        self.review.reply = non_empty(text).map(|t| Reply {
+            text: Text::Plain(t),
+            date: non_empty(date),
+            author: non_empty(author),
+        });
+        self
+    }
+    /// Helpful votes.
+    pub fn helpful_votes(mut self, v: Option<i64>) -> Self {
+        self.review.helpful_votes = v;
+        self
+    }
+    /// Language code.
+    pub fn language(mut self, v: Option<String>) -> Self {
+        self.review.language = non_empty(v);
+        self
+    }
+    /// Source-specific fields (a JSON object).
+    pub fn extra(mut self, v: serde_json::Value) -> Self {
+        self.review.extra_json = if v.is_object() {
+            v.to_string()
+        } else {
+            String::new()
+        };
+        self
+    }
+
+    /// Checks the review: a non-empty id, a rating within its scale, an ISO date, absolute URLs.
+    pub fn build(self) -> Result<Review, String> {
+        let r = &self.review;
+        if r.id.trim().is_empty() {
+            return Err("a review has no id".into());
+        }
+        if let (Some(v), Some(max)) = (r.rating, r.rating_scale_max) {
+            if !(0.0..=max).contains(&v) {
+                return Err(format!("review {}: rating {v} is outside 0..={max}", r.id));
+            }
+        }
+        if let Some(d) = &r.date {
+            if !crate::date::looks_iso(d) {
+                return Err(format!("review {}: date {d:?} is not ISO 8601", r.id));
+            }
+        }
+        let urls = [&r.author_profile_image_url, &r.author_url, &r.review_url];
+        for url in urls.into_iter().flatten() {
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                return Err(format!(
+                    "review {}: {url:?} is not an absolute http(s) URL",
+                    r.id
+                ));
+            }
+        }
+        Ok(self.review)
+    }
+}
+
+fn non_empty(v: Option<String>) -> Option<String> {
+    v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_and_validates() {
+        let ok = ReviewBuilder::new("r1")
+            .rating(Some(4.0), 5.0)
+            .date(Some("2023-12-07T11:23:40.000Z".into()))
+            .author_name(Some("  ".into()))
+            .build()
+            .unwrap();
+        assert_eq!(ok.rating_scale_max, Some(5.0));
+        assert_eq!(ok.author_name, None);
+        assert!(ReviewBuilder::new("r")
+            .rating(Some(6.0), 5.0)
+            .build()
+            .is_err());
+        assert!(ReviewBuilder::new("r")
+            .date(Some("yesterday".into()))
+            .build()
+            .is_err());
+        assert!(ReviewBuilder::new("r")
+            .review_url(Some("/x".into()))
+            .build()
+            .is_err());
+        assert!(ReviewBuilder::new(" ").build().is_err());
+    }
+}

@@ -1,0 +1,135 @@
+//! Test harness: starts the real server on a random loopback port with the built
+//! plugins, and talks HTTP to it.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use gleaner::config::Config;
+use gleaner::App;
+use serde_json::Value;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// A directory with the built plugins (and the test plugins), copied so a test may change it.
+pub fn plugin_dir(names: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in names {
+        let file = name.replace('-', "_");
+        let mut found = false;
+        for staged in ["target/plugins", "target/test-plugins"] {
+            let manifest = root().join(staged).join(format!("{name}.toml"));
+            if manifest.exists() {
+                std::fs::copy(&manifest, dir.path().join(format!("{name}.toml"))).unwrap();
+                let wasm = root().join(staged).join(format!("{file}.wasm"));
+                std::fs::copy(&wasm, dir.path().join(format!("{file}.wasm"))).unwrap();
+                found = true;
+            }
+        }
+        assert!(
+            found,
+            "plugin {name} is not built; run `make plugins` first (make test does)"
+        );
+    }
+    dir
+}
+
+/// The HAR fixtures directory.
+pub fn har_dir() -> PathBuf {
+    root().join("tests/fixtures/har")
+}
+
+/// A running server.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub client: reqwest::Client,
+    _plugins: tempfile::TempDir,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// Builds a config for tests: the given plugins, replaying the HAR fixtures, a shared compile cache.
+pub fn config(plugins: &tempfile::TempDir) -> Config {
+    Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        plugin_dir: plugins.path().to_owned(),
+        cache_dir: Some(root().join("target/gleaner-test-cache")),
+        replay: Some(har_dir()),
+        ..Config::default()
+    }
+}
+
+/// Starts a server with `plugins`, after `adjust` edits the config.
+pub async fn start(plugins: &[&str], adjust: impl FnOnce(&mut Config)) -> Server {
+    let dir = plugin_dir(plugins);
+    let mut config = config(&dir);
+    adjust(&mut config);
+    start_with(dir, config).await
+}
+
+/// Starts a server with a prepared plugin directory and config.
+pub async fn start_with(dir: tempfile::TempDir, config: Config) -> Server {
+    let app = App::build(config).await.expect("app builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        app.serve(listener, async {
+            let _ = rx.await;
+        })
+        .await
+        .unwrap();
+    });
+    Server {
+        addr,
+        client: reqwest::Client::new(),
+        _plugins: dir,
+        shutdown: Some(tx),
+    }
+}
+
+impl Server {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// POSTs JSON and returns status and parsed body.
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let response = self
+            .client
+            .post(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap();
+        let value =
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text}"));
+        (status, value)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Starts a local upstream test server from an axum router; returns its address.
+pub async fn upstream(router: axum::Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, router).await.unwrap();
+    });
+    addr
+}
