@@ -60,7 +60,7 @@ fmt:
 
 ## Benchmarks: instantiate+call time, requests/s, start-up time.
 bench: plugins host
-	./scripts/bench.sh
+	$(CARGO) run --release -p gleaner --example bench
 
 clean:
 	$(CARGO) clean

@@ -167,6 +167,31 @@ async fn too_many_concurrent_requests_get_503_with_retry_after() {
     assert_eq!(r.headers()["retry-after"], "1");
 }
 
+#[tokio::test]
+async fn graceful_shutdown_finishes_requests_in_flight() {
+    let mut s = common::start(&["test-misbehave"], |_| {}).await;
+    let (client, url) = (s.client.clone(), s.url(MISBEHAVE));
+    let in_flight =
+        tokio::spawn(async move { client.post(url).json(&json!({"mode": "loop"})).send().await });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    s.shutdown();
+    let response = in_flight
+        .await
+        .unwrap()
+        .expect("the request in flight gets its answer");
+    assert_eq!(response.status(), 504);
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(
+        s.client
+            .post(s.url(MISBEHAVE))
+            .json(&json!({"mode": "ok"}))
+            .send()
+            .await
+            .is_err(),
+        "no new requests after shutdown"
+    );
+}
+
 // ---------- review-chunk ----------
 
 #[tokio::test]

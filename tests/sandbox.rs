@@ -36,7 +36,15 @@ fn headers_json(h: &HeaderMap) -> String {
 }
 
 async fn test_upstream(hits: Arc<AtomicUsize>) -> std::net::SocketAddr {
+    test_upstream_with_peak(hits, Arc::new(AtomicUsize::new(0))).await
+}
+
+async fn test_upstream_with_peak(
+    hits: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
+) -> std::net::SocketAddr {
     let counter = hits.clone();
+    let in_flight = Arc::new(AtomicUsize::new(0));
     let router = Router::new()
         .route("/echo", get(|h: HeaderMap| async move { headers_json(&h) }))
         .route(
@@ -95,6 +103,19 @@ async fn test_upstream(hits: Arc<AtomicUsize>) -> std::net::SocketAddr {
             }),
         )
         .route("/plain", get(|| async { "hello" }))
+        .route(
+            "/concurrent",
+            get(move || {
+                let (now, peak) = (in_flight.clone(), peak.clone());
+                async move {
+                    let current = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(current, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    "done"
+                }
+            }),
+        )
         .route("/huge", get(|| async { "x".repeat(2 * 1024 * 1024) }));
     common::upstream(router).await
 }
@@ -314,4 +335,24 @@ async fn forum_site_uses_oauth_through_the_upstream_override() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["all_reviews"][0]["post_tile"], "Test self post");
     assert_eq!(seen_auth.lock().unwrap().as_slice(), ["bearer tok-1"]);
+}
+
+#[tokio::test]
+async fn batches_run_concurrently_within_the_per_host_cap() {
+    let peak = Arc::new(AtomicUsize::new(0));
+    let addr = test_upstream_with_peak(Arc::new(AtomicUsize::new(0)), peak.clone()).await;
+    let s = server_with_override(addr, None).await;
+    let urls: Vec<String> = (0..6)
+        .map(|i| format!("http://a.example/concurrent?i={i}"))
+        .collect();
+    let (status, body) = s
+        .post(MISBEHAVE, json!({"mode": "fetch", "urls": urls}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["statuses"], json!([200, 200, 200, 200, 200, 200]));
+    assert_eq!(
+        peak.load(Ordering::SeqCst),
+        2,
+        "upstream_concurrency = 2 in the manifest"
+    );
 }

@@ -167,6 +167,8 @@ pub enum FieldType {
     Boolean,
     /// A JSON object.
     Object,
+    /// A JSON array.
+    Array,
     /// One of `values` (strings, or numbers written as strings that also accept numbers).
     Enum,
 }
@@ -179,6 +181,7 @@ impl FieldType {
             FieldType::Integer => "an integer",
             FieldType::Boolean => "a boolean",
             FieldType::Object => "an object",
+            FieldType::Array => "an array",
             FieldType::Enum => "one of the allowed values",
         }
     }

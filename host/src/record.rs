@@ -2,7 +2,7 @@
 //! record whose shape SPEC.md fixes field for field.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use crate::runtime::bindings::types as wit;
 use crate::text::{self, SourceText};
@@ -12,7 +12,7 @@ use crate::text::{self, SourceText};
 #[serde(deny_unknown_fields)]
 pub struct Media {
     /// Height in pixels.
-    pub height: Option<f64>,
+    pub height: Option<Number>,
     /// Source id.
     pub id: Option<String>,
     /// `image` or `video`.
@@ -20,7 +20,7 @@ pub struct Media {
     /// URL.
     pub review_media_url: String,
     /// Width in pixels.
-    pub width: Option<f64>,
+    pub width: Option<Number>,
 }
 
 /// The owner's reply to a review.
@@ -117,11 +117,11 @@ impl Review {
                 .media
                 .iter()
                 .map(|m| Media {
-                    height: m.height.map(f64::from),
+                    height: m.height.map(Number::from),
                     id: m.id.clone(),
                     review_media_type: m.media_type.clone(),
                     review_media_url: m.url.clone(),
-                    width: m.width.map(f64::from),
+                    width: m.width.map(Number::from),
                 })
                 .collect(),
             review_reply: review.reply.as_ref().map(|r| Reply {
@@ -154,17 +154,17 @@ pub struct PostInfo {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PostStats {
-    pub award_count: f64,
-    pub comments_count: f64,
-    pub down_votes: f64,
-    pub up_votes: f64,
+    pub award_count: Number,
+    pub comments_count: Number,
+    pub down_votes: Number,
+    pub up_votes: Number,
 }
 
 /// community_data of a forum post.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CommunityData {
-    pub active_user_count: Option<f64>,
+    pub active_user_count: Option<Number>,
     pub banner_img: Option<String>,
     pub community_icon: Option<String>,
     pub created_date: Option<String>,
@@ -176,7 +176,7 @@ pub struct CommunityData {
     pub over_18: Option<bool>,
     pub primary_color: Option<String>,
     pub public_description: Option<String>,
-    pub subscribers: Option<f64>,
+    pub subscribers: Option<Number>,
     pub title: Option<String>,
 }
 
@@ -185,8 +185,8 @@ pub struct CommunityData {
 #[serde(deny_unknown_fields)]
 pub struct CommunityInfo {
     pub created_date: Option<String>,
-    pub crossposts: Option<f64>,
-    pub subscribers: Option<f64>,
+    pub crossposts: Option<Number>,
+    pub subscribers: Option<Number>,
 }
 
 /// author_data of a forum post.
@@ -194,7 +194,7 @@ pub struct CommunityInfo {
 #[serde(deny_unknown_fields)]
 pub struct AuthorData {
     pub avatar_img: Option<String>,
-    pub comment_karma: Option<f64>,
+    pub comment_karma: Option<Number>,
     pub created_date: Option<String>,
     pub display_name_prefixed: Option<String>,
     pub icon_img: Option<String>,
@@ -202,12 +202,12 @@ pub struct AuthorData {
     pub is_employee: Option<bool>,
     pub is_gold: Option<bool>,
     pub is_mod: Option<bool>,
-    pub link_karma: Option<f64>,
+    pub link_karma: Option<Number>,
     pub name: Option<String>,
     pub profile_public_description: Option<String>,
-    pub profile_subscribers: Option<f64>,
+    pub profile_subscribers: Option<Number>,
     pub profile_title: Option<String>,
-    pub total_karma: Option<f64>,
+    pub total_karma: Option<Number>,
     pub verified: Option<bool>,
 }
 

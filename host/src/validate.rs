@@ -253,6 +253,7 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
         FieldType::Integer => value.as_i64().is_some(),
         FieldType::Boolean => value.is_boolean(),
         FieldType::Object => value.is_object(),
+        FieldType::Array => value.is_array(),
         FieldType::Enum => {
             let text = match value {
                 Value::String(s) => Some(s.clone()),

@@ -116,6 +116,15 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Starts a graceful shutdown: requests in flight finish, new connections are refused.
+    pub fn shutdown(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(tx) = self.shutdown.take() {

@@ -12,55 +12,42 @@ pub mod sdk {
     });
 }
 
-/// World `source`: review sources.
-pub mod source {
-    wasmtime::component::bindgen!({
-        world: "source",
-        path: "../wit",
-        imports: { default: async | trappable },
-        exports: { default: async },
-        with: {
-            "gleaner:plugin/http": super::sdk::gleaner::plugin::http,
-            "gleaner:plugin/config": super::sdk::gleaner::plugin::config,
-            "gleaner:plugin/cache": super::sdk::gleaner::plugin::cache,
-            "gleaner:plugin/log": super::sdk::gleaner::plugin::log,
-            "gleaner:plugin/types": super::sdk::gleaner::plugin::types,
-        },
-    });
+/// Generates the bindings of one plugin world, sharing the `sdk` interfaces.
+macro_rules! world {
+    ($(#[$doc:meta])* $module:ident, $world:tt) => {
+        $(#[$doc])*
+        pub mod $module {
+            wasmtime::component::bindgen!({
+                world: $world,
+                path: "../wit",
+                imports: { default: async | trappable },
+                exports: { default: async },
+                with: {
+                    "gleaner:plugin/http": super::sdk::gleaner::plugin::http,
+                    "gleaner:plugin/config": super::sdk::gleaner::plugin::config,
+                    "gleaner:plugin/cache": super::sdk::gleaner::plugin::cache,
+                    "gleaner:plugin/log": super::sdk::gleaner::plugin::log,
+                    "gleaner:plugin/types": super::sdk::gleaner::plugin::types,
+                },
+            });
+        }
+    };
 }
 
-/// World `post-source`: single-post sources.
-pub mod post {
-    wasmtime::component::bindgen!({
-        world: "post-source",
-        path: "../wit",
-        imports: { default: async | trappable },
-        exports: { default: async },
-        with: {
-            "gleaner:plugin/http": super::sdk::gleaner::plugin::http,
-            "gleaner:plugin/config": super::sdk::gleaner::plugin::config,
-            "gleaner:plugin/cache": super::sdk::gleaner::plugin::cache,
-            "gleaner:plugin/log": super::sdk::gleaner::plugin::log,
-            "gleaner:plugin/types": super::sdk::gleaner::plugin::types,
-        },
-    });
-}
-
-/// World `processor`: JSON in, JSON out.
-pub mod processor {
-    wasmtime::component::bindgen!({
-        world: "processor",
-        path: "../wit",
-        imports: { default: async | trappable },
-        exports: { default: async },
-        with: {
-            "gleaner:plugin/http": super::sdk::gleaner::plugin::http,
-            "gleaner:plugin/config": super::sdk::gleaner::plugin::config,
-            "gleaner:plugin/cache": super::sdk::gleaner::plugin::cache,
-            "gleaner:plugin/log": super::sdk::gleaner::plugin::log,
-            "gleaner:plugin/types": super::sdk::gleaner::plugin::types,
-        },
-    });
-}
+world!(
+    /// World `source`: review sources.
+    source,
+    "source"
+);
+world!(
+    /// World `post-source`: single-post sources.
+    post,
+    "post-source"
+);
+world!(
+    /// World `processor`: JSON in, JSON out.
+    processor,
+    "processor"
+);
 
 pub use sdk::gleaner::plugin::types;

@@ -11,26 +11,13 @@ use gleaner_sdk::types::Review;
 use gleaner_sdk::{FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
 use serde_json::{json, Value};
 
-wit_bindgen::generate!({
-    world: "source",
-    path: "../../wit",
-    with: {
-        "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
-        "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
-        "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
-        "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
-        "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
-    },
-});
+gleaner_sdk::plugin_bindings!("source");
 
 struct Trustpilot;
 
 impl exports::gleaner::plugin::source_plugin::Guest for Trustpilot {
     fn info() -> PluginInfo {
-        PluginInfo {
-            name: "customer-feedback-hub".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
+        gleaner_sdk::plugin_info!("customer-feedback-hub")
     }
 
     fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {

@@ -12,17 +12,7 @@ use serde_json::Value;
 
 use mapping::Target;
 
-wit_bindgen::generate!({
-    world: "post-source",
-    path: "../../wit",
-    with: {
-        "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
-        "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
-        "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
-        "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
-        "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
-    },
-});
+gleaner_sdk::plugin_bindings!("post-source");
 
 const DEFAULT_USER_AGENT: &str = "gleaner/0.1 (review collection service)";
 const TOKEN_KEY: &str = "oauth-token";
@@ -31,10 +21,7 @@ struct ForumSite;
 
 impl exports::gleaner::plugin::post_plugin::Guest for ForumSite {
     fn info() -> PluginInfo {
-        PluginInfo {
-            name: "forum-site".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
+        gleaner_sdk::plugin_info!("forum-site")
     }
 
     fn fetch_post(query: String) -> Result<String, FetchError> {

@@ -5,17 +5,7 @@ use gleaner_sdk::segment;
 use gleaner_sdk::PluginInfo;
 use serde_json::{json, Value};
 
-wit_bindgen::generate!({
-    world: "processor",
-    path: "../../wit",
-    with: {
-        "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
-        "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
-        "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
-        "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
-        "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
-    },
-});
+gleaner_sdk::plugin_bindings!("processor");
 
 use exports::gleaner::plugin::processor_plugin::{Guest, ProcessError};
 
@@ -76,10 +66,7 @@ struct ReviewChunk;
 
 impl Guest for ReviewChunk {
     fn info() -> PluginInfo {
-        PluginInfo {
-            name: "review-chunk".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
+        gleaner_sdk::plugin_info!("review-chunk")
     }
 
     fn process(input: String) -> Result<String, ProcessError> {

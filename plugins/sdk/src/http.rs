@@ -74,19 +74,7 @@ pub fn send(
     headers: &[(&str, &str)],
     body: Option<Vec<u8>>,
 ) -> Result<Response, FetchError> {
-    let request = host::Request {
-        method: method.to_owned(),
-        url: url.to_owned(),
-        headers: headers
-            .iter()
-            .map(|(n, v)| host::Header {
-                name: (*n).to_owned(),
-                value: (*v).to_owned(),
-            })
-            .collect(),
-        body,
-    };
-    convert(host::send(&request))
+    convert(host::send(&request(method, url, headers, body)))
 }
 
 /// GET with headers.
@@ -137,20 +125,29 @@ pub fn encode_component(s: &str) -> String {
 pub fn get_all(requests: &[(&str, &[(&str, &str)])]) -> Vec<Result<Response, FetchError>> {
     let batch: Vec<host::Request> = requests
         .iter()
-        .map(|(url, headers)| host::Request {
-            method: "GET".to_owned(),
-            url: (*url).to_owned(),
-            headers: headers
-                .iter()
-                .map(|(n, v)| host::Header {
-                    name: (*n).to_owned(),
-                    value: (*v).to_owned(),
-                })
-                .collect(),
-            body: None,
-        })
+        .map(|(url, headers)| request("GET", url, headers, None))
         .collect();
     host::send_batch(&batch).into_iter().map(convert).collect()
+}
+
+fn request(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<Vec<u8>>,
+) -> host::Request {
+    host::Request {
+        method: method.to_owned(),
+        url: url.to_owned(),
+        headers: headers
+            .iter()
+            .map(|(n, v)| host::Header {
+                name: (*n).to_owned(),
+                value: (*v).to_owned(),
+            })
+            .collect(),
+        body,
+    }
 }
 
 fn convert(result: Result<host::Response, host::Error>) -> Result<Response, FetchError> {

@@ -5,22 +5,51 @@
 //! ([`embedded`]), dates ([`date`]), the validating [`review::ReviewBuilder`],
 //! and the sentence segmenter ([`segment`]).
 //!
-//! Plugins generate their world's export bindings and map the shared interfaces
-//! onto this crate's bindings with wit-bindgen's `with`:
+//! A plugin generates its world's export bindings with [`plugin_bindings!`],
+//! which maps the shared interfaces onto this crate's bindings, and reports its
+//! identity with [`plugin_info!`]:
 //!
 //! ```ignore
-//! wit_bindgen::generate!({
-//!     world: "source",
-//!     path: "../../wit",
-//!     with: {
-//!         "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
-//!         "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
-//!         "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
-//!         "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
-//!         "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
-//!     },
-//! });
+//! gleaner_sdk::plugin_bindings!("source");
+//!
+//! struct MySource;
+//! impl exports::gleaner::plugin::source_plugin::Guest for MySource {
+//!     fn info() -> gleaner_sdk::PluginInfo { gleaner_sdk::plugin_info!("my-source") }
+//!     fn fetch_page(req: gleaner_sdk::PageRequest) -> Result<gleaner_sdk::Page, gleaner_sdk::FetchError> { todo() }
+//! }
+//! export!(MySource);
 //! ```
+
+/// Generates the export bindings of a plugin world (`"source"`, `"post-source"` or
+/// `"processor"`) from `wit/`, reusing this crate's bindings of the host interfaces.
+/// Call it once at the root of a plugin crate that lives in `plugins/<name>/`.
+#[macro_export]
+macro_rules! plugin_bindings {
+    ($world:tt) => {
+        wit_bindgen::generate!({
+            world: $world,
+            path: "../../wit",
+            with: {
+                "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
+                "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
+                "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
+                "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
+                "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
+            },
+        });
+    };
+}
+
+/// The plugin's identity: `name` and the crate version, which must match its manifest.
+#[macro_export]
+macro_rules! plugin_info {
+    ($name:expr) => {
+        $crate::PluginInfo {
+            name: ($name).into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    };
+}
 
 /// Bindings of the host interfaces (world `sdk`).
 #[allow(missing_docs, clippy::all)]

@@ -1,22 +1,13 @@
 //! A purpose-built misbehaving processor for the host's containment tests.
 //! `{"mode": "trap" | "loop" | "memory" | "host-data" | "ok"}`, or
-//! `{"mode": "fetch", "url": "...", "headers": {...}}`, which reports what the
-//! host's HTTP capability answered, for the sandbox tests.
+//! `{"mode": "fetch", "url": "...", "headers": {...}}` (or `"urls": [...]` for a
+//! concurrent batch), which reports what the host's HTTP capability answered, for
+//! the sandbox tests.
 
 use gleaner_sdk::PluginInfo;
 use serde_json::Value;
 
-wit_bindgen::generate!({
-    world: "processor",
-    path: "../../wit",
-    with: {
-        "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
-        "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
-        "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
-        "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
-        "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
-    },
-});
+gleaner_sdk::plugin_bindings!("processor");
 
 use exports::gleaner::plugin::processor_plugin::{Guest, ProcessError};
 
@@ -24,10 +15,7 @@ struct Misbehave;
 
 impl Guest for Misbehave {
     fn info() -> PluginInfo {
-        PluginInfo {
-            name: "test-misbehave".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
+        gleaner_sdk::plugin_info!("test-misbehave")
     }
 
     fn process(input: String) -> Result<String, ProcessError> {
@@ -62,6 +50,20 @@ impl Guest for Misbehave {
 export!(Misbehave);
 
 fn fetch(input: &Value) -> Value {
+    if let Some(urls) = input["urls"].as_array() {
+        let urls: Vec<&str> = urls.iter().filter_map(Value::as_str).collect();
+        let requests: Vec<(&str, &[(&str, &str)])> = urls.iter().map(|u| (*u, &[][..])).collect();
+        let statuses: Vec<Value> = gleaner_sdk::http::get_all(&requests)
+            .into_iter()
+            .map(|r| {
+                r.map_or_else(
+                    |e| serde_json::json!(format!("{e:?}")),
+                    |r| serde_json::json!(r.status),
+                )
+            })
+            .collect();
+        return serde_json::json!({ "statuses": statuses });
+    }
     let url = input["url"].as_str().unwrap_or_default();
     let headers: Vec<(String, String)> = input["headers"]
         .as_object()

@@ -1,0 +1,251 @@
+//! Benchmarks (`make bench`): instantiate + call time per plugin call, requests/s
+//! of /features/review-chunk at 64 concurrent connections, and start-up time of
+//! the `gleaner` binary with and without the compile cache.
+//!
+//! Expects `make plugins host` to have run (make bench does).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gleaner::config::Config;
+use gleaner::App;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index]
+}
+
+fn report(name: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    println!(
+        "{name}: n={} median={:.3} ms p99={:.3} ms max={:.3} ms",
+        samples.len(),
+        percentile(&samples, 0.5).as_secs_f64() * 1e3,
+        percentile(&samples, 0.99).as_secs_f64() * 1e3,
+        samples.last().unwrap().as_secs_f64() * 1e3
+    );
+}
+
+async fn instantiate_and_call() -> anyhow::Result<()> {
+    let config = Config {
+        plugin_dir: root().join("target/plugins"),
+        cache_dir: Some(root().join("target/gleaner-cache")),
+        replay: Some(root().join("tests/fixtures/har")),
+        ..Config::default()
+    };
+    let app = App::build(config).await?;
+    let runtime = app.state.runtime.clone();
+    println!(
+        "allocator: {}",
+        if runtime.pooling {
+            "pooling"
+        } else {
+            "on-demand"
+        }
+    );
+    let chunk = app
+        .state
+        .registry
+        .get("/features/review-chunk")
+        .expect("review-chunk loaded");
+    let input = r#"{"review_text":"Dr. Patel explained everything clearly, e.g. the 2.5 hour recovery. The staff at Smile Inc. were kind! I paid $120.50 and would go back.","widget_type":"card"}"#;
+    for _ in 0..50 {
+        runtime
+            .process(
+                &chunk,
+                "bench",
+                input,
+                Instant::now() + Duration::from_secs(5),
+            )
+            .await??;
+    }
+    let mut samples = Vec::new();
+    for _ in 0..2000 {
+        let started = Instant::now();
+        runtime
+            .process(
+                &chunk,
+                "bench",
+                input,
+                Instant::now() + Duration::from_secs(5),
+            )
+            .await??;
+        samples.push(started.elapsed());
+    }
+    report("instantiate+call review-chunk process()", samples);
+
+    let hub = app
+        .state
+        .registry
+        .get("/customer-feedback-hub/reviews")
+        .expect("customer-feedback-hub loaded");
+    let request = gleaner::runtime::bindings::types::PageRequest {
+        query: "https://www.trustpilot.com/review/www.bhphotovideo.com".into(),
+        sort: None,
+        filter_json: None,
+        cursor: None,
+    };
+    let mut samples = Vec::new();
+    for _ in 0..300 {
+        let started = Instant::now();
+        runtime
+            .fetch_page(
+                &hub,
+                "bench",
+                &request,
+                Instant::now() + Duration::from_secs(5),
+            )
+            .await?
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        samples.push(started.elapsed());
+    }
+    report(
+        "instantiate+call customer-feedback-hub fetch-page() (replayed 20-review page)",
+        samples,
+    );
+    Ok(())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A server process, stopped when dropped.
+struct ServerProcess(Child);
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn_server(port: u16, cache: &Path) -> ServerProcess {
+    let child = Command::new(root().join("target/release/gleaner"))
+        .env("GLEANER_ADDR", format!("127.0.0.1:{port}"))
+        .env("GLEANER_PLUGIN_DIR", root().join("target/plugins"))
+        .env("GLEANER_CACHE_DIR", cache)
+        .env("GLEANER_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("target/release/gleaner exists (make host)");
+    ServerProcess(child)
+}
+
+async fn wait_ready(client: &reqwest::Client, port: u16) {
+    loop {
+        if let Ok(r) = client
+            .get(format!("http://127.0.0.1:{port}/healthz"))
+            .send()
+            .await
+        {
+            if r.status().is_success() {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn startup() -> anyhow::Result<()> {
+    let client = reqwest::Client::new();
+    let mut cold = Vec::new();
+    let mut warm = Vec::new();
+    for _ in 0..3 {
+        let cache = tempfile::tempdir()?;
+        for samples in [&mut cold, &mut warm] {
+            let port = free_port();
+            let started = Instant::now();
+            let server = spawn_server(port, cache.path());
+            wait_ready(&client, port).await;
+            samples.push(started.elapsed());
+            drop(server);
+        }
+    }
+    report("start-up to first /healthz, empty compile cache", cold);
+    report("start-up to first /healthz, warm compile cache", warm);
+    Ok(())
+}
+
+async fn throughput() -> anyhow::Result<()> {
+    let port = free_port();
+    let cache = root().join("target/gleaner-cache");
+    let _server = spawn_server(port, &cache);
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(64)
+        .build()?;
+    wait_ready(&client, port).await;
+    let url = Arc::new(format!("http://127.0.0.1:{port}/features/review-chunk"));
+    let body = r#"{"review_id":"r1","review_text":"Dr. Patel explained everything clearly, e.g. the 2.5 hour recovery. The staff at Smile Inc. were kind! I paid $120.50 and would go back.","widget_type":"card"}"#;
+    let duration = Duration::from_secs(10);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..64 {
+        let (client, url) = (client.clone(), url.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut errors = 0u64;
+            while started.elapsed() < duration {
+                let t = Instant::now();
+                let ok = client
+                    .post(url.as_str())
+                    .header("content-type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .map(|r| r.status().is_success())
+                    .unwrap_or(false);
+                if ok {
+                    latencies.push(t.elapsed());
+                } else {
+                    errors += 1;
+                }
+            }
+            (latencies, errors)
+        }));
+    }
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for t in tasks {
+        let (l, e) = t.await?;
+        all.extend(l);
+        errors += e;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "review-chunk at 64 concurrent connections for {:.0} s: {} ok, {errors} failed, {:.0} requests/s",
+        elapsed,
+        all.len(),
+        all.len() as f64 / elapsed
+    );
+    report("review-chunk latency under that load", all);
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    println!(
+        "machine: {} cores",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(0)
+    );
+    instantiate_and_call().await?;
+    startup().await?;
+    throughput().await?;
+    Ok(())
+}

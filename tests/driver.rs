@@ -1,0 +1,129 @@
+//! The review-fetch driver against a local Trustpilot-shaped server (through the
+//! upstream override): the time budget, and partial results when the source fails.
+
+mod common;
+
+use std::time::Duration;
+
+use axum::extract::Query;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use serde_json::{json, Value};
+
+const HUB: &str = "/customer-feedback-hub/reviews";
+const QUERY: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
+
+/// Serves the real review objects as three newest-first pages of 20, each after
+/// `delay`, failing page `fail_page` with a 500.
+async fn trustpilot(delay: Duration, fail_page: Option<u64>) -> std::net::SocketAddr {
+    let reviews: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(
+            common::root()
+                .join("tests/fixtures/customer-feedback-hub/trustpilot-nextdata-reviews.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let pages = vec![
+        reviews[0..20].to_vec(),
+        reviews[40..60].to_vec(),
+        reviews[20..40].to_vec(),
+    ];
+    let router = Router::new().route(
+        "/review/{domain}",
+        get(move |Query(q): Query<std::collections::HashMap<String, String>>| {
+            let pages = pages.clone();
+            async move {
+                let page: u64 = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+                tokio::time::sleep(delay).await;
+                if Some(page) == fail_page {
+                    return (StatusCode::INTERNAL_SERVER_ERROR, "upstream broke".to_owned()).into_response();
+                }
+                let data = json!({"props": {"pageProps": {
+                    "businessUnit": {"displayName": "B&H Photo Video", "numberOfReviews": 60},
+                    "reviews": pages[(page - 1) as usize],
+                    "filters": {"pagination": {"totalPages": 3}}
+                }}});
+                let html = format!(r#"<html><script id="__NEXT_DATA__" type="application/json">{data}</script></html>"#);
+                (StatusCode::OK, html).into_response()
+            }
+        }),
+    );
+    common::upstream(router).await
+}
+
+fn ids(body: &Value) -> Vec<String> {
+    body["all_reviews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["review_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_budget_ends_a_fetch_with_a_continuation_and_nothing_is_lost() {
+    let addr = trustpilot(Duration::from_millis(700), None).await;
+    let s = common::start(&["customer-feedback-hub"], move |c| {
+        c.replay = None;
+        c.fetch_budget_ms = 2000;
+        c.upstream_override
+            .insert("www.trustpilot.com".into(), format!("http://{addr}"));
+    })
+    .await;
+    let (status, first) = s.post(HUB, json!({"query": QUERY})).await;
+    assert_eq!(status, 200, "{first}");
+    let info = &first["extra_information"];
+    assert_eq!(info["stop_reason"], "time_budget", "{info}");
+    assert_eq!(info["complete"], false);
+    assert!(
+        info["elapsed_ms"].as_u64().unwrap() < 2000,
+        "answered within the budget: {info}"
+    );
+    assert!(first["message"].as_str().unwrap().contains("time budget"));
+    let mut all = ids(&first);
+    assert!(!all.is_empty() && all.len() < 60);
+    let mut token = first["next_page"].as_str().unwrap().to_owned();
+    loop {
+        let (status, next) = s
+            .post(HUB, json!({"query": QUERY, "pagination_token": token}))
+            .await;
+        assert_eq!(status, 200, "{next}");
+        all.extend(ids(&next));
+        match next["next_page"].as_str() {
+            Some(t) => token = t.to_owned(),
+            None => break,
+        }
+    }
+    assert_eq!(all.len(), 60);
+    let unique: std::collections::HashSet<_> = all.iter().collect();
+    assert_eq!(unique.len(), 60);
+}
+
+#[tokio::test]
+async fn a_failing_page_returns_what_was_collected_and_where_to_resume() {
+    let addr = trustpilot(Duration::ZERO, Some(2)).await;
+    let s = common::start(&["customer-feedback-hub"], move |c| {
+        c.replay = None;
+        c.upstream_override
+            .insert("www.trustpilot.com".into(), format!("http://{addr}"));
+    })
+    .await;
+    let (status, body) = s.post(HUB, json!({"query": QUERY})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids(&body).len(), 20);
+    assert_eq!(body["extra_information"]["stop_reason"], "source_error");
+    let message = body["message"].as_str().unwrap();
+    assert!(message.contains("HTTP 500"), "{message}");
+    let token = body["next_page"].as_str().unwrap();
+    let (status, again) = s
+        .post(HUB, json!({"query": QUERY, "pagination_token": token}))
+        .await;
+    assert_eq!(
+        status, 502,
+        "the resumed fetch starts at the failing page: {again}"
+    );
+    assert!(again["error"].as_str().unwrap().contains("HTTP 500"));
+}
