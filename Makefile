@@ -1,15 +1,18 @@
 # Gleaner build, run and test entry points.
 # One target directory, one cargo invocation for all plugins; tests never rebuild.
 
+SHELL := /bin/bash
 CARGO ?= cargo
 WASM_TARGET := wasm32-wasip2
-PLUGINS := forum-site customer-feedback-hub review-chunk
-TEST_PLUGINS := test-misbehave
+# Every crate under plugins/ except the SDK is a plugin; test-* plugins are staged apart.
+ALL_PLUGINS := $(filter-out sdk templates,$(notdir $(wildcard plugins/*)))
+TEST_PLUGINS := $(filter test-%,$(ALL_PLUGINS))
+PLUGINS := $(filter-out test-%,$(ALL_PLUGINS))
 PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test unit lint fmt plugins host wasm-target bench clean
+.PHONY: all run demo test lint fmt plugins host wasm-target bench clean new-plugin test-plugin template-check
 
 all: plugins host
 
@@ -47,7 +50,20 @@ demo: plugins host
 
 ## Runs every test: unit tests of host and plugins, then the integration tests against the real server.
 test: plugins
-	$(CARGO) test --release --workspace
+	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test-output.log
+	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-output.log
+
+## Creates plugins/NAME from a template: make new-plugin NAME=my-source KIND=source|processor
+new-plugin:
+	@plugins/templates/new-plugin.sh "$(NAME)" "$(KIND)"
+
+## Runs one plugin's replay cases (plugins/NAME/tests/replay.toml) against the real server.
+test-plugin: plugins
+	GLEANER_TEST_PLUGIN=$(NAME) $(CARGO) test --release -p gleaner --test plugin_replay -- --nocapture
+
+## Proves a new plugin needs no host change: generates one of each kind, builds, serves and tests them, then removes them.
+template-check:
+	./plugins/templates/check.sh
 
 ## Formatting and lints for host and plugins.
 lint: wasm-target

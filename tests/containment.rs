@@ -80,7 +80,7 @@ async fn incompatible_package_versions_and_wrong_kinds_are_refused() {
     let app = gleaner::App::build(common::config(&dir)).await.unwrap();
     let failures = app.state.registry.failures();
     assert_eq!(failures.len(), 1);
-    let e = &failures[0].error;
+    let e = &failures[0].1;
     assert!(
         e.contains("built against gleaner:plugin@0.2.0") && e.contains("rebuild"),
         "{e}"
@@ -96,10 +96,10 @@ async fn incompatible_package_versions_and_wrong_kinds_are_refused() {
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(
         failures[0]
-            .error
+            .1
             .contains("must export gleaner:plugin/source-plugin"),
         "{}",
-        failures[0].error
+        failures[0].1
     );
 }
 

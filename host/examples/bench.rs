@@ -134,9 +134,14 @@ impl Drop for ServerProcess {
 }
 
 fn spawn_server(port: u16, cache: &Path) -> ServerProcess {
+    spawn_server_with(port, cache, &root().join("target/plugins"))
+}
+
+fn spawn_server_with(port: u16, cache: &Path, plugins: &Path) -> ServerProcess {
     let child = Command::new(root().join("target/release/gleaner"))
         .env("GLEANER_ADDR", format!("127.0.0.1:{port}"))
-        .env("GLEANER_PLUGIN_DIR", root().join("target/plugins"))
+        .env("GLEANER_PLUGIN_DIR", plugins)
+        .env("GLEANER_ADMIN_KEYS", "bench-admin")
         .env("GLEANER_CACHE_DIR", cache)
         .env("GLEANER_LOG", "warn")
         .stdout(Stdio::null())
@@ -236,6 +241,112 @@ async fn throughput() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Swap latency: from the manifest rename to the first response served by the new
+/// version, against a server process watching its plugin directory.
+async fn swap_latency() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let cache = tempfile::tempdir()?;
+    let staged = |f: &str| std::fs::read(root().join("target/test-plugins").join(f));
+    for f in ["test_swap_v1.wasm", "test_swap_v2.wasm"] {
+        std::fs::write(dir.path().join(f), staged(f)?)?;
+    }
+    std::fs::write(
+        dir.path().join("test-swap.toml"),
+        staged("test-swap-v1.toml")?,
+    )?;
+    let port = free_port();
+    let _server = spawn_server_with(port, cache.path(), dir.path());
+    let client = reqwest::Client::new();
+    wait_ready(&client, port).await;
+    let url = format!("http://127.0.0.1:{port}/test/swap");
+    let mut latencies = Vec::new();
+    let mut compile = Vec::new();
+    for round in 0..10 {
+        let (manifest, version) = if round % 2 == 0 {
+            ("test-swap-v2.toml", "2.0.0")
+        } else {
+            ("test-swap-v1.toml", "1.0.0")
+        };
+        let tmp = dir.path().join(".test-swap.toml.tmp");
+        std::fs::write(&tmp, staged(manifest)?)?;
+        let swapped = Instant::now();
+        std::fs::rename(&tmp, dir.path().join("test-swap.toml"))?;
+        loop {
+            let r = client
+                .post(&url)
+                .header("content-type", "application/json")
+                .body("{}")
+                .send()
+                .await?;
+            if r.headers()
+                .get("x-gleaner-plugin-version")
+                .is_some_and(|v| v == version)
+            {
+                latencies.push(swapped.elapsed());
+                break;
+            }
+            anyhow::ensure!(
+                swapped.elapsed() < Duration::from_secs(30),
+                "version {version} never served"
+            );
+        }
+        let list: serde_json::Value = client
+            .get(format!("http://127.0.0.1:{port}/admin/plugins"))
+            .header("x-api-key", "bench-admin")
+            .send()
+            .await?
+            .json()
+            .await?;
+        let ms = list["plugins"][0]["compile_ms"].as_u64().unwrap_or(0);
+        compile.push(Duration::from_millis(ms));
+    }
+    report(
+        "swap: manifest rename to first response from the new version (compile included)",
+        latencies.clone(),
+    );
+    report(
+        "swap: compile or cache load of the new version",
+        compile.clone(),
+    );
+    let net: Vec<Duration> = latencies
+        .iter()
+        .zip(&compile)
+        .map(|(l, c)| l.saturating_sub(*c))
+        .collect();
+    report("swap latency not counting compile time", net);
+    Ok(())
+}
+
+/// Compile time of each plugin component, without the cache.
+async fn compile_times() -> anyhow::Result<()> {
+    let cache = tempfile::tempdir()?;
+    let config = Config {
+        plugin_dir: root().join("target/plugins"),
+        cache_dir: Some(cache.path().to_owned()),
+        watch: false,
+        ..Config::default()
+    };
+    let app = App::build(config).await?;
+    for p in app.state.registry.plugins() {
+        let size = std::fs::metadata(
+            p.manifest.component_path(
+                &root()
+                    .join("target/plugins")
+                    .join(format!("{}.toml", p.manifest.name)),
+            ),
+        )
+        .map(|m| m.len())
+        .unwrap_or(0);
+        println!(
+            "compile {}: {} ms ({} KiB component)",
+            p.manifest.name,
+            p.compile_time.as_millis(),
+            size / 1024
+        );
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     println!(
@@ -245,7 +356,9 @@ async fn main() -> anyhow::Result<()> {
             .unwrap_or(0)
     );
     instantiate_and_call().await?;
+    compile_times().await?;
     startup().await?;
+    swap_latency().await?;
     throughput().await?;
     Ok(())
 }

@@ -50,6 +50,12 @@ pub struct Config {
     pub cache_dir: Option<PathBuf>,
     /// API keys accepted in `x-api-key` or `Authorization: Bearer` (`GLEANER_API_KEYS`, comma separated).
     pub api_keys: Vec<String>,
+    /// Keys for the admin API under /admin (`GLEANER_ADMIN_KEYS`, comma separated); none disables it.
+    pub admin_keys: Vec<String>,
+    /// Largest admin upload in bytes (`GLEANER_ADMIN_MAX_BODY_BYTES`).
+    pub admin_max_body_bytes: usize,
+    /// Watch the plugin directory and hot-swap changed plugins (`GLEANER_WATCH`, true/false).
+    pub watch: bool,
     /// Largest accepted request body in bytes (`GLEANER_MAX_BODY_BYTES`).
     pub max_body_bytes: usize,
     /// Time budget of one review fetch when reviews_to_fetch is omitted (`GLEANER_FETCH_BUDGET_MS`).
@@ -75,6 +81,9 @@ impl Default for Config {
             plugin_dir: PathBuf::from("target/plugins"),
             cache_dir: Some(PathBuf::from("target/gleaner-cache")),
             api_keys: Vec::new(),
+            admin_keys: Vec::new(),
+            admin_max_body_bytes: 64 * 1024 * 1024,
+            watch: true,
             max_body_bytes: 1024 * 1024,
             fetch_budget_ms: 30_000,
             max_concurrent_requests: 256,
@@ -126,6 +135,25 @@ impl Config {
         }
         if let Some(v) = var("GLEANER_API_KEYS") {
             self.api_keys = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_ADMIN_KEYS") {
+            self.admin_keys = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_ADMIN_MAX_BODY_BYTES") {
+            self.admin_max_body_bytes = parse_number("GLEANER_ADMIN_MAX_BODY_BYTES", v)?;
+        }
+        if let Some(v) = var("GLEANER_WATCH") {
+            self.watch = match v.trim() {
+                "1" | "true" | "yes" => true,
+                "0" | "false" | "no" => false,
+                _ => {
+                    return Err(ConfigError::Env {
+                        name: "GLEANER_WATCH",
+                        value: v,
+                        hint: "use true or false",
+                    })
+                }
+            };
         }
         if let Some(v) = var("GLEANER_MAX_BODY_BYTES") {
             self.max_body_bytes = parse_number("GLEANER_MAX_BODY_BYTES", v)?;

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::cursor::{self, Resume};
 use crate::error::ApiError;
+use crate::manifest::Continuation;
 use crate::record::{extra_object, Review};
 use crate::registry::Plugin;
 use crate::runtime::bindings::types::{Order, PageRequest, SourceMeta};
@@ -60,13 +61,40 @@ pub struct Outcome {
     pub continuation: Option<String>,
 }
 
-/// Runs a fetch within `budget`.
+impl Outcome {
+    /// The response body: `all_reviews`, `extra_information`, `message`, and the
+    /// continuation as the endpoint's manifest declares it (`next_page` or `pagination_data`).
+    pub fn into_body(self, continuation: Continuation) -> Value {
+        let mut body = json!({
+            "all_reviews": self.reviews,
+            "extra_information": self.extra_information,
+            "message": self.message,
+        });
+        match continuation {
+            Continuation::PaginationToken => body["next_page"] = json!(self.continuation),
+            Continuation::PaginationData => {
+                body["pagination_data"] = match self.continuation {
+                    Some(token) => json!({ "token": token }),
+                    None => Value::Null,
+                }
+            }
+            Continuation::None => {}
+        }
+        body
+    }
+}
+
+/// Progress after each page: pages fetched and reviews collected so far.
+pub type OnPage<'a> = &'a (dyn Fn(u32, usize) + Sync);
+
+/// Runs a fetch within `budget`, reporting progress after each page.
 pub async fn fetch(
     runtime: &Runtime,
     plugin: &Plugin,
     request: &SourceRequest,
     budget: Duration,
     request_id: &str,
+    on_page: OnPage<'_>,
 ) -> Result<Outcome, ApiError> {
     let started = Instant::now();
     let deadline = started + budget.saturating_sub(ANSWER_MARGIN);
@@ -151,6 +179,7 @@ pub async fn fetch(
             }
         }
         meta = Some(page.meta);
+        on_page(pages, reviews.len());
         if let Some(reason) = reason {
             break reason;
         }

@@ -27,6 +27,9 @@ pub enum ApiError {
     /// No valid API key (401).
     #[error("missing or invalid API key; send it in the x-api-key header or as Authorization: Bearer <key>")]
     Unauthorized,
+    /// The admin API has no keys configured (401).
+    #[error("the admin API is disabled: set GLEANER_ADMIN_KEYS (or admin_keys in the config file) and send one in x-api-key")]
+    AdminDisabled,
     /// No such path (404).
     #[error("{0}")]
     NotFound(String),
@@ -66,7 +69,7 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized | ApiError::AdminDisabled => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) | ApiError::UpstreamNotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,

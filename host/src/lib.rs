@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod capabilities;
+pub mod cli;
 pub mod config;
 pub mod cursor;
 pub mod driver;
@@ -60,6 +61,7 @@ impl App {
         let runtime = runtime::Runtime::new(services, config.cache_dir.clone())?;
         let registry = registry::Registry::load_dir(&runtime, &config).await?;
         let keys = api::auth::ApiKeys::new(&config.api_keys);
+        let admin_keys = api::auth::ApiKeys::new(&config.admin_keys);
         let state = api::AppState {
             runtime: Arc::new(runtime),
             registry: Arc::new(registry),
@@ -68,6 +70,7 @@ impl App {
             )),
             config: Arc::new(config),
             keys,
+            admin_keys,
         };
         Ok(App { state })
     }
@@ -90,6 +93,14 @@ impl App {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
+        if self.state.config.watch {
+            let s = &self.state;
+            tokio::spawn(registry::watch(
+                s.registry.clone(),
+                s.runtime.clone(),
+                s.config.clone(),
+            ));
+        }
         let router = api::router(self.state);
         axum::serve(listener, router)
             .with_graceful_shutdown(shutdown)

@@ -3,39 +3,87 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use gleaner::cli::FetchArgs;
 use gleaner::config::Config;
 use gleaner::App;
 
-const USAGE: &str = "usage: gleaner [serve] [--config FILE]\n\n\
-Serves the Gleaner API. Settings come from the TOML file (or GLEANER_CONFIG) and\n\
-GLEANER_* environment variables; see the README's configuration reference.";
+const USAGE: &str = "usage:
+  gleaner [serve] [--config FILE]
+      Serves the Gleaner API. Settings come from the TOML file (or GLEANER_CONFIG)
+      and GLEANER_* environment variables; see the README's configuration reference.
+  gleaner plugin check PATH
+      Validates a plugin's manifest and component (world, package version,
+      manifest, allowlist) without a server. PATH: the manifest, or the component.
+  gleaner fetch LABEL QUERY [--sort S] [--filter F] [--max N] [--record OUT.har | --replay IN.har]
+      Runs a source locally: progress on stderr, the response JSON on stdout.";
 
 #[tokio::main]
 async fn main() {
-    if let Err(e) = run().await {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+    match run().await {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(1);
+        }
     }
 }
 
-async fn run() -> anyhow::Result<()> {
+async fn run() -> anyhow::Result<i32> {
     let mut config_file = std::env::var_os("GLEANER_CONFIG").map(PathBuf::from);
+    let mut positional = Vec::new();
+    let mut fetch = FetchArgs::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        let mut value = |name: &str| {
+            args.next()
+                .with_context(|| format!("{name} needs a value\n\n{USAGE}"))
+        };
         match arg.as_str() {
-            "serve" => {}
-            "--config" => {
-                config_file = Some(args.next().context("--config needs a file path")?.into())
+            "--config" => config_file = Some(value("--config")?.into()),
+            "--sort" => fetch.sort = Some(value("--sort")?),
+            "--filter" => fetch.filter = Some(value("--filter")?),
+            "--max" => {
+                fetch.max = Some(
+                    value("--max")?
+                        .parse()
+                        .context("--max takes a positive whole number")?,
+                )
             }
+            "--record" => fetch.record = Some(value("--record")?.into()),
+            "--replay" => fetch.replay = Some(value("--replay")?.into()),
             "-h" | "--help" => {
                 println!("{USAGE}");
-                return Ok(());
+                return Ok(0);
             }
-            other => anyhow::bail!("unknown argument {other:?}\n\n{USAGE}"),
+            flag if flag.starts_with("--") => anyhow::bail!("unknown option {flag:?}\n\n{USAGE}"),
+            _ => positional.push(arg),
         }
     }
-    init_logging();
     let config = Config::load(config_file.as_deref())?;
+    match positional
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] | ["serve"] => serve(config).await.map(|_| 0),
+        ["plugin", "check", path] => {
+            init_logging("warn");
+            let problems = gleaner::cli::check(&config, std::path::Path::new(path)).await?;
+            Ok(if problems == 0 { 0 } else { 1 })
+        }
+        ["fetch", label, query] => {
+            init_logging("warn");
+            fetch.label = (*label).to_owned();
+            fetch.query = (*query).to_owned();
+            gleaner::cli::fetch(&config, fetch).await.map(|_| 0)
+        }
+        other => anyhow::bail!("unknown command {:?}\n\n{USAGE}", other.join(" ")),
+    }
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    init_logging("info");
     let started = std::time::Instant::now();
     let app = App::build(config).await?;
     app.check_bind()?;
@@ -64,9 +112,9 @@ async fn run() -> anyhow::Result<()> {
     app.serve(listener, shutdown_signal()).await
 }
 
-fn init_logging() {
+fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

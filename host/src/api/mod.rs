@@ -2,6 +2,7 @@
 //! checks auth, method and body size, then hands over to the handler for the
 //! plugin's kind. Handlers are thin; the work lives in the driver and runtime.
 
+mod admin;
 pub mod auth;
 mod post;
 mod processor;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Accepted API keys.
     pub keys: ApiKeys,
+    /// Accepted admin keys (for /admin only).
+    pub admin_keys: ApiKeys,
     /// Requests allowed at once; beyond that the answer is 503.
     pub slots: Arc<tokio::sync::Semaphore>,
 }
@@ -53,8 +56,12 @@ pub struct Call {
 
 /// Builds the router.
 pub fn router(state: AppState) -> Router {
+    let admin_limit = state.config.admin_max_body_bytes;
     Router::new()
         .route("/healthz", get(health))
+        .merge(
+            admin::router(state.clone()).layer(axum::extract::DefaultBodyLimit::max(admin_limit)),
+        )
         .fallback(dispatch)
         .with_state(state)
 }

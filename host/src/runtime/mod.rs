@@ -148,7 +148,14 @@ impl Runtime {
         };
         let sha256 = hex::encode(Sha256::digest(&bytes));
         let started = std::time::Instant::now();
-        let (component, from_cache) = self.compile(&bytes, &sha256).map_err(&fail)?;
+        let (engine, cache_dir, key) =
+            (self.engine.clone(), self.cache_dir.clone(), sha256.clone());
+        let (component, from_cache) = tokio::task::spawn_blocking(move || {
+            compile(&engine, cache_dir.as_deref(), &bytes, &key)
+        })
+        .await
+        .map_err(|e| fail(format!("compilation panicked: {e}")))?
+        .map_err(&fail)?;
         let compile_time = started.elapsed();
         compat::check(&self.engine, &component, manifest.kind).map_err(&fail)?;
         let pre = self.linker.instantiate_pre(&component).map_err(|e| {
@@ -196,45 +203,51 @@ impl Runtime {
         }
         Ok(plugin)
     }
+}
 
-    fn compile(&self, bytes: &[u8], sha256: &str) -> Result<(Component, bool), String> {
-        let Some(dir) = &self.cache_dir else {
-            return Component::new(&self.engine, bytes)
-                .map(|c| (c, false))
-                .map_err(|e| format!("{e:#}"));
-        };
-        let mut hasher = std::hash::DefaultHasher::new();
-        std::hash::Hash::hash(&self.engine.precompile_compatibility_hash(), &mut hasher);
-        let engine_key = std::hash::Hasher::finish(&hasher);
-        let file = dir.join(format!("{sha256}-{engine_key:016x}.cwasm"));
-        if file.exists() {
-            // SAFETY: the file was written by `precompile_component` of an engine with the
-            // same compatibility hash (part of its name), in the host's own cache directory.
-            match unsafe { Component::deserialize_file(&self.engine, &file) } {
-                Ok(component) => return Ok((component, true)),
-                Err(e) => {
-                    tracing::warn!(file = %file.display(), error = %e, "ignoring unusable cache entry")
-                }
+/// Compiles a component, or loads it from the disk cache keyed by its hash and the
+/// engine's compatibility hash. Runs on a blocking thread, off the request path.
+fn compile(
+    engine: &Engine,
+    cache_dir: Option<&Path>,
+    bytes: &[u8],
+    sha256: &str,
+) -> Result<(Component, bool), String> {
+    let Some(dir) = cache_dir else {
+        return Component::new(engine, bytes)
+            .map(|c| (c, false))
+            .map_err(|e| format!("{e:#}"));
+    };
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut hasher);
+    let engine_key = std::hash::Hasher::finish(&hasher);
+    let file = dir.join(format!("{sha256}-{engine_key:016x}.cwasm"));
+    if file.exists() {
+        // SAFETY: the file was written by `precompile_component` of an engine with the
+        // same compatibility hash (part of its name), in the host's own cache directory.
+        match unsafe { Component::deserialize_file(engine, &file) } {
+            Ok(component) => return Ok((component, true)),
+            Err(e) => {
+                tracing::warn!(file = %file.display(), error = %e, "ignoring unusable cache entry")
             }
         }
-        let compiled = self
-            .engine
-            .precompile_component(bytes)
-            .map_err(|e| format!("{e:#}"))?;
-        if std::fs::create_dir_all(dir).is_ok() {
-            let tmp = file.with_extension(format!("tmp-{}", uuid::Uuid::new_v4()));
-            if std::fs::write(&tmp, &compiled)
-                .and_then(|_| std::fs::rename(&tmp, &file))
-                .is_err()
-            {
-                tracing::warn!(dir = %dir.display(), "could not write the compile cache");
-            }
-        }
-        // SAFETY: the bytes were just produced by `precompile_component` of this engine.
-        let component = unsafe { Component::deserialize(&self.engine, &compiled) }
-            .map_err(|e| format!("{e:#}"))?;
-        Ok((component, false))
     }
+    let compiled = engine
+        .precompile_component(bytes)
+        .map_err(|e| format!("{e:#}"))?;
+    if std::fs::create_dir_all(dir).is_ok() {
+        let tmp = file.with_extension(format!("tmp-{}", uuid::Uuid::new_v4()));
+        if std::fs::write(&tmp, &compiled)
+            .and_then(|_| std::fs::rename(&tmp, &file))
+            .is_err()
+        {
+            tracing::warn!(dir = %dir.display(), "could not write the compile cache");
+        }
+    }
+    // SAFETY: the bytes were just produced by `precompile_component` of this engine.
+    let component =
+        unsafe { Component::deserialize(engine, &compiled) }.map_err(|e| format!("{e:#}"))?;
+    Ok((component, false))
 }
 
 fn engine_config(pooling: bool) -> Config {

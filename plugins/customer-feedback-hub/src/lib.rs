@@ -5,9 +5,9 @@
 //! default (`sort=recency`) so `sync_date` can stop early, and filters by stars.
 
 use gleaner_sdk::embedded::next_data;
-use gleaner_sdk::http;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
+use gleaner_sdk::{cursor, http};
 use gleaner_sdk::{FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
 use serde_json::{json, Value};
 
@@ -26,6 +26,12 @@ impl exports::gleaner::plugin::source_plugin::Guest for Trustpilot {
 }
 
 export!(Trustpilot);
+
+/// Where the next page starts: Trustpilot pages are numbered from 1.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Cursor {
+    page: u32,
+}
 
 /// A Trustpilot business page: host and the business's domain.
 #[derive(Debug, PartialEq)]
@@ -74,7 +80,7 @@ pub fn parse_query(query: &str) -> Result<Target, String> {
     ))
 }
 
-/// The page URL for a request. The cursor is the page number (first page: none).
+/// The URL of page `page` (1-based) of a business's reviews.
 pub fn page_url(target: &Target, sort: &str, stars: Option<&str>, page: u32) -> String {
     let mut url = format!(
         "https://{}/review/{}?languages=all&sort={sort}",
@@ -91,13 +97,10 @@ pub fn page_url(target: &Target, sort: &str, stars: Option<&str>, page: u32) -> 
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let target = parse_query(&req.query).map_err(FetchError::BadQuery)?;
-    let page: u32 =
-        match &req.cursor {
-            None => 1,
-            Some(c) => c.parse().ok().filter(|p| *p >= 1).ok_or_else(|| {
-                FetchError::BadCursor(format!("cursor {c:?} is not a page number"))
-            })?,
-        };
+    let page = match &req.cursor {
+        None => 1,
+        Some(c) => cursor::decode::<Cursor>(c)?.page.max(1),
+    };
     let sort = req.sort.clone().unwrap_or_else(|| "recency".into());
     let stars = req
         .filter_json
@@ -145,8 +148,8 @@ pub fn parse_page(
     let total_pages = props["filters"]["pagination"]["totalPages"]
         .as_u64()
         .unwrap_or(0);
-    let next_cursor =
-        ((page as u64) < total_pages && !reviews.is_empty()).then(|| (page + 1).to_string());
+    let next_cursor = ((page as u64) < total_pages && !reviews.is_empty())
+        .then(|| cursor::encode(&Cursor { page: page + 1 }));
     let unit = &props["businessUnit"];
     Ok(Page {
         reviews,

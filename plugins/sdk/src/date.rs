@@ -1,4 +1,6 @@
-//! Dates as ISO 8601 strings.
+//! Dates as ISO 8601 strings, from the forms review sites use: epoch seconds and
+//! milliseconds, ISO dates, `MM/DD/YYYY`, "October 8, 2018", "8 Oct 2018", and
+//! relative dates ("3 days ago") against a reference date.
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -48,6 +50,146 @@ pub fn looks_iso(s: &str) -> bool {
         && (1..=31).contains(&s[8..10].parse::<u32>().unwrap_or(0))
 }
 
+/// (year, month, day) → days since 1970-01-01.
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        _ => 28,
+    }
+}
+
+fn ymd(year: i64, month: u32, day: u32) -> Option<String> {
+    ((1..=12).contains(&month)
+        && (1..=days_in_month(year, month)).contains(&day)
+        && (1000..=9999).contains(&year))
+    .then(|| format!("{year:04}-{month:02}-{day:02}"))
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+fn month_number(word: &str) -> Option<u32> {
+    let w = word.trim_end_matches('.').to_ascii_lowercase();
+    if w.len() < 3 {
+        return None;
+    }
+    let position = MONTHS.iter().position(|m| w.starts_with(m))?;
+    let full = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    (w.len() == 3 || full[position].starts_with(&w) || w == "sept").then_some(position as u32 + 1)
+}
+
+/// Parses a date in any of the supported forms to ISO 8601: a date-time for epoch
+/// and ISO date-time input, else `YYYY-MM-DD`. `today` is the reference date for
+/// relative forms, as (year, month, day); without it they give none.
+pub fn parse(text: &str, today: Option<(i64, u32, u32)>) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    if t.chars().all(|c| c.is_ascii_digit()) && t.len() >= 9 {
+        let n: i64 = t.parse().ok()?;
+        return if t.len() >= 12 {
+            iso_from_epoch_millis(n)
+        } else {
+            iso_from_epoch_secs(n as f64)
+        };
+    }
+    if looks_iso(t) {
+        let date = ymd(
+            t[..4].parse().ok()?,
+            t[5..7].parse().ok()?,
+            t[8..10].parse().ok()?,
+        )?;
+        return Some(if t.len() > 10 { t.to_owned() } else { date });
+    }
+    if let Some(relative) = today.and_then(|today| parse_relative(t, today)) {
+        return Some(relative);
+    }
+    let cleaned = t.replace(',', " ");
+    let words: Vec<&str> = cleaned.split_whitespace().collect();
+    if let [single] = words.as_slice() {
+        let parts: Vec<&str> = single.split('/').collect();
+        if let [m, d, y] = parts.as_slice() {
+            return ymd(y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+        }
+        return None;
+    }
+    let number = |w: &str| {
+        w.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+            .parse::<u32>()
+            .ok()
+    };
+    match words.as_slice() {
+        [m, d, y] if month_number(m).is_some() => {
+            ymd(y.parse().ok()?, month_number(m)?, number(d)?)
+        }
+        [d, m, y] if month_number(m).is_some() => {
+            ymd(y.parse().ok()?, month_number(m)?, number(d)?)
+        }
+        _ => None,
+    }
+}
+
+fn parse_relative(text: &str, today: (i64, u32, u32)) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let base = days_from_civil(today.0, today.1, today.2);
+    let shift = |days: i64| {
+        let (y, m, d) = civil_from_days(base - days);
+        format!("{y:04}-{m:02}-{d:02}")
+    };
+    match lower.as_str() {
+        "today" | "just now" => return Some(shift(0)),
+        "yesterday" => return Some(shift(1)),
+        _ => {}
+    }
+    let rest = lower.strip_suffix(" ago")?;
+    let (count, unit) = rest.split_once(' ')?;
+    let n: i64 = match count {
+        "a" | "an" | "one" => 1,
+        c => c.parse().ok()?,
+    };
+    let unit = unit.trim_end_matches('s');
+    let (y, m, d) = today;
+    match unit {
+        "second" | "minute" | "hour" => Some(shift(0)),
+        "day" => Some(shift(n)),
+        "week" => Some(shift(7 * n)),
+        "month" | "year" => {
+            let months = if unit == "year" { 12 * n } else { n };
+            let total = y * 12 + i64::from(m) - 1 - months;
+            let (year, month) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u32);
+            ymd(year, month, d.min(days_in_month(year, month)))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +208,48 @@ mod tests {
         );
         assert!(looks_iso("2023-12-07T11:23:40.000Z"));
         assert!(!looks_iso("07/12/2023"));
+    }
+
+    #[test]
+    fn parses_every_supported_form() {
+        let today = Some((2024, 3, 31));
+        for (input, want) in [
+            ("1701948220", "2023-12-07T11:23:40Z"),
+            ("1701948220000", "2023-12-07T11:23:40Z"),
+            ("2023-12-07", "2023-12-07"),
+            ("2023-12-07T11:23:40.000Z", "2023-12-07T11:23:40.000Z"),
+            ("10/08/2018", "2018-10-08"),
+            ("October 8, 2018", "2018-10-08"),
+            ("Oct 8, 2018", "2018-10-08"),
+            ("8 October 2018", "2018-10-08"),
+            ("Sept. 3, 2021", "2021-09-03"),
+            ("3 days ago", "2024-03-28"),
+            ("a day ago", "2024-03-30"),
+            ("yesterday", "2024-03-30"),
+            ("2 weeks ago", "2024-03-17"),
+            ("1 month ago", "2024-02-29"),
+            ("2 years ago", "2022-03-31"),
+            ("5 hours ago", "2024-03-31"),
+        ] {
+            assert_eq!(parse(input, today).as_deref(), Some(want), "{input}");
+        }
+        for bad in [
+            "",
+            "02/30/2020",
+            "13/01/2020",
+            "Smarch 3, 2020",
+            "soon",
+            "2023-13-01",
+        ] {
+            assert_eq!(parse(bad, today), None, "{bad}");
+        }
+        assert_eq!(parse("3 days ago", None), None);
+        assert_eq!(
+            parse("October 8, 2018", None).as_deref(),
+            Some("2018-10-08")
+        );
+        assert_eq!(parse("10/08/2018", None).as_deref(), Some("2018-10-08"));
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
     }
 }

@@ -1,15 +1,17 @@
 //! Guest SDK for Gleaner plugins.
 //!
 //! Every plugin uses it instead of re-implementing helpers: host calls
-//! ([`http`], [`config`], [`cache`], [`log`]), extraction of embedded JSON
-//! ([`embedded`]), dates ([`date`]), the validating [`review::ReviewBuilder`],
-//! and the sentence segmenter ([`segment`]).
+//! ([`http`], [`config`], [`cache`], [`log`]), HTML with CSS selectors
+//! ([`html`]), embedded JSON: `__NEXT_DATA__`, JSON-LD, `window.__INITIAL_STATE__`,
+//! Next.js flight chunks ([`embedded`]), dates ([`date`]), ratings ([`rating`]),
+//! cursors ([`cursor`]), the validating [`review::ReviewBuilder`] and the sentence
+//! segmenter ([`segment`]).
 //!
 //! A plugin generates its world's export bindings with [`plugin_bindings!`],
 //! which maps the shared interfaces onto this crate's bindings, and reports its
 //! identity with [`plugin_info!`]:
 //!
-//! ```ignore
+//! ```text
 //! gleaner_sdk::plugin_bindings!("source");
 //!
 //! struct MySource;
@@ -60,9 +62,12 @@ pub mod wit {
     });
 }
 
+pub mod cursor;
 pub mod date;
 pub mod embedded;
+pub mod html;
 pub mod http;
+pub mod rating;
 pub mod review;
 pub mod segment;
 

@@ -1,0 +1,162 @@
+//! The admin API under `/admin`, for operators: list, upload, delete and reload
+//! plugins. It takes its own keys (`GLEANER_ADMIN_KEYS`); anything else gets 401.
+
+use std::path::{Path, PathBuf};
+
+use axum::body::Bytes;
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
+use base64::Engine;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::AppState;
+use crate::error::ApiError;
+use crate::manifest::Manifest;
+use crate::registry::{Fingerprint, Registry};
+
+/// The admin routes.
+pub fn router(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route("/admin/plugins", get(list))
+        .route("/admin/plugins/{name}", put(upload).delete(delete))
+        .route("/admin/reload", post(reload))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state,
+            require_admin_key,
+        ))
+}
+
+async fn require_admin_key(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if state.admin_keys.is_empty() {
+        return ApiError::AdminDisabled.into_response();
+    }
+    if !state.admin_keys.allows(request.headers()) {
+        return ApiError::Unauthorized.into_response();
+    }
+    next.run(request).await
+}
+
+async fn list(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({ "plugins": state.registry.statuses() }))
+}
+
+/// An upload: the manifest's TOML text and the component, base64-encoded.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Upload {
+    manifest: String,
+    component: String,
+}
+
+async fn upload(
+    State(state): State<AppState>,
+    UrlPath(name): UrlPath<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let upload: Upload = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "send {{\"manifest\": \"<TOML text>\", \"component\": \"<base64 of the .wasm>\"}}: {e}"
+        ))
+    })?;
+    let component = base64::engine::general_purpose::STANDARD
+        .decode(upload.component.trim())
+        .map_err(|e| ApiError::BadRequest(format!("`component` is not valid base64: {e}")))?;
+    let manifest: Manifest = toml::from_str(&upload.manifest)
+        .map_err(|e| ApiError::BadRequest(format!("`manifest` is not a valid manifest: {e}")))?;
+    if manifest.name != name {
+        return Err(ApiError::BadRequest(format!(
+            "the manifest names plugin {:?} but the URL says {name:?}; upload to /admin/plugins/{}",
+            manifest.name, manifest.name
+        )));
+    }
+    let dir = &state.config.plugin_dir;
+    let staging = dir.join(".staging").join(uuid::Uuid::new_v4().to_string());
+    let staged_manifest = staging.join(format!("{name}.toml"));
+    let component_file = manifest.component_path(&staged_manifest);
+    let component_name = component_file
+        .file_name()
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let result = async {
+        std::fs::create_dir_all(&staging).map_err(io_error)?;
+        std::fs::write(&component_file, &component).map_err(io_error)?;
+        std::fs::write(&staged_manifest, &upload.manifest).map_err(io_error)?;
+        let plugin = Registry::validate(&state.runtime, &state.config, &staged_manifest)
+            .await
+            .map_err(ApiError::BadRequest)?;
+        std::fs::create_dir_all(dir).map_err(io_error)?;
+        let final_manifest = dir.join(format!("{name}.toml"));
+        move_into_place(&component_file, &dir.join(&component_name))?;
+        move_into_place(&staged_manifest, &final_manifest)?;
+        if let Some(e) = state
+            .registry
+            .install_validated(&final_manifest, plugin)
+            .await
+        {
+            return Err(ApiError::BadRequest(e));
+        }
+        Ok(())
+    }
+    .await;
+    let _ = std::fs::remove_dir_all(&staging);
+    result?;
+    let status = state
+        .registry
+        .statuses()
+        .into_iter()
+        .find(|s| s.name == name);
+    Ok((StatusCode::OK, Json(json!({ "plugin": status }))).into_response())
+}
+
+fn io_error(e: std::io::Error) -> ApiError {
+    ApiError::BadRequest(format!("cannot write to the plugin directory: {e}"))
+}
+
+/// Renames within the plugin directory's file system, so the watcher never sees a half file.
+fn move_into_place(from: &Path, to: &Path) -> Result<(), ApiError> {
+    std::fs::rename(from, to).map_err(io_error)
+}
+
+async fn delete(
+    State(state): State<AppState>,
+    UrlPath(name): UrlPath<String>,
+) -> Result<Response, ApiError> {
+    let path = state.registry.path_of(&name).ok_or_else(|| {
+        ApiError::NotFound(format!(
+            "no plugin named {name:?}; GET /admin/plugins lists them"
+        ))
+    })?;
+    if let Ok(manifest) = Manifest::load(&path) {
+        let _ = std::fs::remove_file(manifest.component_path(&path));
+    }
+    let _ = std::fs::remove_file(&path);
+    state.registry.remove(&path);
+    Ok(Json(json!({ "deleted": name })).into_response())
+}
+
+async fn reload(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    let files = crate::registry::manifest_files(&state.config.plugin_dir)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    for (path, _) in state.registry.fingerprints() {
+        if !files.contains(&path) {
+            state.registry.remove(&path);
+        }
+    }
+    for path in files {
+        let fingerprint = Fingerprint::of(&path);
+        state
+            .registry
+            .load(&state.runtime, &state.config, &path, fingerprint)
+            .await;
+    }
+    Ok(Json(json!({ "plugins": state.registry.statuses() })))
+}

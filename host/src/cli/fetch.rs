@@ -1,0 +1,133 @@
+//! `gleaner fetch`: runs a source locally without a server, the plugin author's
+//! inner loop. Progress on stderr, the response JSON on stdout.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::json;
+
+use crate::capabilities::http::har::{HarRecorder, HarReplay};
+use crate::capabilities::settings::Settings;
+use crate::config::Config;
+use crate::manifest::Manifest;
+use crate::{driver, validate};
+
+/// Arguments of `gleaner fetch`.
+#[derive(Debug, Default)]
+pub struct FetchArgs {
+    /// Source label, e.g. `customer-feedback-hub`.
+    pub label: String,
+    /// The query (URL or identifier).
+    pub query: String,
+    /// Sort value.
+    pub sort: Option<String>,
+    /// Filter value (JSON, or a bare string).
+    pub filter: Option<String>,
+    /// reviews_to_fetch.
+    pub max: Option<u64>,
+    /// Record exchanges into this HAR file.
+    pub record: Option<PathBuf>,
+    /// Answer from this HAR file or directory.
+    pub replay: Option<PathBuf>,
+}
+
+/// Runs the fetch and prints the response body.
+pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.record.is_none() || args.replay.is_none(),
+        "--record and --replay exclude each other: record against the live site, then replay offline"
+    );
+    let manifest_path = find_source(config, &args.label)?;
+    let manifest = Manifest::load(&manifest_path)?;
+    let options = manifest.source.clone().with_context(|| {
+        format!(
+            "{} is a {} plugin, not a review source",
+            manifest.name,
+            manifest.kind.world()
+        )
+    })?;
+    let replay = match &args.replay {
+        Some(p) => Some(HarReplay::load(p)?),
+        None => None,
+    };
+    let recorder = args.record.clone().map(HarRecorder::new);
+    let runtime = super::runtime(config, replay, recorder)?;
+    let values = config.plugin_settings(&manifest.name, &manifest.config_keys(), |n| {
+        std::env::var(n).ok()
+    });
+    let settings = Settings::new(values, &manifest.config_keys());
+    let plugin = runtime.load(&manifest_path, manifest, settings).await?;
+
+    let mut body = json!({ "query": args.query });
+    if let Some(n) = args.max {
+        body["reviews_to_fetch"] = json!(n);
+    }
+    if let (Some(sort), Some(spec)) = (&args.sort, &options.sort) {
+        body[spec.field.as_str()] = json!(sort);
+    }
+    if let Some(filter) = &args.filter {
+        let spec = options
+            .filter
+            .as_ref()
+            .context("this source has no filter")?;
+        body[spec.field.as_str()] = serde_json::from_str(filter).unwrap_or_else(|_| json!(filter));
+    }
+    let request = validate::source_request(
+        &plugin.manifest.route,
+        &options,
+        body.to_string().as_bytes(),
+    )
+    .map_err(anyhow::Error::msg)?;
+
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar.set_message(format!("fetching {} ...", args.query));
+    let on_page =
+        |pages: u32, reviews: usize| bar.set_message(format!("page {pages}, {reviews} reviews"));
+    let outcome = driver::fetch(
+        &runtime,
+        &plugin,
+        &request,
+        config.fetch_budget(),
+        "cli",
+        &on_page,
+    )
+    .await;
+    bar.finish_and_clear();
+    let outcome = outcome.map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!("{}", outcome.message);
+    let body = outcome.into_body(options.continuation);
+    println!("{}", serde_json::to_string_pretty(&body)?);
+    Ok(())
+}
+
+/// The manifest of the source whose route starts with `/<label>/`.
+fn find_source(config: &Config, label: &str) -> anyhow::Result<PathBuf> {
+    let files = crate::registry::manifest_files(&config.plugin_dir)?;
+    let mut labels = Vec::new();
+    for file in files {
+        if let Ok(m) = Manifest::load(&file) {
+            let this = m
+                .route
+                .trim_start_matches('/')
+                .split('/')
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            if this == label {
+                return Ok(file);
+            }
+            labels.push(this);
+        }
+    }
+    anyhow::bail!(
+        "no plugin with label {label:?} in {}; available: {}. Build plugins with `make plugins` or set GLEANER_PLUGIN_DIR",
+        config.plugin_dir.display(),
+        labels.join(", ")
+    )
+}

@@ -1,0 +1,50 @@
+//! Plugin cursors: any serialisable state, encoded as an opaque URL-safe string.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::FetchError;
+
+/// Encodes cursor state (base64url of its JSON).
+pub fn encode<T: Serialize>(state: &T) -> String {
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(state).unwrap_or_default())
+}
+
+/// Decodes cursor state; a damaged cursor is a [`FetchError::BadCursor`].
+pub fn decode<T: DeserializeOwned>(cursor: &str) -> Result<T, FetchError> {
+    let bytes = URL_SAFE_NO_PAD
+        .decode(cursor.trim())
+        .map_err(|_| FetchError::BadCursor("the cursor is not valid base64url".into()))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| FetchError::BadCursor(format!("the cursor does not hold valid state: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct State {
+        page: u32,
+        build: String,
+    }
+
+    #[test]
+    fn round_trips_and_rejects_garbage() {
+        let s = State {
+            page: 3,
+            build: "b-1".into(),
+        };
+        assert_eq!(decode::<State>(&encode(&s)).unwrap(), s);
+        assert!(matches!(
+            decode::<State>("%%%"),
+            Err(FetchError::BadCursor(_))
+        ));
+        assert!(matches!(
+            decode::<State>(&encode(&1)),
+            Err(FetchError::BadCursor(_))
+        ));
+    }
+}

@@ -1,0 +1,97 @@
+//! __NAME__: a review source built from the Gleaner template.
+//!
+//! It reads `https://reviews.example.com/api/<business>/reviews?page=N&sort=S`,
+//! a JSON API answering `{"business": {...}, "reviews": [...], "next_page": N|null}`.
+//! Replace the URL and the field mapping with the real site's.
+
+use gleaner_sdk::review::ReviewBuilder;
+use gleaner_sdk::{cursor, http, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+gleaner_sdk::plugin_bindings!("source");
+
+struct Source;
+
+impl exports::gleaner::plugin::source_plugin::Guest for Source {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!("__NAME__")
+    }
+
+    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+        fetch_page(&req)
+    }
+}
+
+export!(Source);
+
+/// Where the next page starts.
+#[derive(Serialize, Deserialize)]
+struct Cursor {
+    page: u64,
+}
+
+/// The business id from `https://reviews.example.com/<business>` or a bare id.
+fn business(query: &str) -> Result<String, FetchError> {
+    let id = query
+        .trim()
+        .trim_start_matches("https://reviews.example.com/")
+        .trim_end_matches('/')
+        .to_owned();
+    let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if valid {
+        Ok(id)
+    } else {
+        Err(FetchError::BadQuery(format!(
+            "{query:?} is not a business page; use https://reviews.example.com/<business> or the business id"
+        )))
+    }
+}
+
+fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
+    let id = business(&req.query)?;
+    let page = match &req.cursor {
+        Some(c) => cursor::decode::<Cursor>(c)?.page,
+        None => 1,
+    };
+    let sort = req.sort.as_deref().unwrap_or("newest");
+    let url = format!("https://reviews.example.com/api/{id}/reviews?page={page}&sort={sort}");
+    let data: Value = http::get_json(&url, &[], "reviews.example.com API")?;
+    let reviews = data["reviews"]
+        .as_array()
+        .ok_or_else(|| FetchError::Upstream("the answer has no `reviews` list".into()))?
+        .iter()
+        .map(review)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(FetchError::Upstream)?;
+    let business = &data["business"];
+    Ok(Page {
+        reviews,
+        next_cursor: data["next_page"].as_u64().map(|page| cursor::encode(&Cursor { page })),
+        order: if sort == "newest" { Order::NewestFirst } else { Order::OldestFirst },
+        meta: SourceMeta {
+            resolved_url: Some(format!("https://reviews.example.com/{id}")),
+            name: business["name"].as_str().map(str::to_owned),
+            average_rating: business["rating"].as_f64(),
+            total_reviews: business["review_count"].as_u64(),
+            extra_json: String::new(),
+        },
+    })
+}
+
+fn text(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_owned)
+}
+
+fn review(r: &Value) -> Result<gleaner_sdk::types::Review, String> {
+    let id = r["id"].as_str().ok_or("a review has no id")?;
+    ReviewBuilder::new(id)
+        .title(text(&r["title"]))
+        .text_plain(text(&r["body"]))
+        .rating(r["stars"].as_f64(), 5.0)
+        .date(text(&r["date"]).and_then(|d| gleaner_sdk::date::parse(&d, None)))
+        .author_name(text(&r["author"]))
+        .review_url(Some(format!("https://reviews.example.com/review/{id}")))
+        .extra(json!({ "verified": r["verified"].as_bool() }))
+        .build()
+}

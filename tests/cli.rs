@@ -1,0 +1,192 @@
+//! The command-line tools: `gleaner plugin check` and `gleaner fetch`, run as the
+//! built binary.
+
+mod common;
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn gleaner() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gleaner"));
+    c.current_dir(common::root())
+        .env(
+            "GLEANER_CACHE_DIR",
+            common::root().join("target/gleaner-test-cache"),
+        )
+        .env_remove("GLEANER_REPLAY")
+        .env_remove("GLEANER_CONFIG");
+    c
+}
+
+#[test]
+fn plugin_check_reports_valid_and_broken_plugins() {
+    let out = gleaner()
+        .args(["plugin", "check", "target/plugins/review-chunk.toml"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("ok         world `processor`"), "{stdout}");
+
+    let out = gleaner()
+        .args(["plugin", "check", "target/plugins/review_chunk.wasm"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "a component path finds its manifest");
+
+    let dir = common::plugin_dir(&["review-chunk"]);
+    let manifest = dir.path().join("review-chunk.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("version = \"0.1.0\"", "version = \"0.2.0\"");
+    std::fs::write(&manifest, text).unwrap();
+    let out = gleaner()
+        .args(["plugin", "check"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout.contains("problem")
+            && stdout.contains(
+                "the component reports review-chunk 0.1.0 but its manifest says review-chunk 0.2.0"
+            ),
+        "{stdout}"
+    );
+
+    std::fs::write(&manifest, "name = \"x\"\nkind = \"source\"\n").unwrap();
+    let out = gleaner()
+        .args(["plugin", "check"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("missing field `route`"));
+}
+
+#[test]
+fn fetch_runs_a_source_locally_from_a_replay() {
+    let out = gleaner()
+        .args([
+            "fetch",
+            "customer-feedback-hub",
+            "https://www.trustpilot.com/review/www.bhphotovideo.com",
+            "--max",
+            "25",
+        ])
+        .args(["--replay", "tests/fixtures/har"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["all_reviews"].as_array().unwrap().len(), 25);
+    assert!(body["next_page"].is_string());
+    assert!(
+        stderr.contains("Fetched 25 reviews from 2 pages"),
+        "{stderr}"
+    );
+
+    let out = gleaner()
+        .args([
+            "fetch",
+            "customer-feedback-hub",
+            "https://www.trustpilot.com/review/www.bhphotovideo.com",
+            "--filter",
+            "5",
+        ])
+        .args(["--replay", "tests/fixtures/har/customer-feedback-hub.har"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(body["all_reviews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["review_rating"] == 5.0));
+
+    let out = gleaner()
+        .args(["fetch", "no-such-source", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no plugin with label \"no-such-source\"")
+            && stderr.contains("customer-feedback-hub"),
+        "{stderr}"
+    );
+
+    let out = gleaner()
+        .args([
+            "fetch",
+            "customer-feedback-hub",
+            "x",
+            "--record",
+            "a.har",
+            "--replay",
+            "b.har",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exclude each other"));
+}
+
+#[tokio::test]
+async fn fetch_records_what_it_fetched() {
+    let page = r#"<html><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"businessUnit":{"displayName":"Shop"},"reviews":[{"id":"a1","text":"Fine.","rating":4,"dates":{"publishedDate":"2024-01-02T00:00:00.000Z"},"consumer":{"displayName":"Al"}}],"filters":{"pagination":{"totalPages":1}}}}}</script></html>"#;
+    let router = axum::Router::new().route(
+        "/review/{d}",
+        axum::routing::get(move || async move { page }),
+    );
+    let addr = common::upstream(router).await;
+    let dir = tempfile::tempdir().unwrap();
+    let har = dir.path().join("rec.har");
+    let har_arg = har.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        gleaner()
+            .args([
+                "fetch",
+                "customer-feedback-hub",
+                "https://www.trustpilot.com/review/shop.example",
+                "--record",
+            ])
+            .arg(&har_arg)
+            .env(
+                "GLEANER_UPSTREAM_OVERRIDE",
+                format!("www.trustpilot.com=http://{addr}"),
+            )
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&har).unwrap()).unwrap();
+    assert_eq!(
+        recorded["log"]["entries"][0]["request"]["url"],
+        "https://www.trustpilot.com/review/shop.example?languages=all&sort=recency"
+    );
+    let out = gleaner()
+        .args([
+            "fetch",
+            "customer-feedback-hub",
+            "https://www.trustpilot.com/review/shop.example",
+            "--replay",
+        ])
+        .arg(&har)
+        .output()
+        .unwrap();
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        body["all_reviews"][0]["review_id"], "a1",
+        "the recording replays"
+    );
+}
