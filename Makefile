@@ -5,7 +5,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 WASM_TARGET := wasm32-wasip2
 # Every crate under plugins/ except the SDK is a plugin; test-* plugins are staged apart.
-ALL_PLUGINS := $(filter-out sdk templates,$(notdir $(wildcard plugins/*)))
+ALL_PLUGINS := $(filter-out sdk templates,$(notdir $(patsubst %/Cargo.toml,%,$(wildcard plugins/*/Cargo.toml))))
 TEST_PLUGINS := $(filter test-%,$(ALL_PLUGINS))
 PLUGINS := $(filter-out test-%,$(ALL_PLUGINS))
 PLUGIN_OUT := target/plugins

@@ -69,6 +69,8 @@ pub struct Config {
     /// Send a host's requests to another base URL, e.g. `www.reddit.com=http://127.0.0.1:9000`
     /// (`GLEANER_UPSTREAM_OVERRIDE`, comma separated).
     pub upstream_override: BTreeMap<String, String>,
+    /// The optional LLM (`[llm]`; `GLEANER_LLM_URL`, `GLEANER_LLM_MODEL`, `GLEANER_LLM_API_KEY`, `GLEANER_LLM_TIMEOUT_MS`).
+    pub llm: crate::capabilities::llm::LlmConfig,
     /// Per-plugin settings and secrets: `[plugins.<name>] key = "value"`.
     /// Environment: `GLEANER_PLUGIN_<NAME>_<KEY>` (upper case, `-` as `_`).
     pub plugins: BTreeMap<String, BTreeMap<String, String>>,
@@ -90,6 +92,7 @@ impl Default for Config {
             replay: None,
             record: None,
             upstream_override: BTreeMap::new(),
+            llm: Default::default(),
             plugins: BTreeMap::new(),
         }
     }
@@ -169,6 +172,18 @@ impl Config {
         }
         if let Some(v) = var("GLEANER_RECORD") {
             self.record = Some(v.into());
+        }
+        if let Some(v) = var("GLEANER_LLM_URL") {
+            self.llm.url = Some(v);
+        }
+        if let Some(v) = var("GLEANER_LLM_MODEL") {
+            self.llm.model = Some(v);
+        }
+        if let Some(v) = var("GLEANER_LLM_API_KEY") {
+            self.llm.api_key = Some(v);
+        }
+        if let Some(v) = var("GLEANER_LLM_TIMEOUT_MS") {
+            self.llm.timeout_ms = Some(parse_number("GLEANER_LLM_TIMEOUT_MS", v)?);
         }
         if let Some(v) = var("GLEANER_UPSTREAM_OVERRIDE") {
             for pair in split_list(&v) {

@@ -31,6 +31,26 @@ use capabilities::http::{HttpService, HttpSettings};
 use config::Config;
 use runtime::state::Services;
 
+/// Builds the server-wide services: outbound HTTP (with optional replay or
+/// recording), the plugin cache and the optional LLM.
+pub fn services(
+    config: &Config,
+    replay: Option<HarReplay>,
+    recorder: Option<HarRecorder>,
+) -> anyhow::Result<Services> {
+    let overrides = Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?;
+    let http = HttpService::new(HttpSettings {
+        replay,
+        recorder,
+        overrides,
+    })?;
+    Ok(Services {
+        http: Arc::new(http),
+        cache: Arc::new(CacheStore::default()),
+        llm: Arc::new(capabilities::llm::LlmService::new(&config.llm)?),
+    })
+}
+
 /// A built application: runtime, plugins and router, not yet listening.
 pub struct App {
     /// Shared state.
@@ -48,16 +68,7 @@ impl App {
             None => None,
         };
         let recorder = config.record.clone().map(HarRecorder::new);
-        let overrides = Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?;
-        let http = HttpService::new(HttpSettings {
-            replay,
-            recorder,
-            overrides,
-        })?;
-        let services = Services {
-            http: Arc::new(http),
-            cache: Arc::new(CacheStore::default()),
-        };
+        let services = services(&config, replay, recorder)?;
         let runtime = runtime::Runtime::new(services, config.cache_dir.clone())?;
         let registry = registry::Registry::load_dir(&runtime, &config).await?;
         let keys = api::auth::ApiKeys::new(&config.api_keys);

@@ -72,6 +72,9 @@ pub struct Manifest {
     /// Configuration keys the operator may set.
     #[serde(default)]
     pub config: Vec<ConfigKey>,
+    /// Whether the plugin may call the optional LLM.
+    #[serde(default)]
+    pub uses_llm: bool,
 }
 
 /// Outbound network policy.

@@ -29,11 +29,15 @@ pub async fn handle(state: &AppState, call: Call) -> Result<Response, ApiError> 
         .map_err(|e| match e {
             ProcessError::InvalidInput(m) | ProcessError::Upstream(m) => ApiError::BadRequest(m),
         })?;
-    let value: Value = serde_json::from_str(&output).map_err(|e| {
+    let value: Value = serde_json::from_str(&output.body).map_err(|e| {
         ApiError::PluginFailed(format!(
             "plugin {} returned invalid JSON: {e}",
             plugin.manifest.name
         ))
     })?;
-    Ok(ok(value))
+    let mut response = ok(value);
+    if let Ok(engine) = axum::http::HeaderValue::from_str(&output.engine) {
+        response.headers_mut().insert("x-gleaner-engine", engine);
+    }
+    Ok(response)
 }

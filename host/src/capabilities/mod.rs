@@ -6,5 +6,6 @@
 
 pub mod cache;
 pub mod http;
+pub mod llm;
 pub mod log;
 pub mod settings;

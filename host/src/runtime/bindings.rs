@@ -27,6 +27,7 @@ macro_rules! world {
                     "gleaner:plugin/config": super::sdk::gleaner::plugin::config,
                     "gleaner:plugin/cache": super::sdk::gleaner::plugin::cache,
                     "gleaner:plugin/log": super::sdk::gleaner::plugin::log,
+                    "gleaner:plugin/llm": super::sdk::gleaner::plugin::llm,
                     "gleaner:plugin/types": super::sdk::gleaner::plugin::types,
                 },
             });

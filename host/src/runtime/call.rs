@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use wasmtime::Store;
 
-use super::bindings::processor::exports::gleaner::plugin::processor_plugin::ProcessError;
+use super::bindings::processor::exports::gleaner::plugin::processor_plugin::{
+    Output, ProcessError,
+};
 use super::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
 use super::state::{CallState, HostDataExceeded};
 use super::{LoadedPlugin, Prepared, Runtime};
@@ -167,7 +169,7 @@ impl Runtime {
         request_id: &str,
         input: &str,
         deadline: Instant,
-    ) -> Result<Result<String, ProcessError>, CallError> {
+    ) -> Result<Result<Output, ProcessError>, CallError> {
         let Prepared::Processor(pre) = &plugin.prepared else {
             return Err(wrong_kind(plugin, "process"));
         };

@@ -182,6 +182,7 @@ impl Runtime {
             version: manifest.version.clone(),
             policy,
             settings,
+            uses_llm: manifest.uses_llm,
         });
         let plugin = LoadedPlugin {
             manifest,

@@ -10,10 +10,11 @@ use wasmtime::component::ResourceTable;
 use wasmtime::StoreLimits;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::bindings::sdk::gleaner::plugin::{cache, config, http, log};
+use super::bindings::sdk::gleaner::plugin::{cache, config, http, llm, log};
 use crate::capabilities::cache::CacheStore;
 use crate::capabilities::http::policy::Policy;
 use crate::capabilities::http::{HttpError, HttpService, OutboundRequest};
+use crate::capabilities::llm::{LlmError, LlmService};
 use crate::capabilities::log as plugin_log;
 use crate::capabilities::settings::Settings;
 
@@ -27,6 +28,8 @@ pub struct PluginGrant {
     pub policy: Policy,
     /// Operator settings.
     pub settings: Settings,
+    /// Whether the manifest declares `uses_llm`.
+    pub uses_llm: bool,
 }
 
 /// Server-wide services every call shares.
@@ -36,6 +39,8 @@ pub struct Services {
     pub http: Arc<HttpService>,
     /// The plugin cache.
     pub cache: Arc<CacheStore>,
+    /// The optional LLM.
+    pub llm: Arc<LlmService>,
 }
 
 /// The data a host call raised to stop the guest: the plugin passed more data
@@ -253,6 +258,54 @@ impl log::Host for CallState {
             &message,
         );
         Ok(())
+    }
+}
+
+impl llm::Host for CallState {
+    async fn enabled(&mut self) -> wasmtime::Result<bool> {
+        Ok(self.grant.uses_llm && self.services.llm.is_configured())
+    }
+
+    async fn chat(
+        &mut self,
+        messages: Vec<llm::Message>,
+        max_tokens: u32,
+        temperature: f32,
+    ) -> wasmtime::Result<Result<String, llm::Error>> {
+        if !self.grant.uses_llm {
+            return Ok(Err(llm::Error::Disabled(
+                "this plugin's manifest does not declare uses_llm = true".into(),
+            )));
+        }
+        self.charge(messages.iter().map(|m| m.content.len()).sum())?;
+        let messages: Vec<(String, String)> =
+            messages.into_iter().map(|m| (m.role, m.content)).collect();
+        let llm = self.services.llm.clone();
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        let result =
+            match tokio::time::timeout(remaining, llm.chat(&messages, max_tokens, temperature))
+                .await
+            {
+                Ok(result) => result,
+                Err(_) => Err(LlmError::Timeout(
+                    "the plugin's call deadline came first".into(),
+                )),
+            };
+        let plugin = self.grant.name.as_str();
+        match &result {
+            Ok(text) => {
+                tracing::debug!(plugin, request_id = %self.request_id, chars = text.len(), "llm answered")
+            }
+            Err(e) => {
+                tracing::info!(plugin, request_id = %self.request_id, error = %e, "llm failed")
+            }
+        }
+        self.charge(result.as_ref().map_or(0, String::len))?;
+        Ok(result.map_err(|e| match e {
+            LlmError::Disabled(m) => llm::Error::Disabled(m),
+            LlmError::Failed(m) => llm::Error::Failed(m),
+            LlmError::Timeout(m) => llm::Error::Timeout(m),
+        }))
     }
 }
 

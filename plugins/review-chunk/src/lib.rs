@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 gleaner_sdk::plugin_bindings!("processor");
 
-use exports::gleaner::plugin::processor_plugin::{Guest, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
 /// Widget types and the longest chunk (in characters) each shows.
 pub const WIDGETS: &[(&str, usize)] = &[
@@ -69,7 +69,7 @@ impl Guest for ReviewChunk {
         gleaner_sdk::plugin_info!("review-chunk")
     }
 
-    fn process(input: String) -> Result<String, ProcessError> {
+    fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value = serde_json::from_str(&input).map_err(|e| {
             ProcessError::InvalidInput(format!("the body is not a JSON object: {e}"))
         })?;
@@ -80,7 +80,10 @@ impl Guest for ReviewChunk {
             ));
         }
         let result = chunks(text, input["widget_type"].as_str());
-        Ok(json!({ "review_chunck": result }).to_string())
+        Ok(Output {
+            body: json!({ "review_chunck": result }).to_string(),
+            engine: "rules".into(),
+        })
     }
 }
 

@@ -36,6 +36,7 @@ macro_rules! plugin_bindings {
                 "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
                 "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
                 "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
+                "gleaner:plugin/llm@0.1.0": gleaner_sdk::wit::gleaner::plugin::llm,
                 "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
             },
         });
@@ -114,6 +115,32 @@ pub mod log {
     /// Logs at warn level.
     pub fn warn(message: &str) {
         log(Level::Warn, message)
+    }
+}
+
+/// The optional LLM, when the operator configured one and the manifest declares
+/// `uses_llm = true`. Always validate what it returns.
+pub mod llm {
+    use crate::wit::gleaner::plugin::llm as host;
+
+    /// Whether the LLM may be used.
+    pub fn enabled() -> bool {
+        host::enabled()
+    }
+
+    /// Asks with a system and a user message; returns the answer text or why not.
+    pub fn ask(system: &str, user: &str, max_tokens: u32) -> Result<String, String> {
+        let messages = [
+            host::Message {
+                role: "system".into(),
+                content: system.into(),
+            },
+            host::Message {
+                role: "user".into(),
+                content: user.into(),
+            },
+        ];
+        host::chat(&messages, max_tokens, 0.0).map_err(|e| format!("{e:?}"))
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 gleaner_sdk::plugin_bindings!("processor");
 
-use exports::gleaner::plugin::processor_plugin::{Guest, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
 struct Misbehave;
 
@@ -18,7 +18,7 @@ impl Guest for Misbehave {
         gleaner_sdk::plugin_info!("test-misbehave")
     }
 
-    fn process(input: String) -> Result<String, ProcessError> {
+    fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value = serde_json::from_str(&input).unwrap_or_default();
         match input["mode"].as_str().unwrap_or("ok") {
             "trap" => panic!("deliberate trap"),
@@ -41,8 +41,14 @@ impl Guest for Misbehave {
                     gleaner_sdk::log::debug(&line);
                 }
             }
-            "fetch" => Ok(fetch(&input).to_string()),
-            _ => Ok(r#"{"ok":true}"#.to_owned()),
+            "fetch" => Ok(Output {
+                body: fetch(&input).to_string(),
+                engine: "rules".into(),
+            }),
+            _ => Ok(Output {
+                body: r#"{"ok":true}"#.to_owned(),
+                engine: "rules".into(),
+            }),
         }
     }
 }

@@ -5,7 +5,7 @@ use gleaner_sdk::PluginInfo;
 
 gleaner_sdk::plugin_bindings!("processor");
 
-use exports::gleaner::plugin::processor_plugin::{Guest, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
 struct Swap;
 
@@ -14,8 +14,11 @@ impl Guest for Swap {
         gleaner_sdk::plugin_info!("test-swap")
     }
 
-    fn process(_input: String) -> Result<String, ProcessError> {
-        Ok(serde_json::json!({ "version": env!("CARGO_PKG_VERSION") }).to_string())
+    fn process(_input: String) -> Result<Output, ProcessError> {
+        Ok(Output {
+            body: serde_json::json!({ "version": env!("CARGO_PKG_VERSION") }).to_string(),
+            engine: "rules".into(),
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 gleaner_sdk::plugin_bindings!("processor");
 
-use exports::gleaner::plugin::processor_plugin::{Guest, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
 struct Processor;
 
@@ -15,16 +15,20 @@ impl Guest for Processor {
         gleaner_sdk::plugin_info!("__NAME__")
     }
 
-    fn process(input: String) -> Result<String, ProcessError> {
+    fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value =
             serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(format!("invalid JSON: {e}")))?;
         let text = input["review_text"].as_str().unwrap_or_default();
-        Ok(json!({
+        let body = json!({
             "review_id": input["review_id"],
             "sentences": segment::sentences(text).len(),
             "words": text.split_whitespace().count(),
         })
-        .to_string())
+        .to_string();
+        Ok(Output {
+            body,
+            engine: "rules".into(),
+        })
     }
 }
 
