@@ -168,3 +168,14 @@ fn convert(result: Result<host::Response, host::Error>) -> Result<Response, Fetc
         Err(host::Error::Transport(m)) => Err(FetchError::Upstream(m)),
     }
 }
+
+/// A plain message for a fetch error, for processors that report it to the user.
+pub fn describe(e: &FetchError) -> String {
+    match e {
+        FetchError::BadQuery(m) | FetchError::BadCursor(m) => m.clone(),
+        FetchError::NotFound(m) => format!("the site has no such page: {m}"),
+        FetchError::Blocked(m) => format!("the site refused the request: {m}"),
+        FetchError::Upstream(m) => format!("the site could not be read: {m}"),
+        FetchError::Timeout(m) => format!("the site did not answer in time: {m}"),
+    }
+}

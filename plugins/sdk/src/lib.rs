@@ -71,6 +71,7 @@ pub mod http;
 pub mod rating;
 pub mod review;
 pub mod segment;
+pub mod site;
 
 pub use wit::gleaner::plugin::types;
 pub use wit::gleaner::plugin::types::{

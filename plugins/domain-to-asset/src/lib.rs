@@ -1,0 +1,192 @@
+//! domain-to-asset: the logo, favicon and widget colours of a website.
+//!
+//! One request for the home page, one for the web app manifest when it declares
+//! one, then favicon candidates are checked in order until one exists and is an
+//! image. Colours come from theme-color, the manifest or the CSS; failing those,
+//! from the logo's dominant colour (PNG and SVG logos). With `favicon_only` the
+//! manifest and logo are not fetched.
+
+pub mod assets;
+
+pub use gleaner_sdk::site;
+
+use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::PluginInfo;
+use serde_json::{json, Value};
+
+gleaner_sdk::plugin_bindings!("processor");
+
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+
+struct DomainToAsset;
+
+impl Guest for DomainToAsset {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!("domain-to-asset")
+    }
+
+    fn process(input: String) -> Result<Output, ProcessError> {
+        let input: Value =
+            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+        let query = input["query"].as_str().unwrap_or_default();
+        let favicon_only = input["favicon_only"].as_bool().unwrap_or(false);
+        let body = find_assets(query, favicon_only)?;
+        Ok(Output {
+            body: body.to_string(),
+            engine: "rules".into(),
+        })
+    }
+}
+
+export!(DomainToAsset);
+
+fn upstream(e: gleaner_sdk::FetchError) -> ProcessError {
+    ProcessError::Upstream(gleaner_sdk::http::describe(&e))
+}
+
+/// Fetches the home page; refuses non-HTML answers.
+pub fn home_page(query: &str) -> Result<(String, String), ProcessError> {
+    let url = site::site_url(query).map_err(ProcessError::InvalidInput)?;
+    let response = http::get_html(&url)
+        .and_then(|r| r.ensure_success("the website"))
+        .map_err(upstream)?;
+    let html = response.text();
+    let declared_html = response
+        .header("content-type")
+        .is_none_or(|t| t.contains("html"));
+    let looks_html = html
+        .trim_start()
+        .get(..512)
+        .unwrap_or(html.trim_start())
+        .to_ascii_lowercase()
+        .contains("<html")
+        || html
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("<!doctype html");
+    if !declared_html || !looks_html {
+        return Err(ProcessError::Upstream(format!(
+            "{} did not answer with an HTML page (content-type {:?}); give the site's home page",
+            response.final_url,
+            response.header("content-type").unwrap_or("none")
+        )));
+    }
+    Ok((response.final_url, html))
+}
+
+fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
+    let (base, html) = home_page(query)?;
+    let meta = site::page_meta(&html, &base);
+    let manifest = match (&meta.manifest_url, favicon_only) {
+        (Some(url), false) => http::get(
+            url,
+            &[("accept", "application/manifest+json,application/json")],
+        )
+        .ok()
+        .filter(Response::is_success)
+        .and_then(|r| site::web_manifest(&r.text(), url)),
+        _ => None,
+    };
+    let ranked = assets::rank(&meta, manifest.as_ref(), &base);
+    let favicon = ranked
+        .favicon_candidates
+        .iter()
+        .find_map(|url| image_at(url).map(|_| url.clone()));
+    if favicon_only {
+        return Ok(json!({
+            "logo_url": null,
+            "favicon_url": favicon,
+            "widget_page_background_color": null,
+            "widget_button_color": null,
+        }));
+    }
+    let logo = ranked.logo_candidates.first().cloned();
+    let (background, button) = match (&ranked.background, &ranked.button) {
+        (Some(bg), Some(button)) => (Some(bg.clone()), Some(button.clone())),
+        _ => match logo.as_deref().and_then(logo_color) {
+            Some(brand) => {
+                let (bg, button) = assets::widget_colors(&brand, None);
+                (Some(bg), Some(button))
+            }
+            None => (None, None),
+        },
+    };
+    Ok(json!({
+        "logo_url": logo,
+        "favicon_url": favicon,
+        "widget_page_background_color": background,
+        "widget_button_color": button,
+    }))
+}
+
+/// The bytes at `url` when it answers 2xx with an image.
+fn image_at(url: &str) -> Option<(Vec<u8>, &'static str)> {
+    let response = http::get(url, &[("accept", "image/*")])
+        .ok()
+        .filter(Response::is_success)?;
+    let mime = assets::sniff_image(&response.body)?;
+    Some((response.body, mime))
+}
+
+/// The dominant colour of a PNG or SVG logo.
+fn logo_color(url: &str) -> Option<String> {
+    let (bytes, mime) = image_at(url)?;
+    match mime {
+        "image/png" => assets::dominant_color(&png_rgba(&bytes)?),
+        "image/svg+xml" => svg_color(&String::from_utf8_lossy(&bytes)),
+        _ => None,
+    }
+}
+
+/// Decodes a PNG to 8-bit RGBA.
+fn png_rgba(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut decoder = png::Decoder::new(bytes);
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().ok()?;
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut buf).ok()?;
+    let pixels = &buf[..frame.buffer_size()];
+    let rgba = match frame.color_type {
+        png::ColorType::Rgba => pixels.to_vec(),
+        png::ColorType::Rgb => pixels
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        png::ColorType::GrayscaleAlpha => pixels
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0], p[1]])
+            .collect(),
+        png::ColorType::Grayscale => pixels.iter().flat_map(|g| [*g, *g, *g, 255]).collect(),
+        png::ColorType::Indexed => return None,
+    };
+    Some(rgba)
+}
+
+/// The most used fill or stroke colour of an SVG, ignoring near-white and near-black.
+fn svg_color(svg: &str) -> Option<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for attr in ["fill=\"", "stroke=\"", "fill:", "stroke:", "stop-color=\""] {
+        for (i, _) in svg.match_indices(attr) {
+            let rest = &svg[i + attr.len()..];
+            let value: String = rest
+                .chars()
+                .take_while(|c| !matches!(c, '"' | ';' | '}' | '\''))
+                .collect();
+            let Some(color) = site::parse_color(value.trim()) else {
+                continue;
+            };
+            let rgba: Vec<u8> = (0..3)
+                .filter_map(|k| u8::from_str_radix(&color[1 + 2 * k..3 + 2 * k], 16).ok())
+                .chain([255])
+                .collect();
+            if assets::dominant_color(&rgba).is_none() {
+                continue;
+            }
+            match counts.iter_mut().find(|(c, _)| *c == color) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((color, 1)),
+            }
+        }
+    }
+    counts.into_iter().max_by_key(|(_, n)| *n).map(|(c, _)| c)
+}
