@@ -72,6 +72,7 @@ pub mod rating;
 pub mod review;
 pub mod segment;
 pub mod site;
+pub mod transcript;
 
 pub use wit::gleaner::plugin::types;
 pub use wit::gleaner::plugin::types::{
@@ -130,6 +131,7 @@ pub mod llm {
     }
 
     /// Asks with a system and a user message; returns the answer text or why not.
+    /// Answers wrapped in a Markdown code fence are unwrapped.
     pub fn ask(system: &str, user: &str, max_tokens: u32) -> Result<String, String> {
         let messages = [
             host::Message {
@@ -141,7 +143,21 @@ pub mod llm {
                 content: user.into(),
             },
         ];
-        host::chat(&messages, max_tokens, 0.0).map_err(|e| format!("{e:?}"))
+        host::chat(&messages, max_tokens, 0.0)
+            .map(|answer| unfence(&answer))
+            .map_err(|e| format!("{e:?}"))
+    }
+
+    /// Strips a surrounding Markdown code fence (```json ... ```), which models often add.
+    pub fn unfence(answer: &str) -> String {
+        let t = answer.trim();
+        match t.strip_prefix("```") {
+            Some(rest) => {
+                let body = rest.split_once('\n').map_or("", |(_, b)| b);
+                body.trim_end().trim_end_matches("```").trim().to_owned()
+            }
+            None => t.to_owned(),
+        }
     }
 }
 

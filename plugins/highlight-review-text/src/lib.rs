@@ -1,0 +1,67 @@
+//! highlight-review-text: wraps the most quotable short span of a review in
+//! `<mark>`…`</mark>`, leaving every other byte unchanged. Deterministic rules by
+//! default; with the optional LLM, its span is used only if it passes the same checks.
+
+pub mod highlight;
+
+pub use gleaner_sdk::segment;
+
+use gleaner_sdk::{llm, PluginInfo};
+use serde_json::{json, Value};
+
+gleaner_sdk::plugin_bindings!("processor");
+
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+
+struct Highlighter;
+
+impl Guest for Highlighter {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!("highlight-review-text")
+    }
+
+    fn process(input: String) -> Result<Output, ProcessError> {
+        let input: Value =
+            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+        let text = input["review_text"].as_str().unwrap_or_default();
+        let (marked, engine) = match llm_span(text) {
+            Some(range) => (mark(text, range), "llm"),
+            None => (highlight::highlight(text), "rules"),
+        };
+        Ok(Output {
+            body: json!({ "review_id": input["review_id"], "review_text": marked }).to_string(),
+            engine: engine.into(),
+        })
+    }
+}
+
+export!(Highlighter);
+
+fn mark(text: &str, range: std::ops::Range<usize>) -> String {
+    format!(
+        "{}<mark>{}</mark>{}",
+        &text[..range.start],
+        &text[range.clone()],
+        &text[range.end..]
+    )
+}
+
+/// The LLM's span, when one is configured and its answer is a verbatim span of the
+/// text within the length rules that the rules engine would also accept.
+fn llm_span(text: &str) -> Option<std::ops::Range<usize>> {
+    if !llm::enabled() {
+        return None;
+    }
+    let system = "You pick the single most quotable short span of a customer review for a testimonial widget. \
+        Prefer specific positive statements: outcomes, numbers, praise. Avoid negated or hedged statements. \
+        Answer with the span copied exactly from the review, 5 to 25 words, nothing else. \
+        If nothing is worth quoting, answer NONE.";
+    let answer = llm::ask(system, text, 120).ok()?;
+    let span = answer.trim().trim_matches('"');
+    if span == "NONE" || span.is_empty() {
+        return None;
+    }
+    let start = text.find(span)?;
+    let range = start..start + span.len();
+    highlight::acceptable(text, range.clone()).then_some(range)
+}

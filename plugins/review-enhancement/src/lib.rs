@@ -1,0 +1,52 @@
+//! review-enhancement: fixes spelling, capitalisation, punctuation spacing,
+//! repeated words and punctuation, and common agreement errors in English reviews,
+//! preserving meaning. Other languages come back unchanged. With the optional LLM,
+//! its rewrite is used only if it keeps every number, negation and name, adds no
+//! content, and is already a fixed point of the rules.
+
+pub mod enhance;
+
+pub use gleaner_sdk::segment;
+
+use gleaner_sdk::{llm, PluginInfo};
+use serde_json::{json, Value};
+
+gleaner_sdk::plugin_bindings!("processor");
+
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+
+struct Enhancer;
+
+impl Guest for Enhancer {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!("review-enhancement")
+    }
+
+    fn process(input: String) -> Result<Output, ProcessError> {
+        let input: Value =
+            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+        let text = input["review_text"].as_str().unwrap_or_default();
+        let rules = enhance::enhance(text);
+        let (enhanced, engine) = match llm_rewrite(text, &rules) {
+            Some(t) => (t, "llm"),
+            None => (rules.text, "rules"),
+        };
+        Ok(Output {
+            body: json!({ "review_id": input["review_id"], "review_text": enhanced }).to_string(),
+            engine: engine.into(),
+        })
+    }
+}
+
+export!(Enhancer);
+
+fn llm_rewrite(original: &str, rules: &enhance::Enhanced) -> Option<String> {
+    if rules.language != "en" || !llm::enabled() {
+        return None;
+    }
+    let system = "Correct spelling, capitalisation, punctuation spacing, repeated words and subject-verb agreement \
+        in this customer review. Do not change its meaning, numbers, negations or names, and do not add anything. \
+        Keep line breaks. Answer with the corrected review only.";
+    let answer = llm::ask(system, original, 800).ok()?;
+    enhance::preserves_meaning(original, &answer).then_some(answer)
+}

@@ -1,0 +1,1054 @@
+//! Speaker metadata from video-testimonial transcripts.
+//!
+//! Transcripts are speech-recognition output: often all lower case, with
+//! little punctuation and with fillers ("um", "uh", "you know"). [`speaker`]
+//! reports only what the speaker states, found with a small set of phrase
+//! patterns matched case-insensitively over word tokens; fillers between the
+//! words of a pattern are skipped. A value never spans punctuation, a line
+//! break or a filler, so "at bluefin analytics uh we started" yields the
+//! organisation "Bluefin Analytics". Nothing is guessed: a field without a
+//! matching statement stays `None`.
+//!
+//! A transcript counts as *lower case* when fewer than 3 % of its words are
+//! capitalised (ignoring "I", "I'm", ... and all-capital acronyms); its values
+//! are then title-cased with [`title_case`]. In a cased transcript values are
+//! returned as written unless they have no capital letter at all ("the
+//! founder" gives "Founder"), and names, organisations and products must be
+//! capitalised, except the name after "my name is".
+
+use std::ops::Range;
+
+/// Single-word fillers, skipped inside patterns and ending every value.
+const FILLERS: &str = "um umm uh uhh uhm erm er ah ahh eh hmm hm mm mmm mhm like";
+/// Two-word fillers.
+const FILLER_PAIRS: &str = "you know|i mean|so yeah|kind of|sort of";
+/// Function words, frequent verbs and time words: never part of a name, an
+/// organisation or a product.
+const STOP: &str = "a an the and or nor but so if then than because as at by for from in into \
+    of off on onto out over to up with without about above after before below between during \
+    through under until upon via since while across around within throughout per i i'm i've \
+    i'd i'll me my mine myself we we're we've we'd we'll us our ours you you're your yours he \
+    he's him his she she's her hers it it's its they they're them their this that that's these \
+    those there there's here here's what which who whom whose where when why how is am are was \
+    were be been being do does did done have has had having will would can could should shall \
+    may might must not no yes yeah yep ok okay oh well just also very really too quite pretty \
+    such only even still already again always never ever now today currently actually \
+    basically honestly literally definitely totally absolutely probably maybe all any some \
+    every each both either neither one two three four five six seven eight nine ten twenty \
+    thirty forty fifty hundred thousand first last next other another more most less much many \
+    few lot lots thing things something anything nothing everything someone anyone everyone \
+    everybody somebody nobody hi hello hey thanks thank please sure right said says say told \
+    tell love loves loved likes liked help helps helped made makes make went go goes got get \
+    gets use uses used using set showed took take takes came come comes gave give gives want \
+    wants wanted need needs needed ask asked asks call called calls found find saw see knows \
+    know knew start started starts signed decided ran run runs keep keeps kept brought built \
+    handled answered walked explained recommended mentioned worked work works based located \
+    years year months month weeks week days day ago time";
+/// Words that follow "I'm" or a role without being a name.
+const NOT_NAME: &str = "happy glad excited thrilled proud pleased grateful thankful lucky certain \
+    going gonna trying looking originally part member fan huge big small super kind sort new old \
+    good great fine bad busy free able ready available interested involved familiar curious \
+    confident convinced impressed amazed blown surprised obsessed hooked sold tired worried \
+    afraid sorry late early talking speaking calling joining leading running managing \
+    overseeing responsible charge exactly back honored honoured delighted stoked blessed psyched \
+    pumped humbled relieved satisfied comfortable alright home down folks guys team company \
+    business people customer customers client clients course moment point way job role place \
+    user users massive everyone";
+/// Role head nouns.
+const HEADS: &str = "ceo cto coo cfo cmo cio cpo cro ciso cso vp svp evp founder cofounder \
+    co-founder owner co-owner president director manager head engineer developer designer \
+    consultant lead specialist coordinator analyst teacher doctor nurse administrator officer \
+    executive supervisor architect accountant lawyer attorney physician dentist therapist \
+    pharmacist recruiter strategist scientist researcher editor writer producer chef instructor \
+    professor coach agent broker realtor technician assistant associate representative rep \
+    buyer planner controller treasurer secretary chair chairman chairwoman chairperson partner \
+    principal superintendent librarian veterinarian vet surgeon paramedic mechanic electrician \
+    plumber contractor freelancer entrepreneur advisor adviser counselor counsellor trainer \
+    marketer programmer operator clerk receptionist dispatcher foreman pastor psychologist \
+    physiotherapist optometrist pilot boss";
+/// Heads that take an "of DEPARTMENT" complement ("head of marketing").
+const OF_HEADS: &str = "head director manager vp svp evp president lead officer chief chair";
+/// Role modifiers ("senior", "chief", "co").
+const MODS: &str = "senior sr junior jr lead chief principal associate assistant deputy executive \
+    staff head managing general regional global national interim acting founding co technical \
+    registered certified licensed freelance independent vice team store branch office practice \
+    school high elementary middle primary";
+/// Departments and fields ("marketing", "customer success").
+const DEPTS: &str = "marketing sales product products engineering software hardware operations \
+    ops finance financial hr human resources people it data design growth customer success \
+    support service services experience communications content brand digital social media \
+    business development research strategy technology tech partnerships account accounts \
+    project projects program programme community events public relations pr field client \
+    creative innovation security quality supply chain procurement logistics training learning \
+    talent recruiting recruitment analytics revenue demand web frontend backend full-stack \
+    mobile cloud devops network systems infrastructure qa ux ui graphic art legal compliance \
+    clinical medical nursing dental education science math english history payroll facilities \
+    admin administration editorial video ecommerce e-commerce retail kitchen patient care \
+    insights office";
+/// Words naming a team after its department ("the data team").
+const TEAM_WORDS: &str = "team teams department dept group division function org side unit";
+/// Name particles allowed inside a name ("ludwig van beethoven").
+const PARTICLES: &str = "van von de der den da di du del della la le bin ibn al";
+/// Nouns that alone do not name an organisation or a product.
+const GENERIC: &str = "company business startup agency firm organization organisation team \
+    group school hospital clinic practice store shop office department platform tool tools \
+    software system systems app apps product products solution solutions service services \
+    spreadsheet spreadsheets email emails paper crm program programs website site stuff";
+/// Names ending in "-ed" or "-ly", which otherwise mark verbs and adverbs.
+const NAME_EXCEPTIONS: &str = "ahmed mohammed mohamed muhammad fred ted ned jared reed ed emily \
+    kelly holly lily sally molly polly shelly beverly kimberly";
+/// Acronyms kept upper-case by [`title_case`].
+const ACRONYMS: &str = "ceo cto coo cfo cmo cio cpo cro ciso cso vp svp evp hr it ai ml qa ux ui \
+    crm erp pr seo api bi kpi roi smb b2b b2c usa uk eu llc llp plc nhs ngo cpa rn md gm sdr bdr \
+    ibm aws hvac";
+/// Words kept lower-case by [`title_case`] except at the start.
+const SMALL: &str = "a an and as at but by for from in into nor of on or the to via with de da \
+    del der van von du la le";
+/// Frequent English words for the language heuristic.
+const ENGLISH: &str = "the and to of a i it we is was that in my our for you this with on so \
+    have be are but they just at";
+/// Adverbs skipped after "I'm" ("I'm currently the head of ...").
+const ADVERBS: &str = "currently also now actually just still basically officially proudly";
+
+/// Whether the space-separated word list `list` contains `word`.
+fn has(list: &str, word: &str) -> bool {
+    !word.is_empty() && list.split(' ').any(|w| w == word)
+}
+
+/// A value found in the transcript with the words that state it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The value, title-cased when the transcript is lower case.
+    pub value: String,
+    /// The verbatim substring of the transcript that states the value.
+    pub evidence: String,
+    /// Byte offset of `evidence` in the transcript.
+    pub start: usize,
+}
+
+/// What a transcript says about its speaker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Speaker {
+    /// The speaker's name ("my name is ...", "I'm ...", "this is ... from ...").
+    pub name: Option<Found>,
+    /// The organisation the speaker works for or runs.
+    pub organisation: Option<Found>,
+    /// The speaker's position or role.
+    pub position: Option<Found>,
+    /// How much was stated, 0..=1: `min(1, n + 0.3·[organisation] + 0.3·[position])`
+    /// where `n` is 0.4 for "my name is X", 0.35 for "this is X from ..." and
+    /// "X here from ...", 0.25 for "I'm X", and 0 without a name.
+    pub confidence: f64,
+    /// Other people named with their role ("our account manager Sarah").
+    pub other_people: Vec<String>,
+    /// A product or tool mentioned as being used ("we started using Acme CRM").
+    pub product: Option<String>,
+    /// `"en"` when English stop words are frequent, else `"unknown"`.
+    pub language: &'static str,
+}
+
+/// Extracts who is speaking. Each field is None unless stated, never guessed.
+pub fn speaker(transcript: &str) -> Speaker {
+    let cx = Ctx::new(transcript);
+    let mut st = State::default();
+    for i in 0..cx.toks.len() {
+        cx.match_at(i, &mut st);
+    }
+    let (name, strength) = st.name.map_or((None, 0.0), |(f, s)| (Some(f), s));
+    let bonus = |f: &Option<Found>| if f.is_some() { 0.3 } else { 0.0 };
+    let confidence = f64::min(1.0, strength + bonus(&st.org) + bonus(&st.pos));
+    Speaker {
+        other_people: cx.other_people(name.as_ref().map(|f| f.value.as_str())),
+        product: cx.product(),
+        language: cx.language(),
+        name,
+        organisation: st.org,
+        position: st.pos,
+        confidence,
+    }
+}
+
+/// Fixes the casing of a name/organisation as found in lower-case transcripts
+/// ("sarah jones" -> "Sarah Jones", "acme corp" -> "Acme Corp"), keeping known
+/// acronyms like CEO/CTO/VP/HR/IT/AI upper-case and small words ("of", "and")
+/// lower-case after the first word. Words that already contain a capital
+/// letter are kept as written; whitespace is preserved.
+pub fn title_case(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut first = true;
+    for piece in s.split_inclusive(char::is_whitespace) {
+        let word = piece.trim_end_matches(char::is_whitespace);
+        if !word.is_empty() {
+            out.push_str(&case_word(word, first));
+            first = false;
+        }
+        out.push_str(&piece[word.len()..]);
+    }
+    out
+}
+
+fn case_word(word: &str, first: bool) -> String {
+    if word.chars().any(char::is_uppercase) || (!first && has(SMALL, word)) {
+        return word.to_string();
+    }
+    word.split('-').map(case_part).collect::<Vec<_>>().join("-")
+}
+
+/// Capitalises one hyphen-free part, keeping surrounding punctuation.
+fn case_part(part: &str) -> String {
+    let rest = part.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let core = rest.trim_end_matches(|c: char| !c.is_alphanumeric());
+    if core.is_empty() {
+        return part.to_string();
+    }
+    let (before, after) = (&part[..part.len() - rest.len()], &rest[core.len()..]);
+    let cased = if has(ACRONYMS, core) {
+        core.to_uppercase()
+    } else if let Some(rest) = core.strip_prefix("mc").filter(|r| r.chars().count() > 1) {
+        format!("Mc{}", capitalise(rest))
+    } else if let Some((head @ ("o" | "d" | "l"), rest)) = core.split_once('\'') {
+        format!("{}'{}", head.to_uppercase(), capitalise(rest))
+    } else {
+        capitalise(core)
+    };
+    format!("{before}{cased}{after}")
+}
+
+/// Whitespace runs collapsed to single spaces.
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// Combining marks, kept inside a word.
+fn is_mark(c: char) -> bool {
+    matches!(c, '\u{300}'..='\u{36F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
+}
+
+/// A word of the transcript.
+struct Tok {
+    start: usize,
+    end: usize,
+    /// Lower-cased, with ’ as ' and "im" as "i'm".
+    lower: String,
+    /// Punctuation, a line break or the start of the text precedes it.
+    brk: bool,
+    /// Starts with an upper-case letter.
+    cap: bool,
+    /// Contains an upper-case letter or a digit.
+    marked: bool,
+    /// Number of tokens of the filler starting here (0 if none).
+    filler: usize,
+}
+
+fn tokenize(text: &str) -> Vec<Tok> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let core = |c: char| c.is_alphanumeric() || c == '&';
+    let mut toks: Vec<Tok> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !core(chars[i].1) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while let Some(&(_, c)) = chars.get(j) {
+            let joins = matches!(c, '\'' | '’' | '-' | '.')
+                && chars[j - 1].1.is_alphanumeric()
+                && chars.get(j + 1).is_some_and(|&(_, n)| n.is_alphanumeric());
+            if !(core(c) || is_mark(c) || joins) {
+                break;
+            }
+            j += 1;
+        }
+        let (start, end) = (chars[i].0, chars.get(j).map_or(text.len(), |&(b, _)| b));
+        let gap = &text[toks.last().map_or(0, |t| t.end)..start];
+        let word = &text[start..end];
+        let mut lower = word.to_lowercase().replace('’', "'");
+        if lower == "im" {
+            lower = "i'm".to_string();
+        }
+        toks.push(Tok {
+            start,
+            end,
+            lower,
+            brk: toks.is_empty() || gap.chars().any(|c| c == '\n' || !c.is_whitespace()),
+            cap: word.starts_with(char::is_uppercase),
+            marked: word.chars().any(|c| c.is_uppercase() || c.is_numeric()),
+            filler: 0,
+        });
+        i = j;
+    }
+    toks
+}
+
+/// Fields found so far; the name keeps the strongest statement.
+#[derive(Default)]
+struct State {
+    name: Option<(Found, f64)>,
+    org: Option<Found>,
+    pos: Option<Found>,
+}
+
+impl State {
+    fn set_name(&mut self, found: Found, strength: f64) {
+        if self.name.as_ref().is_none_or(|(_, old)| strength > *old) {
+            self.name = Some((found, strength));
+        }
+    }
+}
+
+/// The tokenised transcript and the pattern matchers.
+struct Ctx<'a> {
+    text: &'a str,
+    toks: Vec<Tok>,
+    cased: bool,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(text: &'a str) -> Self {
+        let toks = tokenize(text);
+        let capitalised = toks
+            .iter()
+            .filter(|t| t.cap && t.lower != "i" && !t.lower.starts_with("i'"))
+            .filter(|t| text[t.start..t.end].chars().any(char::is_lowercase))
+            .count();
+        let cased = capitalised > 0 && capitalised * 100 >= toks.len() * 3;
+        let mut cx = Ctx { text, toks, cased };
+        for i in 0..cx.toks.len() {
+            let pair =
+                |p: &str| p.split_once(' ') == Some((cx.w(i), cx.w(i + 1))) && !cx.brk(i + 1);
+            cx.toks[i].filler = if has(FILLERS, cx.w(i)) {
+                1
+            } else {
+                2 * usize::from(FILLER_PAIRS.split('|').any(pair))
+            };
+        }
+        cx
+    }
+
+    fn w(&self, i: usize) -> &str {
+        self.toks.get(i).map_or("", |t| t.lower.as_str())
+    }
+
+    fn brk(&self, i: usize) -> bool {
+        self.toks.get(i).is_none_or(|t| t.brk)
+    }
+
+    /// Number of tokens of the filler starting at `i` (0 if none).
+    fn filler(&self, i: usize) -> usize {
+        self.toks.get(i).map_or(0, |t| t.filler)
+    }
+
+    fn skip(&self, mut i: usize) -> usize {
+        while self.filler(i) > 0 {
+            i += self.filler(i);
+        }
+        i
+    }
+
+    /// Matches the words of `phrase` at `i`, skipping fillers between them;
+    /// returns the end.
+    fn seq(&self, i: usize, phrase: &str) -> Option<usize> {
+        let mut k = i;
+        for (n, want) in phrase.split(' ').enumerate() {
+            if n > 0 {
+                k = self.skip(k);
+            }
+            if self.w(k) != want {
+                return None;
+            }
+            k += 1;
+        }
+        Some(k)
+    }
+
+    /// Byte range of tokens `a..e` (`e > a`, both in range).
+    fn bytes(&self, a: usize, e: usize) -> Range<usize> {
+        self.toks[a].start..self.toks[e - 1].end
+    }
+
+    fn found(&self, evidence: Range<usize>, value: Range<usize>) -> Found {
+        let raw = collapse(self.text.get(value).unwrap_or(""));
+        let value = if !self.cased || !raw.chars().any(char::is_uppercase) {
+            title_case(&raw)
+        } else {
+            raw
+        };
+        let start = evidence.start;
+        let evidence = self.text.get(evidence).unwrap_or("").to_string();
+        Found {
+            value,
+            evidence,
+            start,
+        }
+    }
+
+    /// Fills `slot` unless already set: the value is tokens `a..e` and the
+    /// evidence runs from token `ev` to the end of the value.
+    fn fill(&self, slot: &mut Option<Found>, ev: usize, (a, e): (usize, usize)) {
+        if slot.is_none() {
+            let evidence = self.toks[ev].start..self.toks[e - 1].end;
+            *slot = Some(self.found(evidence, self.bytes(a, e)));
+        }
+    }
+
+    /// Fills `slot` unless already set with a fixed value stated by tokens `ev..e`.
+    fn fill_fixed(&self, slot: &mut Option<Found>, ev: usize, e: usize, value: &str) {
+        if slot.is_none() {
+            let start = self.toks[ev].start;
+            let evidence = self.text[start..self.toks[e - 1].end].to_string();
+            let value = value.to_string();
+            *slot = Some(Found {
+                value,
+                evidence,
+                start,
+            });
+        }
+    }
+
+    fn cased_value(&self, raw: &str) -> String {
+        if self.cased {
+            raw.to_string()
+        } else {
+            title_case(raw)
+        }
+    }
+
+    /// Whether token `k` can be part of a name; `lenient` (for the first word
+    /// after "my name is") also accepts role words, "will" and "may".
+    fn name_word(&self, k: usize, lenient: bool) -> bool {
+        let Some(t) = self.toks.get(k) else {
+            return false;
+        };
+        let w = t.lower.as_str();
+        let shaped = w.chars().count() >= 2
+            && w.starts_with(char::is_alphabetic)
+            && w.chars()
+                .all(|c| c.is_alphabetic() || c == '\'' || c == '-' || is_mark(c));
+        let stop = has(STOP, w) && !(lenient && matches!(w, "will" | "may"));
+        if !shaped || stop || self.filler(k) > 0 || w.ends_with("'s") {
+            return false;
+        }
+        if lenient || has(NOT_NAME, w) {
+            return lenient && !has(NOT_NAME, w);
+        }
+        let listed = [HEADS, MODS, DEPTS, PARTICLES].iter().any(|l| has(l, w));
+        let verb_like = (w.len() > 5 && w.ends_with("ing"))
+            || ((w.ends_with("ed") || w.ends_with("ly")) && !has(NAME_EXCEPTIONS, w));
+        !listed && !verb_like && (t.cap || !self.cased)
+    }
+
+    /// A name of 1–3 words (plus particles) starting at `j`; returns its end.
+    fn name_at(&self, j: usize, lenient: bool, max: usize) -> Option<usize> {
+        if !self.name_word(j, lenient) {
+            return None;
+        }
+        let (mut e, mut words) = (j + 1, 1);
+        while words < max && !self.brk(e) {
+            if self.name_word(e, false) {
+                e += 1;
+            } else if has(PARTICLES, self.w(e)) && !self.brk(e + 1) && self.name_word(e + 1, false)
+            {
+                e += 2;
+            } else {
+                break;
+            }
+            words += 1;
+        }
+        Some(e)
+    }
+
+    /// A role starting at `k` after an optional article; returns the token
+    /// range of the role without the article. "ceo and founder" is one role.
+    fn role_at(&self, k: usize) -> Option<(usize, usize)> {
+        let (start, end) = self.role_core(k)?;
+        if matches!(self.w(end), "and" | "&") && !self.brk(end) && !self.brk(end + 1) {
+            if let Some((_, e2)) = self.role_core(end + 1) {
+                return Some((start, e2));
+            }
+        }
+        Some((start, end))
+    }
+
+    fn role_core(&self, k: usize) -> Option<(usize, usize)> {
+        let mut s = self.skip(k);
+        if matches!(self.w(s), "a" | "an" | "the") {
+            s = self.skip(s + 1);
+        }
+        let (mut e, mut last) = (s, None);
+        while e < s + 5 && (e == s || !self.brk(e) && self.filler(e) == 0) {
+            let w = self.w(e);
+            let head = has(HEADS, w) && (w != "head" || self.w(e + 1) == "of");
+            if head {
+                last = Some(e);
+            } else if !has(MODS, w) && !has(DEPTS, w) {
+                break;
+            }
+            e += 1;
+            if head && self.w(e) == "of" {
+                break;
+            }
+        }
+        let last = last?;
+        let mut end = last + 1;
+        if has(OF_HEADS, self.w(last)) && self.w(end) == "of" && !self.brk(end) {
+            let mut m = end + 1;
+            while m < end + 5 && !self.brk(m) {
+                if has(DEPTS, self.w(m)) {
+                    m += 1;
+                } else if self.w(m) == "and" && has(DEPTS, self.w(m + 1)) && !self.brk(m + 1) {
+                    m += 2;
+                } else {
+                    break;
+                }
+            }
+            if m == end + 1 && self.w(last) == "head" {
+                // "head of customer happiness": up to 3 words before "at".
+                while m < end + 4 && !self.brk(m) && self.filler(m) == 0 {
+                    if self.w(m).is_empty() || has(STOP, self.w(m)) {
+                        break;
+                    }
+                    m += 1;
+                }
+            }
+            if m > end + 1 {
+                end = m;
+            } else if self.w(last) == "head" {
+                return None;
+            }
+        }
+        Some((s, end))
+    }
+
+    /// Whether token `k` can be part of an organisation or product name.
+    fn org_word(&self, k: usize) -> bool {
+        let w = self.w(k);
+        !w.is_empty()
+            && !has(STOP, w)
+            && self.filler(k) == 0
+            && (!self.cased || self.toks[k].marked)
+    }
+
+    /// A word that identifies rather than describes ("bluefin", not "company").
+    fn distinctive(&self, k: usize) -> bool {
+        let w = self.w(k).trim_end_matches("'s");
+        w.chars().any(char::is_alphabetic) && ![STOP, NOT_NAME, GENERIC].iter().any(|l| has(l, w))
+    }
+
+    /// An organisation (≤ 5 words) starting at `k`, after "the" if `the`.
+    fn org_at(&self, k: usize, the: bool) -> Option<(usize, usize)> {
+        let mut a = self.skip(k);
+        if the && self.w(a) == "the" && !self.brk(a + 1) {
+            a += 1;
+        }
+        let mut e = a;
+        while e < a + 5 && (e == a || !self.brk(e)) {
+            if e > a && matches!(self.w(e), "of" | "&") {
+                if !self.brk(e + 1) && self.org_word(e + 1) {
+                    e += 1;
+                    continue;
+                }
+                break;
+            }
+            if !self.org_word(e) {
+                break;
+            }
+            e += 1;
+        }
+        (a..e).any(|t| self.distinctive(t)).then_some((a, e))
+    }
+
+    /// A product (≤ 4 words) starting at `k`, after an optional "the".
+    fn product_at(&self, k: usize) -> Option<String> {
+        let mut a = self.skip(k);
+        if self.w(a) == "the" && !self.brk(a + 1) {
+            a += 1;
+        }
+        let mut e = a;
+        while e < a + 4 && (e == a || !self.brk(e)) && self.org_word(e) {
+            e += 1;
+        }
+        let found = (a..e).any(|t| self.distinctive(t));
+        found.then(|| self.cased_value(&self.text[self.bytes(a, e)]))
+    }
+
+    /// An organisation after one of the `connectors` at token `k`.
+    fn org_after(&self, k: usize, connectors: &str) -> Option<(usize, usize)> {
+        has(connectors, self.w(k))
+            .then(|| self.org_at(k + 1, true))
+            .flatten()
+    }
+
+    /// Start of a name of up to `max` words ending right before token `i`;
+    /// `gap` allows punctuation between the name and token `i`.
+    fn name_before(&self, i: usize, max: usize, gap: bool) -> usize {
+        let mut a = i;
+        while a > 0 && i - a < max && ((gap && a == i) || !self.brk(a)) {
+            if !self.name_word(a - 1, false) {
+                break;
+            }
+            a -= 1;
+        }
+        a
+    }
+
+    /// Sets the position `role` stated from token `ev`, then an organisation
+    /// after "at/for/of/with" (`need_org`: only when one follows).
+    fn role_and_org(&self, st: &mut State, ev: usize, role: (usize, usize), need_org: bool) {
+        let mut k = self.skip(role.1);
+        if matches!(self.w(k), "here" | "over") {
+            k = self.skip(k + 1);
+        }
+        let org = self.org_after(k, "at for of with");
+        if need_org && org.is_none() {
+            return;
+        }
+        self.fill(&mut st.pos, ev, role);
+        if let Some(org) = org {
+            self.fill(&mut st.org, ev, org);
+        }
+    }
+
+    /// Records the name `n` stated by tokens `ev..end`, then a role or an
+    /// organisation right after it ("sarah jones ceo of ...", "... from acme").
+    fn named(&self, st: &mut State, ev: usize, n: (usize, usize), end: usize, strength: f64) {
+        let evidence = self.toks[ev].start..self.toks[end - 1].end;
+        st.set_name(self.found(evidence, self.bytes(n.0, n.1)), strength);
+        let k = self.skip(end);
+        if let Some(role) = self.role_at(k) {
+            self.role_and_org(st, ev, role, false);
+        } else if let Some(org) = self.org_after(k, "from with at") {
+            self.fill(&mut st.org, ev, org);
+        }
+    }
+
+    /// "ORG's ROLE" at `j`, stated from token `ev`.
+    fn possessive_role(&self, st: &mut State, ev: usize, j: usize) -> bool {
+        for p in j..j + 3 {
+            if (p > j && self.brk(p)) || !self.org_word(p) {
+                return false;
+            }
+            let t = &self.text[self.toks[p].start..self.toks[p].end];
+            let Some(stem) = t.strip_suffix("'s").or_else(|| t.strip_suffix("’s")) else {
+                continue;
+            };
+            let Some((rs, re)) = self.role_at(p + 1).filter(|_| !self.brk(p + 1)) else {
+                return false;
+            };
+            if stem.is_empty() || !(j..=p).any(|t| self.distinctive(t)) {
+                return false;
+            }
+            let start = self.toks[ev].start;
+            let org = self.toks[j].start..self.toks[p].start + stem.len();
+            st.org
+                .get_or_insert_with(|| self.found(start..org.end, org));
+            self.fill(&mut st.pos, ev, (rs, re));
+            return true;
+        }
+        false
+    }
+
+    /// Tries every pattern starting at token `i`.
+    fn match_at(&self, i: usize, st: &mut State) {
+        if self.filler(i) > 0 {
+            return;
+        }
+        // "my name is X"
+        for trigger in ["my name is", "my name's", "my names"] {
+            if let Some(j) = self.seq(i, trigger).map(|j| self.skip(j)) {
+                if let Some(e) = self.name_at(j, true, 3) {
+                    self.named(st, i, (j, e), e, 0.4);
+                }
+            }
+        }
+        // "this is X from Y"
+        if let Some(j) = self.seq(i, "this is").map(|j| self.skip(j)) {
+            if let Some(e) = self.name_at(j, false, 3) {
+                if matches!(self.w(self.skip(e)), "from" | "with" | "at") {
+                    self.named(st, i, (j, e), e, 0.35);
+                }
+            }
+        }
+        // "X here from Y"
+        if self.w(i) == "here" && matches!(self.w(self.skip(i + 1)), "from" | "with" | "at") {
+            let a = self.name_before(i, 3, false);
+            if a < i {
+                self.named(st, a, (a, i), i + 1, 0.35);
+            }
+        }
+        // "I'm the ROLE at ORG", "I'm ORG's ROLE", "I'm X"
+        if let Some(mut j) = self.seq(i, "i'm").or_else(|| self.seq(i, "i am")) {
+            j = self.skip(j);
+            while has(ADVERBS, self.w(j)) {
+                j = self.skip(j + 1);
+            }
+            if !self.possessive_role(st, i, j) {
+                if let Some(role) = self.role_at(j) {
+                    self.role_and_org(st, i, role, false);
+                } else if let Some(e) = self.name_at(j, false, 3) {
+                    self.named(st, i, (j, e), e, 0.25);
+                }
+            }
+        }
+        // "I work at/for ORG (as ROLE)", "I work as ROLE at ORG"
+        let work = [
+            "i work",
+            "i'm working",
+            "i currently work",
+            "i've been working",
+        ];
+        for k in work.iter().filter_map(|t| self.seq(i, t)) {
+            let k = self.skip(k);
+            if self.w(k) == "as" {
+                if let Some(role) = self.role_at(k + 1) {
+                    self.role_and_org(st, i, role, false);
+                }
+            } else if let Some(org) = self.org_after(k, "at for") {
+                self.fill(&mut st.org, i, org);
+                let m = self.skip(org.1);
+                if let Some(role) = self.role_at(m + 1).filter(|_| self.w(m) == "as") {
+                    self.fill(&mut st.pos, i, role);
+                }
+            }
+        }
+        // "as the ROLE of ORG"
+        if self.w(i) == "as" {
+            if let Some(role) = self.role_at(i + 1) {
+                self.role_and_org(st, i, role, true);
+            }
+        }
+        if self.w(i) == "i" {
+            self.verb_patterns(st, i);
+        }
+    }
+
+    /// "I lead/head/run (the) TEAM at ORG", "I run/own/founded ORG".
+    fn verb_patterns(&self, st: &mut State, i: usize) {
+        let k = self.skip(i + 1);
+        let verb = self.w(k);
+        if matches!(verb, "lead" | "head" | "run") {
+            let mut a = self.skip(k + 1);
+            if self.w(a) == "up" {
+                a = self.skip(a + 1);
+            }
+            if matches!(self.w(a), "the" | "our" | "my") {
+                a += 1;
+            }
+            let mut b = a;
+            while b < a + 3 && has(DEPTS, self.w(b)) && (b == a || !self.brk(b)) {
+                b += 1;
+            }
+            if b > a {
+                let end = b + usize::from(has(TEAM_WORDS, self.w(b)) && !self.brk(b));
+                let dept = title_case(&collapse(&self.text[self.bytes(a, b)]));
+                self.fill_fixed(&mut st.pos, i, end, &format!("Head of {dept}"));
+                if let Some(org) = self.org_after(self.skip(end), "at for") {
+                    self.fill(&mut st.org, i, org);
+                }
+                return;
+            }
+        }
+        let title = match verb {
+            "own" => "Owner",
+            "founded" => "Founder",
+            "co-founded" | "cofounded" => "Co-Founder",
+            "run" => "",
+            _ => return,
+        };
+        if let Some(org) = self.org_at(k + 1, false) {
+            self.fill(&mut st.org, i, org);
+            if !title.is_empty() {
+                self.fill_fixed(&mut st.pos, i, org.1, title);
+            }
+        }
+    }
+
+    /// "our account manager Sarah"; in cased text also "Sarah, our account manager".
+    fn other_people(&self, speaker: Option<&str>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for i in 0..self.toks.len() {
+            if !matches!(self.w(i), "our" | "my" | "their" | "his" | "her") {
+                continue;
+            }
+            let Some((_, re)) = self.role_at(i + 1) else {
+                continue;
+            };
+            let k = self.skip(re);
+            let span = if let Some(e) = self.name_at(k, false, 2) {
+                Some((k, e))
+            } else if self.cased {
+                let a = self.name_before(i, 2, true);
+                (a < i).then_some((a, i))
+            } else {
+                None
+            };
+            if let Some((a, e)) = span {
+                let name = self.cased_value(&self.text[self.bytes(a, e)]);
+                let same = |n: &str| n.eq_ignore_ascii_case(&name);
+                if !speaker.is_some_and(same) && !out.iter().any(|n| same(n)) {
+                    out.push(name);
+                }
+            }
+        }
+        out
+    }
+
+    /// The first product mentioned as being used.
+    fn product(&self) -> Option<String> {
+        const TRIGGERS: &str = "started using|start using|began using|been using|we're using|\
+            are using|switched to|switching to|moved to|moved over to|migrated to|we use|\
+            we now use|implemented|rolled out|adopted|signed up for|brought in|went with|\
+            go with|onboarded onto";
+        for i in 0..self.toks.len() {
+            for trigger in TRIGGERS.split('|') {
+                if let Some(p) = self.seq(i, trigger).and_then(|j| self.product_at(j)) {
+                    return Some(p);
+                }
+            }
+            // "switched from X to Y"
+            let moved = matches!(self.w(i), "switched" | "switching" | "moved" | "migrated");
+            if moved && self.w(self.skip(i + 1)) == "from" {
+                for k in i + 2..(i + 9).min(self.toks.len()) {
+                    if self.brk(k) {
+                        break;
+                    }
+                    if matches!(self.w(k), "to" | "onto") {
+                        if let Some(p) = self.product_at(k + 1) {
+                            return Some(p);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn language(&self) -> &'static str {
+        let hits = self.toks.iter().filter(|t| has(ENGLISH, &t.lower)).count();
+        if hits >= 3 && hits * 100 >= self.toks.len() * 15 {
+            "en"
+        } else {
+            "unknown"
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Value and evidence of `f`, after checking the evidence is verbatim at `start`.
+    fn get(t: &str, f: &Option<Found>) -> (String, String) {
+        f.as_ref().map_or(("-".into(), "-".into()), |f| {
+            assert_eq!(
+                t.get(f.start..f.start + f.evidence.len()),
+                Some(&*f.evidence)
+            );
+            (f.value.clone(), f.evidence.clone())
+        })
+    }
+
+    fn pair(value: &str, evidence: &str) -> (String, String) {
+        (value.into(), evidence.into())
+    }
+
+    #[test]
+    fn bluefin_example_with_evidence() {
+        let t = "hi um my name is sarah jones and i'm the head of marketing at bluefin \
+            analytics uh we started using acme crm about two years ago and honestly it cut our \
+            reporting time by 40 percent";
+        let s = speaker(t);
+        assert_eq!(
+            get(t, &s.name),
+            pair("Sarah Jones", "my name is sarah jones")
+        );
+        assert_eq!(
+            get(t, &s.position),
+            pair("Head of Marketing", "i'm the head of marketing")
+        );
+        let org = pair(
+            "Bluefin Analytics",
+            "i'm the head of marketing at bluefin analytics",
+        );
+        assert_eq!(get(t, &s.organisation), org);
+        assert_eq!(s.product.as_deref(), Some("Acme CRM"));
+        assert_eq!(s.language, "en");
+        assert!((s.confidence - 1.0).abs() < 1e-9 && s.other_people.is_empty());
+
+        let t = "um this is mike torres from harbor dental group and we love it";
+        let s = speaker(t);
+        assert_eq!(get(t, &s.name), pair("Mike Torres", "this is mike torres"));
+        let org = pair(
+            "Harbor Dental Group",
+            "this is mike torres from harbor dental group",
+        );
+        assert_eq!(get(t, &s.organisation), org);
+
+        let t = "hey everyone dana lee here from northwind logistics";
+        let s = speaker(t);
+        assert_eq!(get(t, &s.name), pair("Dana Lee", "dana lee here"));
+        assert!((s.confidence - 0.65).abs() < 1e-9);
+    }
+
+    #[test]
+    fn no_self_introduction_gives_none() {
+        let t = "so um the tool is great we save a lot of time every week and honestly the \
+            support team is really responsive i would recommend it";
+        let s = speaker(t);
+        assert_eq!((s.name, s.organisation, s.position), (None, None, None));
+        assert_eq!(s.confidence, 0.0);
+        assert!(s.other_people.is_empty());
+    }
+
+    /// transcript | name | organisation | position ("-": none).
+    const CASES: &str = "\
+        i'm really happy with how it went | - | - | -
+        honestly i'm so glad we switched | - | - | -
+        i am super excited um about the new dashboard | - | - | -
+        i'm the one who pushed for it | - | - | -
+        yeah i'm stoked and i'm working on it | - | - | -
+        hi i'm priya patel uh i'm an operations manager at northwind | Priya Patel | Northwind | Operations Manager
+        my name's will and i'm a nurse | Will | - | Nurse
+        my name is um sorry my name is carlos | Carlos | - | -
+        my name is dr amanda cole i'm a dentist at bright smile dental | Dr Amanda Cole | Bright Smile Dental | Dentist
+        i work at riverside clinic as a nurse | - | Riverside Clinic | Nurse
+        i work as a product manager for orbit labs | - | Orbit Labs | Product Manager
+        so i'm bluefin's ceo | - | Bluefin | CEO
+        i lead the data team at orbit labs | - | Orbit Labs | Head of Data
+        i founded green leaf bakery | - | Green Leaf Bakery | Founder
+        as the vp of sales of acme corp i | - | Acme Corp | VP of Sales
+        i'm the ceo and co-founder of lumen labs | - | Lumen Labs | CEO and Co-Founder
+        i'm the owner of casa verde which is a restaurant | - | Casa Verde | Owner
+        i'm the head of it at the home depot | - | Home Depot | Head of IT
+        i work for a small company | - | - | -
+        i run a bakery and i own the relationship | - | - | -";
+
+    #[test]
+    fn statement_patterns() {
+        for line in CASES.lines() {
+            let f: Vec<&str> = line.split('|').map(str::trim).collect();
+            let s = speaker(f[0]);
+            let got = [&s.name, &s.organisation, &s.position].map(|x| get(f[0], x).0);
+            assert_eq!(got, [f[1], f[2], f[3]], "{:?}", f[0]);
+        }
+    }
+
+    #[test]
+    fn cased_transcript_keeps_values_as_written() {
+        let t = "Hi, I'm Sarah Jones, VP of Sales at Northwind Traders. We switched to Zendesk \
+            last year. Our account manager, Tom Reed, was great.";
+        let s = speaker(t);
+        assert_eq!(get(t, &s.name), pair("Sarah Jones", "I'm Sarah Jones"));
+        assert_eq!(
+            get(t, &s.position),
+            pair("VP of Sales", "I'm Sarah Jones, VP of Sales")
+        );
+        let org = pair(
+            "Northwind Traders",
+            "I'm Sarah Jones, VP of Sales at Northwind Traders",
+        );
+        assert_eq!(get(t, &s.organisation), org);
+        assert_eq!(s.product.as_deref(), Some("Zendesk"));
+        assert_eq!(s.other_people, ["Tom Reed"]);
+        assert!((s.confidence - 0.85).abs() < 1e-9);
+    }
+
+    #[test]
+    fn other_people_products_and_language() {
+        let t = "um our account manager jessica was amazing and our ceo loves it we moved from \
+            spreadsheets to shiftly last year";
+        let s = speaker(t);
+        assert_eq!(s.other_people, ["Jessica"]);
+        assert_eq!(s.product.as_deref(), Some("Shiftly"));
+        assert_eq!(
+            speaker("we started using it and we use a lot of spreadsheets").product,
+            None
+        );
+        assert_eq!(speaker("").language, "unknown");
+        assert_eq!(
+            speaker("hola me llamo ana y trabajo en una empresa").language,
+            "unknown"
+        );
+        assert_eq!(speaker("我叫李华，我在一家公司工作").language, "unknown");
+    }
+
+    #[test]
+    fn title_case_examples() {
+        let cases = [
+            ("sarah jones", "Sarah Jones"),
+            ("acme corp", "Acme Corp"),
+            ("head of it", "Head of IT"),
+            ("ceo and co-founder", "CEO and Co-Founder"),
+            ("the home depot", "The Home Depot"),
+            ("o'brien mcdonald", "O'Brien McDonald"),
+            ("sarah's  iPhone", "Sarah's  iPhone"),
+            ("éloïse ödegaard (uk)", "Éloïse Ödegaard (UK)"),
+            ("", ""),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(title_case(input), expected);
+        }
+    }
+
+    #[test]
+    fn never_panics_and_evidence_is_verbatim() {
+        const PALETTE: &[&str] = &[
+            "i'm ",
+            "my name is ",
+            "the ",
+            "head of ",
+            "ceo ",
+            "at ",
+            "of ",
+            "’s ",
+            "'s ",
+            "um ",
+            "sarah ",
+            "É",
+            "\u{301}",
+            "😀",
+            "日本 ",
+            "-",
+            ".",
+            ",",
+            "\n",
+            "&",
+            "here from ",
+            "i ",
+            "lead ",
+            "acme ",
+            "x",
+            " ",
+            "'",
+            "founded ",
+            "our rep ",
+            "this is ",
+            "as the ",
+        ];
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..2000 {
+            let mut t = String::new();
+            for _ in 0..(state % 30) {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                t.push_str(PALETTE[(state >> 33) as usize % PALETTE.len()]);
+            }
+            let s = speaker(&t);
+            for f in [&s.name, &s.organisation, &s.position] {
+                get(&t, f);
+            }
+            assert!((0.0..=1.0).contains(&s.confidence));
+            let _ = title_case(&t);
+        }
+    }
+}

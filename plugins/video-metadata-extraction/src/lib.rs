@@ -1,0 +1,88 @@
+//! video-metadata-extraction: the speaker's name, organisation and position from a
+//! video transcript (often lower case, unpunctuated, with fillers). Each is null
+//! unless stated; `extra_information` gives the confidence, the evidence for each
+//! field, other people and the product mentioned, and the language. With the
+//! optional LLM, a value it proposes is kept only if the transcript states it.
+
+use gleaner_sdk::transcript::{self, Found, Speaker};
+use gleaner_sdk::{llm, PluginInfo};
+use serde_json::{json, Value};
+
+gleaner_sdk::plugin_bindings!("processor");
+
+use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+
+struct Metadata;
+
+impl Guest for Metadata {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!("video-metadata-extraction")
+    }
+
+    fn process(input: String) -> Result<Output, ProcessError> {
+        let input: Value =
+            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+        let text = input["query"].as_str().unwrap_or_default();
+        let speaker = transcript::speaker(text);
+        let (fields, engine) = match llm_fields(text) {
+            Some(f) => (f, "llm"),
+            None => (rule_fields(&speaker), "rules"),
+        };
+        let evidence = |f: &Option<Found>| {
+            f.as_ref()
+                .map(|f| json!({ "text": f.evidence, "start": f.start }))
+        };
+        let body = json!({
+            "author_name": fields[0],
+            "author_organisation": fields[1],
+            "author_position": fields[2],
+            "extra_information": {
+                "confidence": speaker.confidence,
+                "evidence": {
+                    "author_name": evidence(&speaker.name),
+                    "author_organisation": evidence(&speaker.organisation),
+                    "author_position": evidence(&speaker.position),
+                },
+                "other_people": speaker.other_people,
+                "product": speaker.product,
+                "language": speaker.language,
+                "engine": engine,
+            },
+        });
+        Ok(Output {
+            body: body.to_string(),
+            engine: engine.into(),
+        })
+    }
+}
+
+export!(Metadata);
+
+fn rule_fields(s: &Speaker) -> [Option<String>; 3] {
+    let value = |f: &Option<Found>| f.as_ref().map(|f| f.value.clone());
+    [value(&s.name), value(&s.organisation), value(&s.position)]
+}
+
+/// The LLM's fields, each kept only when the transcript contains it (case-insensitive).
+fn llm_fields(text: &str) -> Option<[Option<String>; 3]> {
+    if !llm::enabled() {
+        return None;
+    }
+    let system = "From this video testimonial transcript, extract the speaker's own name, organisation and job title, \
+        only if the speaker states them. Answer with JSON only: \
+        {\"author_name\": string|null, \"author_organisation\": string|null, \"author_position\": string|null}.";
+    let answer: Value = serde_json::from_str(&llm::ask(system, text, 200).ok()?).ok()?;
+    let lower = text.to_lowercase();
+    let stated = |key: &str| {
+        answer[key]
+            .as_str()
+            .map(str::trim)
+            .filter(|v| !v.is_empty() && lower.contains(&v.to_lowercase()))
+            .map(transcript::title_case)
+    };
+    Some([
+        stated("author_name"),
+        stated("author_organisation"),
+        stated("author_position"),
+    ])
+}
