@@ -12,14 +12,7 @@ const FORUM: &str = "/forum-site/post";
 const MISBEHAVE: &str = "/test/misbehave";
 const BH: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
 
-fn ids(body: &Value) -> Vec<String> {
-    body["all_reviews"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["review_id"].as_str().unwrap().to_owned())
-        .collect()
-}
+use common::ids;
 
 fn error_text(body: &Value) -> String {
     body["error"].as_str().unwrap_or_default().to_owned()

@@ -54,14 +54,7 @@ async fn trustpilot(delay: Duration, fail_page: Option<u64>) -> std::net::Socket
     common::upstream(router).await
 }
 
-fn ids(body: &Value) -> Vec<String> {
-    body["all_reviews"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["review_id"].as_str().unwrap().to_owned())
-        .collect()
-}
+use common::ids;
 
 #[tokio::test]
 async fn the_budget_ends_a_fetch_with_a_continuation_and_nothing_is_lost() {

@@ -332,21 +332,54 @@ async fn processor_latency() -> anyhow::Result<()> {
     let transcript = "um hi so my name is sarah jones and i'm the head of marketing at bluefin analytics uh before we used to spend like two days every month building reports by hand it was really painful and then we started using acme crm and honestly it cut our reporting time by 40 percent so yeah i would recommend it";
     let review = "Setup took ten minutes. Since switching, our team closes tickets 3x faster and we saved about $2,000 a month. i recieved great support , the the staff was definately helpful!!";
     let cases = [
-        ("/features/review-chunk", serde_json::json!({"review_text": review, "widget_type": "card"})),
-        ("/features/highlight-review-text", serde_json::json!({"review_id": "r1", "review_text": review})),
-        ("/features/review-enhancement", serde_json::json!({"review_id": "r1", "review_text": review})),
-        ("/features/video-metadata-extraction", serde_json::json!({"query": transcript})),
-        ("/features/video-to-casestudy", serde_json::json!({"query": transcript})),
-        ("/features/domain-to-asset", serde_json::json!({"query": "https://www.bluefin-analytics.com"})),
-        ("/public/v1/wol-meta-info", serde_json::json!({"email": "a@bluefin-analytics.com", "website": "https://www.bluefin-analytics.com"})),
+        (
+            "/features/review-chunk",
+            serde_json::json!({"review_text": review, "widget_type": "card"}),
+        ),
+        (
+            "/features/highlight-review-text",
+            serde_json::json!({"review_id": "r1", "review_text": review}),
+        ),
+        (
+            "/features/review-enhancement",
+            serde_json::json!({"review_id": "r1", "review_text": review}),
+        ),
+        (
+            "/features/video-metadata-extraction",
+            serde_json::json!({"query": transcript}),
+        ),
+        (
+            "/features/video-to-casestudy",
+            serde_json::json!({"query": transcript}),
+        ),
+        (
+            "/features/domain-to-asset",
+            serde_json::json!({"query": "https://www.bluefin-analytics.com"}),
+        ),
+        (
+            "/public/v1/wol-meta-info",
+            serde_json::json!({"email": "a@bluefin-analytics.com", "website": "https://www.bluefin-analytics.com"}),
+        ),
     ];
     for (route, input) in cases {
-        let plugin = app.state.registry.get(route).ok_or_else(|| anyhow::anyhow!("{route} not loaded"))?;
+        let plugin = app
+            .state
+            .registry
+            .get(route)
+            .ok_or_else(|| anyhow::anyhow!("{route} not loaded"))?;
         let input = input.to_string();
         let mut samples = Vec::new();
         for i in 0..220 {
             let started = Instant::now();
-            runtime.process(&plugin, "bench", &input, Instant::now() + Duration::from_secs(10)).await?.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            runtime
+                .process(
+                    &plugin,
+                    "bench",
+                    &input,
+                    Instant::now() + Duration::from_secs(10),
+                )
+                .await?
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
             if i >= 20 {
                 samples.push(started.elapsed());
             }

@@ -142,3 +142,13 @@ pub async fn upstream(router: axum::Router) -> SocketAddr {
     });
     addr
 }
+
+/// The `review_id`s of a review-fetch answer, in order.
+pub fn ids(body: &Value) -> Vec<String> {
+    body["all_reviews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["review_id"].as_str().unwrap().to_owned())
+        .collect()
+}

@@ -574,6 +574,30 @@ fn quotes(units: &[Unit], sections: &[Vec<usize>; 3]) -> Vec<usize> {
 }
 
 /// Escapes `& < > " '`; characters not allowed in HTML become U+FFFD.
+/// Reverses [`esc`]: the text of an escaped fragment.
+pub fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The text of an HTML fragment without its tags (entities left as they are).
+pub fn strip_tags(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in s.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     for c in s.chars() {
@@ -635,13 +659,7 @@ mod tests {
          clinic that's struggling with scheduling.",
     ];
 
-    fn unescape(s: &str) -> String {
-        s.replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&quot;", "\"")
-            .replace("&#39;", "'")
-            .replace("&amp;", "&")
-    }
+    use super::unescape;
 
     /// Checks tag balance, a single `<article>` root, known tags only,
     /// quoted attributes and escaped text.

@@ -8,6 +8,7 @@ pub mod casestudy;
 
 pub use gleaner_sdk::{segment, transcript};
 
+use casestudy::{strip_tags, unescape};
 use gleaner_sdk::{llm, PluginInfo};
 use serde_json::{json, Value};
 
@@ -138,28 +139,6 @@ pub fn check_html(html: &str, transcript: &str) -> Result<(), String> {
         return Err(format!("the number {n} is not in the transcript"));
     }
     Ok(())
-}
-
-fn strip_tags(s: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in s.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
 }
 
 #[cfg(test)]
