@@ -263,3 +263,64 @@ async fn wol_meta_info_errors_are_structured() {
         assert!(body.get("error").is_none(), "structured shape only");
     }
 }
+
+#[tokio::test]
+async fn favicon_only_makes_fewer_requests() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let hits = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let count = Arc::new(AtomicUsize::new(0));
+    let (log, counter) = (hits.clone(), count.clone());
+    let page = r#"<html><head><title>Shop</title><link rel="icon" href="/icon.png"><link rel="manifest" href="/m.json"></head>
+        <body><header><img class="logo" src="/logo.png"></header></body></html>"#;
+    let png = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    )
+    .unwrap();
+    let router = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let (log, counter, png) = (log.clone(), counter.clone(), png.clone());
+        async move {
+            counter.fetch_add(1, Ordering::SeqCst);
+            log.lock().unwrap().push(uri.path().to_owned());
+            match uri.path() {
+                "/" => ([("content-type", "text/html")], page.as_bytes().to_vec()),
+                "/m.json" => (
+                    [("content-type", "application/json")],
+                    br##"{"name":"Shop","theme_color":"#aa3300"}"##.to_vec(),
+                ),
+                _ => ([("content-type", "image/png")], png),
+            }
+        }
+    });
+    let addr = common::upstream(router).await;
+    let s = common::start(&["domain-to-asset"], move |c| {
+        c.replay = None;
+        c.upstream_override
+            .insert("shop.example".into(), format!("http://{addr}"));
+    })
+    .await;
+    let (status, body) = s
+        .post(
+            ASSET,
+            json!({"query": "shop.example", "favicon_only": true}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["favicon_url"], "https://shop.example/icon.png");
+    assert_eq!(
+        *hits.lock().unwrap(),
+        vec!["/", "/icon.png"],
+        "page and favicon only"
+    );
+    let before = count.load(Ordering::SeqCst);
+    let (_, body) = s.post(ASSET, json!({"query": "shop.example"})).await;
+    assert_eq!(
+        body["widget_button_color"], "#aa3300",
+        "manifest theme colour: {body}"
+    );
+    assert!(
+        count.load(Ordering::SeqCst) - before > 2,
+        "the full answer also reads the manifest"
+    );
+}

@@ -75,8 +75,9 @@ pub enum HttpError {
 
 /// Server-wide outbound HTTP state: connection pools, replay/record, overrides, per-host caps.
 pub struct HttpService {
-    public_client: reqwest::Client,
-    override_client: reqwest::Client,
+    /// Connection pools by (override target?, connect timeout in ms): the connect
+    /// timeout is per plugin, and reqwest sets it per client.
+    clients: Mutex<HashMap<(bool, u64), reqwest::Client>>,
     replay: Option<Arc<HarReplay>>,
     recorder: Option<Arc<HarRecorder>>,
     overrides: Overrides,
@@ -97,23 +98,36 @@ pub struct HttpSettings {
 impl HttpService {
     /// Builds the service and its connection pools.
     pub fn new(settings: HttpSettings) -> anyhow::Result<HttpService> {
-        let base = || {
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .connect_timeout(std::time::Duration::from_secs(5))
-                .pool_idle_timeout(std::time::Duration::from_secs(30))
-                .no_proxy()
-        };
-        Ok(HttpService {
-            public_client: base()
-                .dns_resolver(Arc::new(resolver::PublicOnlyResolver))
-                .build()?,
-            override_client: base().build()?,
+        let service = HttpService {
+            clients: Mutex::new(HashMap::new()),
             replay: settings.replay.map(Arc::new),
             recorder: settings.recorder.map(Arc::new),
             overrides: settings.overrides,
             host_slots: Mutex::new(HashMap::new()),
-        })
+        };
+        service.client(false, 5_000)?;
+        Ok(service)
+    }
+
+    /// The pool for public targets (SSRF-guarded DNS) or override targets, with a connect timeout.
+    fn client(&self, overridden: bool, connect_ms: u64) -> Result<reqwest::Client, HttpError> {
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(client) = clients.get(&(overridden, connect_ms)) {
+            return Ok(client.clone());
+        }
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(std::time::Duration::from_millis(connect_ms.max(1)))
+            .pool_idle_timeout(std::time::Duration::from_secs(30))
+            .no_proxy();
+        if !overridden {
+            builder = builder.dns_resolver(Arc::new(resolver::PublicOnlyResolver));
+        }
+        let client = builder
+            .build()
+            .map_err(|e| HttpError::Transport(format!("cannot build the HTTP client: {e}")))?;
+        clients.insert((overridden, connect_ms), client.clone());
+        Ok(client)
     }
 
     /// Whether requests are answered from recordings.
@@ -176,11 +190,12 @@ impl HttpService {
         if let Some(replay) = &self.replay {
             return transport::replay(replay, &hop);
         }
+        let connect_ms = policy.limits.connect_timeout_ms;
         let (client, target) = match self.overrides.rewrite(hop.url) {
-            Some(target) => (&self.override_client, target),
+            Some(target) => (self.client(true, connect_ms)?, target),
             None => {
                 check_ip_literal(hop.url)?;
-                (&self.public_client, hop.url.clone())
+                (self.client(false, connect_ms)?, hop.url.clone())
             }
         };
         let slot = self.host_slot(hop.url, policy.limits.upstream_concurrency);
@@ -192,7 +207,7 @@ impl HttpService {
             .map_err(|_| HttpError::Transport("connection slots closed".into()))?;
         let started = std::time::SystemTime::now();
         let clock = Instant::now();
-        let response = transport::network(client, &target, &hop, &policy.limits, deadline).await?;
+        let response = transport::network(&client, &target, &hop, &policy.limits, deadline).await?;
         if let Some(recorder) = &self.recorder {
             let exchange = transport::exchange(&hop, &response);
             let elapsed = clock.elapsed().as_secs_f64() * 1000.0;
