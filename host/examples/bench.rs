@@ -19,6 +19,35 @@ fn root() -> PathBuf {
         .to_owned()
 }
 
+/// An app serving the built plugins, with upstream traffic replayed from the fixtures.
+async fn replay_app() -> anyhow::Result<App> {
+    let config = Config {
+        plugin_dir: root().join("target/plugins"),
+        cache_dir: Some(root().join("target/gleaner-cache")),
+        replay: Some(root().join("tests/fixtures/har")),
+        watch: false,
+        ..Config::default()
+    };
+    App::build(config).await
+}
+
+/// Runs `call` `warmup + n` times and returns the durations of the last `n`.
+async fn timed<F, Fut>(warmup: usize, n: usize, mut call: F) -> anyhow::Result<Vec<Duration>>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..warmup + n {
+        let started = Instant::now();
+        call().await?;
+        if i >= warmup {
+            samples.push(started.elapsed());
+        }
+    }
+    Ok(samples)
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[index]
@@ -36,13 +65,7 @@ fn report(name: &str, mut samples: Vec<Duration>) {
 }
 
 async fn instantiate_and_call() -> anyhow::Result<()> {
-    let config = Config {
-        plugin_dir: root().join("target/plugins"),
-        cache_dir: Some(root().join("target/gleaner-cache")),
-        replay: Some(root().join("tests/fixtures/har")),
-        ..Config::default()
-    };
-    let app = App::build(config).await?;
+    let app = replay_app().await?;
     let runtime = app.state.runtime.clone();
     println!(
         "allocator: {}",
@@ -58,29 +81,15 @@ async fn instantiate_and_call() -> anyhow::Result<()> {
         .get("/features/review-chunk")
         .expect("review-chunk loaded");
     let input = r#"{"review_text":"Dr. Patel explained everything clearly, e.g. the 2.5 hour recovery. The staff at Smile Inc. were kind! I paid $120.50 and would go back.","widget_type":"card"}"#;
-    for _ in 0..50 {
+    let samples = timed(50, 2000, || async {
+        let deadline = Instant::now() + Duration::from_secs(5);
         runtime
-            .process(
-                &chunk,
-                "bench",
-                input,
-                Instant::now() + Duration::from_secs(5),
-            )
-            .await??;
-    }
-    let mut samples = Vec::new();
-    for _ in 0..2000 {
-        let started = Instant::now();
-        runtime
-            .process(
-                &chunk,
-                "bench",
-                input,
-                Instant::now() + Duration::from_secs(5),
-            )
-            .await??;
-        samples.push(started.elapsed());
-    }
+            .process(&chunk, "bench", input, deadline)
+            .await?
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        Ok(())
+    })
+    .await?;
     report("instantiate+call review-chunk process()", samples);
 
     let hub = app
@@ -94,20 +103,15 @@ async fn instantiate_and_call() -> anyhow::Result<()> {
         filter_json: None,
         cursor: None,
     };
-    let mut samples = Vec::new();
-    for _ in 0..300 {
-        let started = Instant::now();
+    let samples = timed(20, 300, || async {
+        let deadline = Instant::now() + Duration::from_secs(5);
         runtime
-            .fetch_page(
-                &hub,
-                "bench",
-                &request,
-                Instant::now() + Duration::from_secs(5),
-            )
+            .fetch_page(&hub, "bench", &request, deadline)
             .await?
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        samples.push(started.elapsed());
-    }
+        Ok(())
+    })
+    .await?;
     report(
         "instantiate+call customer-feedback-hub fetch-page() (replayed 20-review page)",
         samples,
@@ -320,14 +324,7 @@ async fn swap_latency() -> anyhow::Result<()> {
 /// Latency of every processor's instantiate + call, with realistic inputs (the
 /// website processors answered from the HAR fixtures).
 async fn processor_latency() -> anyhow::Result<()> {
-    let config = Config {
-        plugin_dir: root().join("target/plugins"),
-        cache_dir: Some(root().join("target/gleaner-cache")),
-        replay: Some(root().join("tests/fixtures/har")),
-        watch: false,
-        ..Config::default()
-    };
-    let app = App::build(config).await?;
+    let app = replay_app().await?;
     let runtime = app.state.runtime.clone();
     let transcript = "um hi so my name is sarah jones and i'm the head of marketing at bluefin analytics uh before we used to spend like two days every month building reports by hand it was really painful and then we started using acme crm and honestly it cut our reporting time by 40 percent so yeah i would recommend it";
     let review = "Setup took ten minutes. Since switching, our team closes tickets 3x faster and we saved about $2,000 a month. i recieved great support , the the staff was definately helpful!!";
@@ -368,22 +365,15 @@ async fn processor_latency() -> anyhow::Result<()> {
             .get(route)
             .ok_or_else(|| anyhow::anyhow!("{route} not loaded"))?;
         let input = input.to_string();
-        let mut samples = Vec::new();
-        for i in 0..220 {
-            let started = Instant::now();
+        let samples = timed(20, 200, || async {
+            let deadline = Instant::now() + Duration::from_secs(10);
             runtime
-                .process(
-                    &plugin,
-                    "bench",
-                    &input,
-                    Instant::now() + Duration::from_secs(10),
-                )
+                .process(&plugin, "bench", &input, deadline)
                 .await?
                 .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-            if i >= 20 {
-                samples.push(started.elapsed());
-            }
-        }
+            Ok(())
+        })
+        .await?;
         report(&format!("processor {route} (instantiate + call)"), samples);
     }
     Ok(())
