@@ -11,6 +11,7 @@ pub mod assets;
 pub use gleaner_sdk::site;
 
 use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::website::{self, WebsiteError};
 use gleaner_sdk::PluginInfo;
 use serde_json::{json, Value};
 
@@ -40,52 +41,20 @@ impl Guest for DomainToAsset {
 
 export!(DomainToAsset);
 
-fn upstream(e: gleaner_sdk::FetchError) -> ProcessError {
-    ProcessError::Upstream(gleaner_sdk::http::describe(&e))
-}
-
-/// Fetches the home page; refuses non-HTML answers.
-pub fn home_page(query: &str) -> Result<(String, String), ProcessError> {
-    let url = site::site_url(query).map_err(ProcessError::InvalidInput)?;
-    let response = http::get_html(&url)
-        .and_then(|r| r.ensure_success("the website"))
-        .map_err(upstream)?;
-    let html = response.text();
-    let declared_html = response
-        .header("content-type")
-        .is_none_or(|t| t.contains("html"));
-    let looks_html = html
-        .trim_start()
-        .get(..512)
-        .unwrap_or(html.trim_start())
-        .to_ascii_lowercase()
-        .contains("<html")
-        || html
-            .trim_start()
-            .to_ascii_lowercase()
-            .starts_with("<!doctype html");
-    if !declared_html || !looks_html {
-        return Err(ProcessError::Upstream(format!(
-            "{} did not answer with an HTML page (content-type {:?}); give the site's home page",
-            response.final_url,
-            response.header("content-type").unwrap_or("none")
-        )));
+fn website_error(e: WebsiteError) -> ProcessError {
+    match e {
+        WebsiteError::Input(m) => ProcessError::InvalidInput(m),
+        WebsiteError::Site(m) => ProcessError::Upstream(m),
     }
-    Ok((response.final_url, html))
 }
 
 fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
-    let (base, html) = home_page(query)?;
+    let (base, html) = website::home_page(query).map_err(website_error)?;
     let meta = site::page_meta(&html, &base);
-    let manifest = match (&meta.manifest_url, favicon_only) {
-        (Some(url), false) => http::get(
-            url,
-            &[("accept", "application/manifest+json,application/json")],
-        )
-        .ok()
-        .filter(Response::is_success)
-        .and_then(|r| site::web_manifest(&r.text(), url)),
-        _ => None,
+    let manifest = if favicon_only {
+        None
+    } else {
+        website::manifest(&meta)
     };
     let ranked = assets::rank(&meta, manifest.as_ref(), &base);
     let favicon = ranked

@@ -73,6 +73,7 @@ pub mod review;
 pub mod segment;
 pub mod site;
 pub mod transcript;
+pub mod website;
 
 pub use wit::gleaner::plugin::types;
 pub use wit::gleaner::plugin::types::{

@@ -6,7 +6,7 @@ pub mod seo;
 
 pub use gleaner_sdk::site;
 
-use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::website::{self, WebsiteError};
 use gleaner_sdk::PluginInfo;
 use serde_json::{json, Value};
 
@@ -31,32 +31,12 @@ impl Guest for WolMetaInfo {
             )));
         }
         let website = input["website"].as_str().unwrap_or_default();
-        let url = site::site_url(website)
-            .map_err(|e| ProcessError::InvalidInput(format!("`website`: {e}")))?;
-        let response = http::get_html(&url)
-            .and_then(|r| r.ensure_success("the website"))
-            .map_err(|e| ProcessError::Upstream(http::describe(&e)))?;
-        let html = response.text();
-        if !response
-            .header("content-type")
-            .is_none_or(|t| t.contains("html"))
-        {
-            return Err(ProcessError::Upstream(format!(
-                "{} did not answer with an HTML page; give the site's home page",
-                response.final_url
-            )));
-        }
-        let base = response.final_url.clone();
+        let (base, html) = website::home_page(website).map_err(|e| match e {
+            WebsiteError::Input(m) => ProcessError::InvalidInput(format!("`website`: {m}")),
+            WebsiteError::Site(m) => ProcessError::Upstream(m),
+        })?;
         let meta = site::page_meta(&html, &base);
-        let manifest = meta.manifest_url.as_deref().and_then(|m| {
-            http::get(
-                m,
-                &[("accept", "application/manifest+json,application/json")],
-            )
-            .ok()
-            .filter(Response::is_success)
-            .and_then(|r| site::web_manifest(&r.text(), m))
-        });
+        let manifest = website::manifest(&meta);
         let manifest_name = manifest
             .as_ref()
             .and_then(|m| m.name.clone().or_else(|| m.short_name.clone()));
