@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins host wasm-target bench clean new-plugin test-plugin template-check
+.PHONY: all run demo test lint fmt plugins host wasm-target bench clean new-plugin test-plugin template-check fuzz
 
 all: plugins host
 
@@ -52,6 +52,12 @@ demo: plugins host
 test: plugins
 	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test-output.log
 	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-output.log
+
+## Fuzzes the token decoder, manifest parser, HAR reader and text formatter
+## (proptest on stable Rust; FUZZ_CASES per target, default 20000).
+FUZZ_CASES ?= 20000
+fuzz:
+	GLEANER_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release --workspace --test security -- fuzz::
 
 ## Creates plugins/NAME from a template: make new-plugin NAME=my-source KIND=source|processor
 new-plugin:

@@ -459,6 +459,7 @@ async fn trustpilot_request_validation() {
         assert!(error_text(&body).contains(needle), "{req}: {body}");
     }
     let foreign = gleaner::cursor::encode(
+        &common::token_key(),
         "/other-source/reviews",
         BH,
         &gleaner::cursor::Resume {

@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const HUB: &str = "/customer-feedback-hub/reviews";
 const QUERY: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
@@ -18,38 +18,27 @@ const QUERY: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
 /// Serves the real review objects as three newest-first pages of 20, each after
 /// `delay`, failing page `fail_page` with a 500.
 async fn trustpilot(delay: Duration, fail_page: Option<u64>) -> std::net::SocketAddr {
-    let reviews: Vec<Value> = serde_json::from_str(
-        &std::fs::read_to_string(
-            common::root()
-                .join("tests/fixtures/customer-feedback-hub/trustpilot-nextdata-reviews.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let pages = vec![
-        reviews[0..20].to_vec(),
-        reviews[40..60].to_vec(),
-        reviews[20..40].to_vec(),
-    ];
+    let pages = common::trustpilot_pages();
     let router = Router::new().route(
         "/review/{domain}",
-        get(move |Query(q): Query<std::collections::HashMap<String, String>>| {
-            let pages = pages.clone();
-            async move {
-                let page: u64 = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
-                tokio::time::sleep(delay).await;
-                if Some(page) == fail_page {
-                    return (StatusCode::INTERNAL_SERVER_ERROR, "upstream broke".to_owned()).into_response();
+        get(
+            move |Query(q): Query<std::collections::HashMap<String, String>>| {
+                let pages = pages.clone();
+                async move {
+                    let page: u64 = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+                    tokio::time::sleep(delay).await;
+                    if Some(page) == fail_page {
+                        return (
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            "upstream broke".to_owned(),
+                        )
+                            .into_response();
+                    }
+                    let html = common::trustpilot_html(&pages[(page - 1) as usize], 3);
+                    (StatusCode::OK, html).into_response()
                 }
-                let data = json!({"props": {"pageProps": {
-                    "businessUnit": {"displayName": "B&H Photo Video", "numberOfReviews": 60},
-                    "reviews": pages[(page - 1) as usize],
-                    "filters": {"pagination": {"totalPages": 3}}
-                }}});
-                let html = format!(r#"<html><script id="__NEXT_DATA__" type="application/json">{data}</script></html>"#);
-                (StatusCode::OK, html).into_response()
-            }
-        }),
+            },
+        ),
     );
     common::upstream(router).await
 }

@@ -62,13 +62,37 @@ pub struct Config {
     pub fetch_budget_ms: u64,
     /// Requests served at once before answering 503 (`GLEANER_MAX_CONCURRENT_REQUESTS`).
     pub max_concurrent_requests: usize,
+    /// Requests one plugin serves at once before answering 503, so a slow upstream
+    /// fills only its own plugin's share (`GLEANER_MAX_CONCURRENT_PER_PLUGIN`).
+    pub max_concurrent_per_plugin: usize,
+    /// Time a client has to send a request's headers, in ms (`GLEANER_HEADER_READ_TIMEOUT_MS`).
+    pub header_read_timeout_ms: u64,
+    /// Time a client has to send a request's body, in ms (`GLEANER_BODY_READ_TIMEOUT_MS`).
+    pub body_read_timeout_ms: u64,
+    /// Time a keep-alive connection may stay silent between requests, in ms (`GLEANER_IDLE_TIMEOUT_MS`).
+    pub idle_timeout_ms: u64,
+    /// Connections open at once; more are closed on accept (`GLEANER_MAX_CONNECTIONS`).
+    pub max_connections: usize,
+    /// Connections open at once from one client address (`GLEANER_MAX_CONNECTIONS_PER_CLIENT`).
+    pub max_connections_per_client: usize,
+    /// Time requests in flight get to finish after SIGTERM, in ms (`GLEANER_DRAIN_TIMEOUT_MS`).
+    pub drain_timeout_ms: u64,
+    /// Memory all live plugin instances may hold together, in MiB (`GLEANER_MAX_TOTAL_MEMORY_MIB`).
+    pub max_total_memory_mib: usize,
     /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`).
     pub replay: Option<PathBuf>,
     /// Record outbound HTTP exchanges into this HAR file (`GLEANER_RECORD`).
     pub record: Option<PathBuf>,
-    /// Send a host's requests to another base URL, e.g. `www.reddit.com=http://127.0.0.1:9000`
-    /// (`GLEANER_UPSTREAM_OVERRIDE`, comma separated).
+    /// Send a host's requests to another base URL (`GLEANER_UPSTREAM_OVERRIDE`, comma
+    /// separated): `plugin:host=base-url` for one plugin, `host=base-url` for every
+    /// plugin. Overridden requests skip the SSRF guard.
     pub upstream_override: BTreeMap<String, String>,
+    /// Directory for state the server keeps, such as the generated token secret (`GLEANER_DATA_DIR`).
+    pub data_dir: PathBuf,
+    /// Secret that signs continuation tokens, at least 32 bytes (`GLEANER_TOKEN_SECRET`).
+    /// Unset: generated once and kept in `data_dir/token-secret`. Replicas behind
+    /// one load balancer must share it.
+    pub token_secret: Option<String>,
     /// The optional LLM (`[llm]`; `GLEANER_LLM_URL`, `GLEANER_LLM_MODEL`, `GLEANER_LLM_API_KEY`, `GLEANER_LLM_TIMEOUT_MS`).
     pub llm: crate::capabilities::llm::LlmConfig,
     /// Per-plugin settings and secrets: `[plugins.<name>] key = "value"`.
@@ -89,9 +113,19 @@ impl Default for Config {
             max_body_bytes: 1024 * 1024,
             fetch_budget_ms: 30_000,
             max_concurrent_requests: 256,
+            max_concurrent_per_plugin: 64,
+            header_read_timeout_ms: 10_000,
+            body_read_timeout_ms: 30_000,
+            idle_timeout_ms: 60_000,
+            max_connections: 4_096,
+            max_connections_per_client: 256,
+            drain_timeout_ms: 30_000,
+            max_total_memory_mib: 2_048,
             replay: None,
             record: None,
             upstream_override: BTreeMap::new(),
+            data_dir: PathBuf::from("target/gleaner-data"),
+            token_secret: None,
             llm: Default::default(),
             plugins: BTreeMap::new(),
         }
@@ -167,11 +201,54 @@ impl Config {
         if let Some(v) = var("GLEANER_MAX_CONCURRENT_REQUESTS") {
             self.max_concurrent_requests = parse_number("GLEANER_MAX_CONCURRENT_REQUESTS", v)?;
         }
+        let numbers: [(&'static str, &mut u64); 4] = [
+            (
+                "GLEANER_HEADER_READ_TIMEOUT_MS",
+                &mut self.header_read_timeout_ms,
+            ),
+            (
+                "GLEANER_BODY_READ_TIMEOUT_MS",
+                &mut self.body_read_timeout_ms,
+            ),
+            ("GLEANER_IDLE_TIMEOUT_MS", &mut self.idle_timeout_ms),
+            ("GLEANER_DRAIN_TIMEOUT_MS", &mut self.drain_timeout_ms),
+        ];
+        for (name, slot) in numbers {
+            if let Some(v) = var(name) {
+                *slot = parse_number(name, v)?;
+            }
+        }
+        let counts: [(&'static str, &mut usize); 4] = [
+            (
+                "GLEANER_MAX_CONCURRENT_PER_PLUGIN",
+                &mut self.max_concurrent_per_plugin,
+            ),
+            ("GLEANER_MAX_CONNECTIONS", &mut self.max_connections),
+            (
+                "GLEANER_MAX_CONNECTIONS_PER_CLIENT",
+                &mut self.max_connections_per_client,
+            ),
+            (
+                "GLEANER_MAX_TOTAL_MEMORY_MIB",
+                &mut self.max_total_memory_mib,
+            ),
+        ];
+        for (name, slot) in counts {
+            if let Some(v) = var(name) {
+                *slot = parse_number(name, v)?;
+            }
+        }
         if let Some(v) = var("GLEANER_REPLAY") {
             self.replay = Some(v.into());
         }
         if let Some(v) = var("GLEANER_RECORD") {
             self.record = Some(v.into());
+        }
+        if let Some(v) = var("GLEANER_DATA_DIR") {
+            self.data_dir = v.into();
+        }
+        if let Some(v) = var("GLEANER_TOKEN_SECRET") {
+            self.token_secret = Some(v);
         }
         if let Some(v) = var("GLEANER_LLM_URL") {
             self.llm.url = Some(v);
@@ -190,7 +267,7 @@ impl Config {
                 let (host, base) = pair.split_once('=').ok_or_else(|| ConfigError::Env {
                     name: "GLEANER_UPSTREAM_OVERRIDE",
                     value: v.clone(),
-                    hint: "use host=base-url pairs separated by commas, e.g. www.reddit.com=http://127.0.0.1:9000",
+                    hint: "use [plugin:]host=base-url pairs separated by commas, e.g. forum-site:www.reddit.com=http://127.0.0.1:9000",
                 })?;
                 self.upstream_override
                     .insert(host.trim().to_ascii_lowercase(), base.trim().to_owned());
@@ -215,6 +292,11 @@ impl Config {
             }
         }
         settings
+    }
+
+    /// The key that signs continuation tokens.
+    pub fn token_key(&self) -> Result<crate::cursor::TokenKey, crate::cursor::KeyError> {
+        crate::cursor::TokenKey::load(self.token_secret.as_deref(), &self.data_dir)
     }
 
     /// The fetch budget as a duration.

@@ -1,17 +1,118 @@
-//! Continuation tokens: versioned, checksummed and bound to one endpoint and query.
+//! Continuation tokens: versioned, signed and bound to one endpoint and query.
 //!
 //! A token names the plugin cursor of the page where the previous response stopped
 //! and how many reviews of that page were already returned, so sending it back
 //! yields exactly the reviews not yet returned, even when `reviews_to_fetch` cut a
-//! page in the middle. The checksum detects corruption; tokens are not secrets.
+//! page in the middle. Tokens are signed with HMAC-SHA256 under the server's
+//! [`TokenKey`], so a client can read a token but cannot forge or alter one. The
+//! fields a token carries are validated again when it comes back, as if the
+//! client had sent them.
+
+use std::path::Path;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The token format version.
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+
+/// Shortest accepted secret, in bytes.
+const MIN_SECRET_LEN: usize = 32;
+
+/// The secret tokens are signed with. Replicas that share tokens share the key.
+#[derive(Clone)]
+pub struct TokenKey(Vec<u8>);
+
+impl std::fmt::Debug for TokenKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenKey(<redacted>)")
+    }
+}
+
+/// Why the token key could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// The configured secret is too short.
+    #[error("the token secret (GLEANER_TOKEN_SECRET or token_secret) has {0} bytes; use at least {MIN_SECRET_LEN}, e.g. the output of `openssl rand -hex 32`")]
+    TooShort(usize),
+    /// The persisted secret could not be read or written.
+    #[error("cannot keep the token secret in {path}: {source}; set GLEANER_DATA_DIR to a writable directory, or set GLEANER_TOKEN_SECRET")]
+    Io {
+        /// The secret file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl TokenKey {
+    /// A key from a configured secret of at least 32 bytes.
+    pub fn from_secret(secret: &[u8]) -> Result<TokenKey, KeyError> {
+        if secret.len() < MIN_SECRET_LEN {
+            return Err(KeyError::TooShort(secret.len()));
+        }
+        Ok(TokenKey(secret.to_vec()))
+    }
+
+    /// The configured secret, else the one persisted in `data_dir/token-secret`,
+    /// generated (32 random bytes, mode 0600) on first use.
+    pub fn load(secret: Option<&str>, data_dir: &Path) -> Result<TokenKey, KeyError> {
+        if let Some(secret) = secret {
+            return TokenKey::from_secret(secret.as_bytes());
+        }
+        let path = data_dir.join("token-secret");
+        let io = |source| KeyError::Io {
+            path: path.clone(),
+            source,
+        };
+        match std::fs::read(&path) {
+            Ok(bytes) => return TokenKey::from_secret(&bytes),
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+            Err(_) => {}
+        }
+        std::fs::create_dir_all(data_dir).map_err(io)?;
+        let mut secret = [0u8; MIN_SECRET_LEN];
+        getrandom::getrandom(&mut secret).map_err(|e| io(std::io::Error::other(e.to_string())))?;
+        let secret = hex::encode(secret);
+        // Written under a unique name, then linked into place: a concurrent
+        // starter either wins or reads the complete file of the winner.
+        let temp = data_dir.join(format!(".token-secret-{}", uuid::Uuid::new_v4()));
+        write_private(&temp, secret.as_bytes()).map_err(io)?;
+        let linked = std::fs::hard_link(&temp, &path);
+        let _ = std::fs::remove_file(&temp);
+        match linked {
+            Ok(()) => TokenKey::from_secret(secret.as_bytes()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                TokenKey::from_secret(&std::fs::read(&path).map_err(io)?)
+            }
+            Err(e) => Err(io(e)),
+        }
+    }
+
+    fn sign(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        mac.update(bytes);
+        mac.finalize().into_bytes().to_vec()
+    }
+
+    fn verify(&self, bytes: &[u8], signature: &[u8]) -> bool {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        mac.update(bytes);
+        mac.verify_slice(signature).is_ok()
+    }
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(bytes)
+}
 
 /// Where a fetch resumes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,7 +153,7 @@ pub enum TokenError {
     Corrupted,
     /// Issued by an older or newer format.
     #[error(
-        "has format version {0}, but this server reads version 1; start the fetch again without it"
+        "has format version {0}, but this server reads version {VERSION}; start the fetch again without it"
     )]
     Version(u8),
     /// Issued by another endpoint.
@@ -69,8 +170,8 @@ fn digest(bytes: &[u8]) -> String {
     hex::encode(&Sha256::digest(bytes)[..12])
 }
 
-/// Encodes a resume point for `route` and `query`.
-pub fn encode(route: &str, query: &str, resume: &Resume) -> String {
+/// Encodes and signs a resume point for `route` and `query`.
+pub fn encode(key: &TokenKey, route: &str, query: &str, resume: &Resume) -> String {
     let envelope = Envelope {
         v: VERSION,
         e: route.to_owned(),
@@ -78,17 +179,32 @@ pub fn encode(route: &str, query: &str, resume: &Resume) -> String {
         resume: resume.clone(),
     };
     let json = serde_json::to_vec(&envelope).expect("token serialises");
-    format!("{}.{}", URL_SAFE_NO_PAD.encode(&json), digest(&json))
+    format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(&json),
+        URL_SAFE_NO_PAD.encode(key.sign(&json))
+    )
 }
 
-/// Decodes and validates a token for `route` and `query`.
-pub fn decode(route: &str, query: &str, token: &str) -> Result<Resume, TokenError> {
-    let (body, sum) = token.trim().split_once('.').ok_or(TokenError::Corrupted)?;
+/// The version a token claims, read without trusting it.
+#[derive(Deserialize)]
+struct Claimed {
+    v: u8,
+}
+
+/// Verifies and decodes a token for `route` and `query`.
+pub fn decode(key: &TokenKey, route: &str, query: &str, token: &str) -> Result<Resume, TokenError> {
+    let (body, signature) = token.trim().split_once('.').ok_or(TokenError::Corrupted)?;
     let json = URL_SAFE_NO_PAD
         .decode(body)
         .map_err(|_| TokenError::Corrupted)?;
-    if digest(&json) != sum {
-        return Err(TokenError::Corrupted);
+    let signature = URL_SAFE_NO_PAD.decode(signature).unwrap_or_default();
+    if !key.verify(&json, &signature) {
+        // An older token format is told apart, so its holder knows to start over.
+        return match serde_json::from_slice::<Claimed>(&json) {
+            Ok(claimed) if claimed.v != VERSION => Err(TokenError::Version(claimed.v)),
+            _ => Err(TokenError::Corrupted),
+        };
     }
     let envelope: Envelope = serde_json::from_slice(&json).map_err(|_| TokenError::Corrupted)?;
     if envelope.v != VERSION {
@@ -117,32 +233,81 @@ mod tests {
         }
     }
 
+    fn key() -> TokenKey {
+        TokenKey::from_secret(&[7u8; 32]).unwrap()
+    }
+
     #[test]
     fn round_trips() {
-        let t = encode("/a/reviews", "q", &resume());
-        assert_eq!(decode("/a/reviews", "q", &t).unwrap(), resume());
+        let t = encode(&key(), "/a/reviews", "q", &resume());
+        assert_eq!(decode(&key(), "/a/reviews", "q", &t).unwrap(), resume());
+    }
+
+    #[test]
+    fn refuses_forged_and_foreign_tokens() {
+        let t = encode(&key(), "/a/reviews", "q", &resume());
+        let other = TokenKey::from_secret(&[8u8; 32]).unwrap();
+        assert_eq!(
+            decode(&other, "/a/reviews", "q", &t),
+            Err(TokenError::Corrupted)
+        );
+        // Re-encoding the body with another sort keeps the old signature: refused.
+        let (body, signature) = t.split_once('.').unwrap();
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(body).unwrap()).unwrap();
+        json["s"] = "forged".into();
+        let forged = format!(
+            "{}.{signature}",
+            URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json).unwrap())
+        );
+        assert_eq!(
+            decode(&key(), "/a/reviews", "q", &forged),
+            Err(TokenError::Corrupted)
+        );
+        // A version-1 token (unkeyed checksum) is told to start over.
+        json["v"] = 1.into();
+        let bytes = serde_json::to_vec(&json).unwrap();
+        let old = format!("{}.{}", URL_SAFE_NO_PAD.encode(&bytes), digest(&bytes));
+        assert_eq!(
+            decode(&key(), "/a/reviews", "q", &old),
+            Err(TokenError::Version(1))
+        );
+    }
+
+    #[test]
+    fn keys_are_persisted_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = TokenKey::load(None, dir.path()).unwrap();
+        let b = TokenKey::load(None, dir.path()).unwrap();
+        assert_eq!(a.0, b.0, "the generated secret is reused");
+        assert!(matches!(
+            TokenKey::load(Some("short"), dir.path()),
+            Err(KeyError::TooShort(5))
+        ));
+        assert!(!format!("{a:?}").contains(&String::from_utf8_lossy(&a.0).to_string()));
     }
 
     #[test]
     fn rejects_corruption_other_endpoints_and_queries() {
-        let t = encode("/a/reviews", "q", &resume());
+        let key = key();
+        let t = encode(&key, "/a/reviews", "q", &resume());
         let mut damaged = t.clone().into_bytes();
         damaged[3] = if damaged[3] == b'A' { b'B' } else { b'A' };
         let damaged = String::from_utf8(damaged).unwrap();
         assert_eq!(
-            decode("/a/reviews", "q", &damaged),
+            decode(&key, "/a/reviews", "q", &damaged),
             Err(TokenError::Corrupted)
         );
         assert_eq!(
-            decode("/a/reviews", "q", "garbage"),
+            decode(&key, "/a/reviews", "q", "garbage"),
             Err(TokenError::Corrupted)
         );
         assert_eq!(
-            decode("/b/reviews", "q", &t),
+            decode(&key, "/b/reviews", "q", &t),
             Err(TokenError::OtherEndpoint("/a/reviews".into()))
         );
         assert_eq!(
-            decode("/a/reviews", "other", &t),
+            decode(&key, "/a/reviews", "other", &t),
             Err(TokenError::OtherQuery)
         );
     }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use crate::cursor::{self, Resume};
+use crate::cursor::{self, Resume, TokenKey};
 use crate::error::ApiError;
 use crate::manifest::Continuation;
 use crate::record::{extra_object, Review};
@@ -92,6 +92,7 @@ pub async fn fetch(
     runtime: &Runtime,
     plugin: &Plugin,
     request: &SourceRequest,
+    key: &TokenKey,
     budget: Duration,
     request_id: &str,
     on_page: OnPage<'_>,
@@ -192,7 +193,7 @@ pub async fn fetch(
         }
     };
     let complete = matches!(stop, StopReason::Exhausted | StopReason::PastSyncDate);
-    let continuation = (!complete).then(|| cursor::encode(&route, &request.query, &resume));
+    let continuation = (!complete).then(|| cursor::encode(key, &route, &request.query, &resume));
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
     let message = summary(

@@ -47,6 +47,12 @@ pub enum ApiError {
         /// Limit in bytes.
         limit: usize,
     },
+    /// The body did not arrive in time (408).
+    #[error("the request body did not arrive within {after_ms} ms; send the whole body at once")]
+    BodyTimeout {
+        /// The body read timeout in ms.
+        after_ms: u64,
+    },
     /// The upstream page does not exist (404).
     #[error("{0}")]
     UpstreamNotFound(String),
@@ -73,6 +79,7 @@ impl ApiError {
             ApiError::NotFound(_) | ApiError::UpstreamNotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             ApiError::PluginFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,

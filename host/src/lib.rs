@@ -17,6 +17,7 @@ pub mod manifest;
 pub mod record;
 pub mod registry;
 pub mod runtime;
+pub mod server;
 pub mod text;
 pub mod validate;
 
@@ -43,6 +44,7 @@ pub fn services(
         replay,
         recorder,
         overrides,
+        resolver: Default::default(),
     })?;
     Ok(Services {
         http: Arc::new(http),
@@ -69,19 +71,26 @@ impl App {
         };
         let recorder = config.record.clone().map(HarRecorder::new);
         let services = services(&config, replay, recorder)?;
-        let runtime = runtime::Runtime::new(services, config.cache_dir.clone())?;
+        let runtime = runtime::Runtime::new(
+            services,
+            config.cache_dir.clone(),
+            config.max_total_memory_mib,
+        )?;
         let registry = registry::Registry::load_dir(&runtime, &config).await?;
         let keys = api::auth::ApiKeys::new(&config.api_keys);
         let admin_keys = api::auth::ApiKeys::new(&config.admin_keys);
+        let tokens = Arc::new(config.token_key()?);
         let state = api::AppState {
             runtime: Arc::new(runtime),
             registry: Arc::new(registry),
-            slots: Arc::new(tokio::sync::Semaphore::new(
-                config.max_concurrent_requests.max(1),
+            bulkheads: Arc::new(api::bulkhead::Bulkheads::new(
+                config.max_concurrent_requests,
+                config.max_concurrent_per_plugin,
             )),
             config: Arc::new(config),
             keys,
             admin_keys,
+            tokens,
         };
         Ok(App { state })
     }
@@ -98,7 +107,8 @@ impl App {
         Ok(())
     }
 
-    /// Binds and serves until `shutdown` resolves, then drains requests in flight.
+    /// Serves until `shutdown` resolves, then drains requests in flight within
+    /// the drain deadline.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
@@ -112,10 +122,9 @@ impl App {
                 s.config.clone(),
             ));
         }
+        let limits = server::ServerLimits::from_config(&self.state.config);
         let router = api::router(self.state);
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        server::serve(listener, router, limits, shutdown).await?;
         Ok(())
     }
 }

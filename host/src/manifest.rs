@@ -236,6 +236,48 @@ pub struct ConfigKey {
     pub description: String,
 }
 
+/// Longest plugin or component file name accepted.
+const MAX_NAME_LEN: usize = 64;
+
+/// Checks a plugin name: 1 to 64 lower-case ASCII letters, digits and `-`,
+/// starting with a letter or digit. Such a name is a plain file name: no
+/// separator, no `..`, no NUL, never absolute.
+pub fn check_plugin_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && !name.starts_with('-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if ok {
+        return Ok(());
+    }
+    Err(format!(
+        "plugin name {name:?} must be 1 to {MAX_NAME_LEN} lower-case ASCII letters, digits and '-', starting with a letter or digit"
+    ))
+}
+
+/// Checks a component file name: a plain file name in the plugin directory,
+/// 1 to 64 ASCII letters, digits, `_`, `-` and `.`, ending in `.wasm`, not
+/// starting with `.`. Absolute paths, `..`, separators and NUL are refused.
+pub fn check_component_file(file: &str) -> Result<(), String> {
+    let ok = file.len() <= MAX_NAME_LEN
+        && file.ends_with(".wasm")
+        && file.len() > ".wasm".len()
+        && !file.starts_with('.')
+        && !file.contains("..")
+        && file
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if ok {
+        return Ok(());
+    }
+    Err(format!(
+        "component {file:?} must be a plain file name in the plugin directory, such as my_plugin.wasm: \
+         ASCII letters, digits, '_', '-' and '.', ending in .wasm; no path separators, no '..', not absolute"
+    ))
+}
+
 /// Problems with a manifest, each naming the file and what to change.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
@@ -283,28 +325,25 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// The component file next to the manifest.
+    /// The component's file name: `component`, or `<name with '_' for '-'>.wasm`.
+    pub fn component_file(&self) -> String {
+        self.component
+            .clone()
+            .unwrap_or_else(|| format!("{}.wasm", self.name.replace('-', "_")))
+    }
+
+    /// The component file next to the manifest. [`Manifest::check`] guarantees
+    /// that it stays inside the manifest's directory.
     pub fn component_path(&self, manifest_path: &Path) -> PathBuf {
         let dir = manifest_path.parent().unwrap_or(Path::new("."));
-        let file = self
-            .component
-            .clone()
-            .unwrap_or_else(|| format!("{}.wasm", self.name.replace('-', "_")));
-        dir.join(file)
+        dir.join(self.component_file())
     }
 
     /// Checks the rules that TOML types cannot express.
     pub fn check(&self) -> Result<(), String> {
-        let name_ok = !self.name.is_empty()
-            && self
-                .name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-        if !name_ok {
-            return Err(format!(
-                "name {:?} must be non-empty lower-case ASCII letters, digits and '-'",
-                self.name
-            ));
+        check_plugin_name(&self.name)?;
+        if let Some(file) = &self.component {
+            check_component_file(file)?;
         }
         if !self.route.starts_with('/') || self.route.contains(char::is_whitespace) {
             return Err(format!(
@@ -394,6 +433,32 @@ sort = { field = "sort_type", type = "enum", values = ["recent", "popular"] }
             ("route = \"/demo-source/reviews\"", "route = \"/admin/x\""),
             ("values = [\"recent\", \"popular\"]", "values = []"),
             ("\"https://www.example.com\"", "\"ftp://x\""),
+            ("name = \"demo-source\"", "name = \"../demo\""),
+            ("name = \"demo-source\"", "name = \"demo/x\""),
+            (
+                "version = \"0.1.0\"",
+                "version = \"0.1.0\"\ncomponent = \"/tmp/x.wasm\"",
+            ),
+            (
+                "version = \"0.1.0\"",
+                "version = \"0.1.0\"\ncomponent = \"../x.wasm\"",
+            ),
+            (
+                "version = \"0.1.0\"",
+                "version = \"0.1.0\"\ncomponent = \"sub/x.wasm\"",
+            ),
+            (
+                "version = \"0.1.0\"",
+                "version = \"0.1.0\"\ncomponent = \"x\\\\y.wasm\"",
+            ),
+            (
+                "version = \"0.1.0\"",
+                "version = \"0.1.0\"\ncomponent = \"x\\u0000.wasm\"",
+            ),
+            (
+                "version = \"0.1.0\"",
+                "version = \"0.1.0\"\ncomponent = \"..wasm\"",
+            ),
         ] {
             let m: Manifest = toml::from_str(&SOURCE.replace(from, to)).unwrap();
             assert!(m.check().is_err(), "{to} should be rejected");

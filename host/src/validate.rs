@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::cursor::{self, Resume};
+use crate::cursor::{self, Resume, TokenKey};
 use crate::manifest::{Continuation, FieldSpec, FieldType, SourceOptions};
 
 /// A validated review-fetch request.
@@ -34,17 +34,90 @@ pub struct PostRequest {
     pub is_text_formatted: bool,
 }
 
-/// Parses a JSON body into an object.
+/// Largest `reviews_to_fetch` accepted; larger fetches continue with the token.
+pub const MAX_REVIEWS_TO_FETCH: u64 = 10_000;
+
+/// Parses a JSON body into an object. A key given twice in one object is
+/// refused: with "the last one wins" a client could not tell which value counted.
 pub fn object(body: &[u8]) -> Result<Map<String, Value>, String> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(
             "the request body is empty; send a JSON object, e.g. {\"query\": \"...\"}".into(),
         );
     }
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map)) => Ok(map),
+    match serde_json::from_slice::<unique::UniqueKeys>(body) {
+        Ok(unique::UniqueKeys(Value::Object(map))) => Ok(map),
         Ok(_) => Err("the request body must be a JSON object".into()),
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            Err(format!("the request body is refused: {e}"))
+        }
         Err(e) => Err(format!("the request body is not valid JSON: {e}")),
+    }
+}
+
+/// JSON parsing that refuses duplicate keys at any depth.
+mod unique {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Map, Value};
+
+    /// A JSON value in which no object repeats a key.
+    pub struct UniqueKeys(pub Value);
+
+    impl<'de> Deserialize<'de> for UniqueKeys {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(UniqueVisitor).map(UniqueKeys)
+        }
+    }
+
+    struct UniqueVisitor;
+
+    impl<'de> Visitor<'de> for UniqueVisitor {
+        type Value = Value;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E: Error>(self, v: bool) -> Result<Value, E> {
+            Ok(Value::Bool(v))
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<Value, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<Value, E> {
+            Ok(Value::String(v.to_owned()))
+        }
+        fn visit_string<E: Error>(self, v: String) -> Result<Value, E> {
+            Ok(Value::String(v))
+        }
+        fn visit_unit<E: Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(UniqueKeys(v)) = seq.next_element()? {
+                items.push(v);
+            }
+            Ok(Value::Array(items))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut object = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if object.contains_key(&key) {
+                    return Err(A::Error::custom(format!(
+                        "field `{key}` appears more than once; send each field once"
+                    )));
+                }
+                let UniqueKeys(value) = map.next_value()?;
+                object.insert(key, value);
+            }
+            Ok(Value::Object(object))
+        }
     }
 }
 
@@ -95,6 +168,7 @@ fn kind_of(v: &Value) -> &'static str {
 
 /// Validates a review-fetch request against the source's manifest options.
 pub fn source_request(
+    key: &TokenKey,
     route: &str,
     options: &SourceOptions,
     body: &[u8],
@@ -120,6 +194,11 @@ pub fn source_request(
     let reviews_to_fetch = match map.get("reviews_to_fetch") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => match n.as_i64() {
+            Some(v) if v > MAX_REVIEWS_TO_FETCH as i64 => {
+                return Err(format!(
+                    "`reviews_to_fetch` is at most {MAX_REVIEWS_TO_FETCH}, not {v}; fetch more by sending back the continuation token"
+                ))
+            }
             Some(v) if v > 0 => Some(v as u64),
             Some(v) => {
                 return Err(format!(
@@ -183,7 +262,8 @@ pub fn source_request(
         None => None,
         Some((field, token)) => {
             let resume =
-                cursor::decode(route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
+                cursor::decode(key, route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
+            revalidate(options, field, &resume)?;
             check_same(field, "sort", sort.as_ref(), resume.sort.as_ref())?;
             check_same(field, "filter", filter.as_ref(), resume.filter.as_ref())?;
             let date = sync_date.map(|d| d.to_string());
@@ -208,6 +288,34 @@ pub fn source_request(
         filter,
         resume,
     })
+}
+
+/// Checks the options a token carries exactly as if the client had sent them:
+/// a token is signed, but the manifest may have changed since it was issued.
+fn revalidate(options: &SourceOptions, field: &str, resume: &Resume) -> Result<(), String> {
+    let pairs = [
+        (
+            options.sort.as_ref(),
+            resume.sort.clone().map(Value::String),
+        ),
+        (options.filter.as_ref(), resume.filter.clone()),
+    ];
+    for (spec, value) in pairs {
+        let Some(value) = value else { continue };
+        let Some(spec) = spec else {
+            return Err(format!(
+                "`{field}` carries an option this endpoint no longer has; drop `{field}` to start over"
+            ));
+        };
+        let map = Map::from_iter([(spec.field.clone(), value)]);
+        field_value(&map, spec).map_err(|e| {
+            format!("`{field}` carries an option this endpoint no longer accepts ({e}); drop `{field}` to start over")
+        })?;
+    }
+    if let Some(day) = &resume.sync_date {
+        parse_date(day)?;
+    }
+    Ok(())
 }
 
 fn check_same<T: PartialEq + std::fmt::Debug>(
@@ -322,14 +430,18 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
         .unwrap()
     }
 
+    fn key() -> TokenKey {
+        TokenKey::from_secret(&[1u8; 32]).unwrap()
+    }
+
     fn err(body: &str) -> String {
-        source_request("/x/reviews", &options(), body.as_bytes()).unwrap_err()
+        source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap_err()
     }
 
     #[test]
     fn accepts_a_full_request() {
         let body = r#"{"query":" https://x ","reviews_to_fetch":5,"sort_type":"-date","filter_type":true,"sync_date":"2024-02-29","is_text_formatted":false}"#;
-        let r = source_request("/x/reviews", &options(), body.as_bytes()).unwrap();
+        let r = source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap();
         assert_eq!(r.query, "https://x");
         assert_eq!(r.reviews_to_fetch, Some(5));
         assert_eq!(r.sort.as_deref(), Some("-date"));
@@ -352,6 +464,10 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
             .contains("`filter_type` has an invalid value \"yes\"; expected a boolean"));
         assert!(err(r#"{"query":"q","sort":"date"}"#).contains("unknown field `sort`"));
         assert!(err(r#"{"query":""}"#).contains("`query` is empty"));
+        assert!(err(r#"{"query":"q","reviews_to_fetch":10001}"#).contains("at most 10000"));
+        assert!(err(r#"{"query":"a","query":"b"}"#).contains("`query` appears more than once"));
+        assert!(err(r#"{"query":"q","filter_type":{"a":1,"a":2}}"#).contains("more than once"));
+        assert!(err(r#"{"query":"q""#).contains("not valid JSON"));
         assert!(err(r#"{}"#).contains("`query` is required"));
         assert!(err(r#"[1]"#).contains("JSON object"));
         assert!(err(r#"{"query":"q","pagination_token":"zzz"}"#)
@@ -367,20 +483,42 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
             filter: None,
             sync_date: None,
         };
-        let token = cursor::encode("/x/reviews", "q", &resume);
+        let token = cursor::encode(&key(), "/x/reviews", "q", &resume);
         let body = format!(r#"{{"query":"q","pagination_token":"{token}"}}"#);
-        let r = source_request("/x/reviews", &options(), body.as_bytes()).unwrap();
+        let r = source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap();
         assert_eq!(r.sort.as_deref(), Some("date"));
         assert_eq!(r.resume.unwrap().skip, 3);
         let body = format!(r#"{{"query":"q","sort_type":"-date","pagination_token":"{token}"}}"#);
-        assert!(source_request("/x/reviews", &options(), body.as_bytes())
-            .unwrap_err()
-            .contains("was issued for sort"));
+        assert!(
+            source_request(&key(), "/x/reviews", &options(), body.as_bytes())
+                .unwrap_err()
+                .contains("was issued for sort")
+        );
         assert!(source_request(
+            &key(),
             "/y/reviews",
             &options(),
             format!(r#"{{"query":"q","pagination_token":"{token}"}}"#).as_bytes()
         )
         .is_err());
+    }
+
+    #[test]
+    fn token_options_are_validated_again() {
+        let mut resume = Resume {
+            cursor: None,
+            skip: 0,
+            sort: Some("sideways".into()),
+            filter: None,
+            sync_date: None,
+        };
+        let body = |r: &Resume| {
+            let token = cursor::encode(&key(), "/x/reviews", "q", r);
+            format!(r#"{{"query":"q","pagination_token":"{token}"}}"#)
+        };
+        assert!(err(&body(&resume)).contains("no longer accepts"));
+        resume.sort = None;
+        resume.filter = Some(Value::String("yes".into()));
+        assert!(err(&body(&resume)).contains("`filter_type` has an invalid value"));
     }
 }

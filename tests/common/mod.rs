@@ -54,12 +54,22 @@ pub struct Server {
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
+/// The token secret test servers sign continuation tokens with.
+pub const TOKEN_SECRET: &str = "test-secret-of-at-least-thirty-two-bytes";
+
+/// The key of [`TOKEN_SECRET`], to make tokens as a test server would.
+pub fn token_key() -> gleaner::cursor::TokenKey {
+    gleaner::cursor::TokenKey::from_secret(TOKEN_SECRET.as_bytes()).unwrap()
+}
+
 /// Builds a config for tests: the given plugins, replaying the HAR fixtures, a shared compile cache.
 pub fn config(plugins: &tempfile::TempDir) -> Config {
     Config {
         addr: "127.0.0.1:0".parse().unwrap(),
         plugin_dir: plugins.path().to_owned(),
         cache_dir: Some(root().join("target/gleaner-test-cache")),
+        data_dir: root().join("target/gleaner-test-data"),
+        token_secret: Some(TOKEN_SECRET.into()),
         replay: Some(har_dir()),
         ..Config::default()
     }
@@ -151,4 +161,31 @@ pub fn ids(body: &Value) -> Vec<String> {
         .iter()
         .map(|r| r["review_id"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// The 60 real Trustpilot review objects of the fixture, split into the three
+/// newest-first pages of 20 the local Trustpilot-shaped servers serve.
+pub fn trustpilot_pages() -> Vec<Vec<Value>> {
+    let reviews: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(
+            root().join("tests/fixtures/customer-feedback-hub/trustpilot-nextdata-reviews.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    vec![
+        reviews[0..20].to_vec(),
+        reviews[40..60].to_vec(),
+        reviews[20..40].to_vec(),
+    ]
+}
+
+/// A Trustpilot review page's HTML around one page of review objects.
+pub fn trustpilot_html(reviews: &[Value], total_pages: u64) -> String {
+    let data = serde_json::json!({"props": {"pageProps": {
+        "businessUnit": {"displayName": "B&H Photo Video", "numberOfReviews": 60},
+        "reviews": reviews,
+        "filters": {"pagination": {"totalPages": total_pages}}
+    }}});
+    format!(r#"<html><script id="__NEXT_DATA__" type="application/json">{data}</script></html>"#)
 }

@@ -1,9 +1,9 @@
 //! The admin API under `/admin`, for operators: list, upload, delete and reload
 //! plugins. It takes its own keys (`GLEANER_ADMIN_KEYS`); anything else gets 401.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest};
 use crate::registry::{Fingerprint, Registry};
 
 /// The admin routes.
@@ -60,8 +60,11 @@ struct Upload {
 async fn upload(
     State(state): State<AppState>,
     UrlPath(name): UrlPath<String>,
-    body: Bytes,
+    body: Body,
 ) -> Result<Response, ApiError> {
+    // Every name that will become part of a path is checked before the disk is touched.
+    manifest::check_plugin_name(&name).map_err(ApiError::BadRequest)?;
+    let body = super::read_body(&state.config, body, state.config.admin_max_body_bytes).await?;
     let upload: Upload = serde_json::from_slice(&body).map_err(|e| {
         ApiError::BadRequest(format!(
             "send {{\"manifest\": \"<TOML text>\", \"component\": \"<base64 of the .wasm>\"}}: {e}"
@@ -72,6 +75,9 @@ async fn upload(
         .map_err(|e| ApiError::BadRequest(format!("`component` is not valid base64: {e}")))?;
     let manifest: Manifest = toml::from_str(&upload.manifest)
         .map_err(|e| ApiError::BadRequest(format!("`manifest` is not a valid manifest: {e}")))?;
+    manifest
+        .check()
+        .map_err(|e| ApiError::BadRequest(format!("`manifest` is not a valid manifest: {e}")))?;
     if manifest.name != name {
         return Err(ApiError::BadRequest(format!(
             "the manifest names plugin {:?} but the URL says {name:?}; upload to /admin/plugins/{}",
@@ -79,23 +85,21 @@ async fn upload(
         )));
     }
     let dir = &state.config.plugin_dir;
-    let staging = dir.join(".staging").join(uuid::Uuid::new_v4().to_string());
+    std::fs::create_dir_all(dir).map_err(io_error)?;
+    // Staged under a hidden directory inside the plugin directory: the same file
+    // system (so the final rename is atomic) and invisible to the watcher.
+    let staging = dir.join(format!(".staging-{}", uuid::Uuid::new_v4()));
     let staged_manifest = staging.join(format!("{name}.toml"));
-    let component_file = manifest.component_path(&staged_manifest);
-    let component_name = component_file
-        .file_name()
-        .map(PathBuf::from)
-        .unwrap_or_default();
+    let component_file = manifest.component_file();
     let result = async {
-        std::fs::create_dir_all(&staging).map_err(io_error)?;
-        std::fs::write(&component_file, &component).map_err(io_error)?;
+        std::fs::create_dir(&staging).map_err(io_error)?;
+        std::fs::write(staging.join(&component_file), &component).map_err(io_error)?;
         std::fs::write(&staged_manifest, &upload.manifest).map_err(io_error)?;
         let plugin = Registry::validate(&state.runtime, &state.config, &staged_manifest)
             .await
             .map_err(ApiError::BadRequest)?;
-        std::fs::create_dir_all(dir).map_err(io_error)?;
         let final_manifest = dir.join(format!("{name}.toml"));
-        move_into_place(&component_file, &dir.join(&component_name))?;
+        move_into_place(&staging.join(&component_file), &dir.join(&component_file))?;
         move_into_place(&staged_manifest, &final_manifest)?;
         if let Some(e) = state
             .registry
@@ -107,7 +111,11 @@ async fn upload(
         Ok(())
     }
     .await;
-    let _ = std::fs::remove_dir_all(&staging);
+    if let Err(e) = std::fs::remove_dir_all(&staging) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            tracing::warn!(dir = %staging.display(), error = %e, "could not remove an upload's staging directory");
+        }
+    }
     result?;
     let status = state
         .registry
@@ -130,6 +138,7 @@ async fn delete(
     State(state): State<AppState>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Response, ApiError> {
+    manifest::check_plugin_name(&name).map_err(ApiError::BadRequest)?;
     let path = state.registry.path_of(&name).ok_or_else(|| {
         ApiError::NotFound(format!(
             "no plugin named {name:?}; GET /admin/plugins lists them"

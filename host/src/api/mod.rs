@@ -4,6 +4,7 @@
 
 mod admin;
 pub mod auth;
+pub mod bulkhead;
 mod post;
 mod processor;
 mod reviews;
@@ -40,8 +41,10 @@ pub struct AppState {
     pub keys: ApiKeys,
     /// Accepted admin keys (for /admin only).
     pub admin_keys: ApiKeys,
-    /// Requests allowed at once; beyond that the answer is 503.
-    pub slots: Arc<tokio::sync::Semaphore>,
+    /// Requests allowed at once, in all and per plugin; beyond that the answer is 503.
+    pub bulkheads: Arc<bulkhead::Bulkheads>,
+    /// The key continuation tokens are signed with.
+    pub tokens: Arc<crate::cursor::TokenKey>,
 }
 
 /// The per-request context a handler gets.
@@ -157,13 +160,13 @@ async fn handle(
             path,
         });
     }
-    let limit = state.config.max_body_bytes;
-    let body = axum::body::to_bytes(request.into_body(), limit)
-        .await
-        .map_err(|_| ApiError::PayloadTooLarge { limit })?;
-    let _slot = state.slots.clone().try_acquire_owned().map_err(|_| {
-        ApiError::Overloaded("the server is at its concurrent request limit; retry shortly".into())
-    })?;
+    let body = read_body(
+        &state.config,
+        request.into_body(),
+        state.config.max_body_bytes,
+    )
+    .await?;
+    let _slots = state.bulkheads.enter(&plugin.manifest.name)?;
     let call = Call {
         plugin: plugin.clone(),
         request_id,
@@ -173,6 +176,23 @@ async fn handle(
         Kind::Source => reviews::handle(state, call).await,
         Kind::PostSource => post::handle(state, call).await,
         Kind::Processor => processor::handle(state, call).await,
+    }
+}
+
+/// Reads a request body of at most `limit` bytes within the body read timeout,
+/// so a client that sends it a byte at a time cannot hold the connection.
+pub async fn read_body(
+    config: &Config,
+    body: Body,
+    limit: usize,
+) -> Result<axum::body::Bytes, ApiError> {
+    let timeout = std::time::Duration::from_millis(config.body_read_timeout_ms);
+    match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
+        Err(_) => Err(ApiError::BodyTimeout {
+            after_ms: config.body_read_timeout_ms,
+        }),
+        Ok(Err(_)) => Err(ApiError::PayloadTooLarge { limit }),
+        Ok(Ok(bytes)) => Ok(bytes),
     }
 }
 

@@ -16,13 +16,15 @@ pub async fn handle(state: &AppState, call: Call) -> Result<Response, ApiError> 
             plugin.manifest.name
         ))
     })?;
-    let request = validate::source_request(&plugin.manifest.route, options, &call.body)
-        .map_err(ApiError::BadRequest)?;
+    let request =
+        validate::source_request(&state.tokens, &plugin.manifest.route, options, &call.body)
+            .map_err(ApiError::BadRequest)?;
     let budget = state.config.fetch_budget();
     let outcome = driver::fetch(
         &state.runtime,
         plugin,
         &request,
+        &state.tokens,
         budget,
         &call.request_id,
         &|_, _| {},

@@ -73,7 +73,9 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
             .context("this source has no filter")?;
         body[spec.field.as_str()] = serde_json::from_str(filter).unwrap_or_else(|_| json!(filter));
     }
+    let key = config.token_key()?;
     let request = validate::source_request(
+        &key,
         &plugin.manifest.route,
         &options,
         body.to_string().as_bytes(),
@@ -93,6 +95,7 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
         &runtime,
         &plugin,
         &request,
+        &key,
         config.fetch_budget(),
         "cli",
         &on_page,

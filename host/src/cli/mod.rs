@@ -19,5 +19,6 @@ pub fn runtime(
     Runtime::new(
         crate::services(config, replay, recorder)?,
         config.cache_dir.clone(),
+        config.max_total_memory_mib,
     )
 }

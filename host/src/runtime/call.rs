@@ -10,6 +10,7 @@ use super::bindings::processor::exports::gleaner::plugin::processor_plugin::{
     Output, ProcessError,
 };
 use super::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
+use super::memory::{MemoryBudget, MemoryCapExceeded, MemoryPoolExhausted};
 use super::state::{CallState, HostDataExceeded};
 use super::{LoadedPlugin, Prepared, Runtime};
 
@@ -47,14 +48,19 @@ impl Runtime {
         let limit = Instant::now()
             + std::time::Duration::from_millis(plugin.manifest.limits.call_timeout_ms);
         let deadline = deadline.min(limit);
+        let memory = MemoryBudget::new(
+            self.memory.clone(),
+            plugin.manifest.limits.memory_mib.saturating_mul(1 << 20),
+        );
         let state = CallState::new(
             plugin.grant.clone(),
             self.services.clone(),
+            memory,
             request_id.to_owned(),
             deadline,
         );
         let mut store = Store::new(&self.engine, state);
-        store.limiter(|s| &mut s.limits);
+        store.limiter_async(|s| &mut s.memory);
         // Every epoch tick the guest yields to the executor, so a busy plugin never
         // holds a thread; at the deadline the tick traps instead.
         store.set_epoch_deadline(1);
@@ -206,16 +212,23 @@ fn classify(plugin: String, after_ms: u64, e: wasmtime::Error) -> CallError {
     {
         return CallError::Overloaded(format!("{e}"));
     }
+    if let Some(full) = e.downcast_ref::<MemoryPoolExhausted>() {
+        return CallError::Overloaded(full.to_string());
+    }
+    if let Some(cap) = e.downcast_ref::<MemoryCapExceeded>() {
+        return CallError::Crash {
+            plugin,
+            message: cap.to_string(),
+        };
+    }
     if let Some(limit) = e.downcast_ref::<HostDataExceeded>() {
         return CallError::Crash {
             plugin,
             message: limit.to_string(),
         };
     }
-    let mut message = format!("{e:#}");
-    if message.contains("forcing trap when growing memory") || message.contains("memory.grow") {
-        message =
-            format!("it exceeded its memory cap (limits.memory_mib in its manifest): {message}");
+    CallError::Crash {
+        plugin,
+        message: format!("{e:#}"),
     }
-    CallError::Crash { plugin, message }
 }

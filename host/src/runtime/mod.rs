@@ -8,6 +8,7 @@
 pub mod bindings;
 mod call;
 pub mod compat;
+pub mod memory;
 pub mod state;
 
 use std::path::{Path, PathBuf};
@@ -84,13 +85,19 @@ pub struct Runtime {
     linker: Linker<CallState>,
     services: Services,
     cache_dir: Option<PathBuf>,
+    memory: Arc<memory::MemoryPool>,
     /// Whether the pooling allocator is in use (else on-demand).
     pub pooling: bool,
 }
 
 impl Runtime {
-    /// Builds the engine (pooling allocator where the machine allows it) and starts the epoch ticker.
-    pub fn new(services: Services, cache_dir: Option<PathBuf>) -> anyhow::Result<Runtime> {
+    /// Builds the engine (pooling allocator where the machine allows it) and starts
+    /// the epoch ticker. Live instances together hold at most `memory_cap_mib` MiB.
+    pub fn new(
+        services: Services,
+        cache_dir: Option<PathBuf>,
+        memory_cap_mib: usize,
+    ) -> anyhow::Result<Runtime> {
         let (engine, pooling) = match Engine::new(&engine_config(true)) {
             Ok(engine) => (engine, true),
             Err(e) => {
@@ -120,6 +127,7 @@ impl Runtime {
             linker,
             services,
             cache_dir,
+            memory: memory::MemoryPool::new(memory_cap_mib.saturating_mul(1 << 20)),
             pooling,
         })
     }
@@ -127,6 +135,11 @@ impl Runtime {
     /// The shared services.
     pub fn services(&self) -> &Services {
         &self.services
+    }
+
+    /// Bytes of linear memory all live instances hold now.
+    pub fn memory_in_use(&self) -> usize {
+        self.memory.used()
     }
 
     /// Loads, compiles (or reads from the cache), checks and pre-instantiates one plugin.
@@ -174,9 +187,12 @@ impl Runtime {
                 bindings::processor::ProcessorPre::new(pre).map_err(|e| fail(format!("{e:#}")))?,
             ),
         };
-        let policy =
-            crate::capabilities::http::policy::Policy::new(&manifest.network, &manifest.limits)
-                .map_err(&fail)?;
+        let policy = crate::capabilities::http::policy::Policy::new(
+            &manifest.name,
+            &manifest.network,
+            &manifest.limits,
+        )
+        .map_err(&fail)?;
         let grant = Arc::new(PluginGrant {
             name: manifest.name.clone(),
             version: manifest.version.clone(),

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wasmtime::component::ResourceTable;
-use wasmtime::StoreLimits;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::bindings::sdk::gleaner::plugin::{cache, config, http, llm, log};
+use super::memory::MemoryBudget;
 use crate::capabilities::cache::CacheStore;
 use crate::capabilities::http::policy::Policy;
 use crate::capabilities::http::{HttpError, HttpService, OutboundRequest};
@@ -56,8 +56,8 @@ pub struct HostDataExceeded {
 pub struct CallState {
     wasi: WasiCtx,
     table: ResourceTable,
-    /// Memory and instance limits.
-    pub limits: StoreLimits,
+    /// Memory limits: the plugin's cap and its share of the server-wide pool.
+    pub memory: MemoryBudget,
     grant: Arc<PluginGrant>,
     services: Services,
     request_id: String,
@@ -70,6 +70,7 @@ impl CallState {
     pub fn new(
         grant: Arc<PluginGrant>,
         services: Services,
+        memory: MemoryBudget,
         request_id: String,
         deadline: Instant,
     ) -> CallState {
@@ -77,15 +78,10 @@ impl CallState {
         wasi.allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false);
-        let limits = wasmtime::StoreLimitsBuilder::new()
-            .memory_size(grant.policy.limits.memory_mib * 1024 * 1024)
-            .instances(64)
-            .trap_on_grow_failure(true)
-            .build();
         CallState {
             wasi: wasi.build(),
             table: ResourceTable::new(),
-            limits,
+            memory,
             grant,
             services,
             request_id,

@@ -131,7 +131,12 @@ fn to_exchange(entry: &Value) -> Result<Exchange, String> {
 
 fn parse_file(path: &Path) -> Result<Vec<Exchange>, HarError> {
     let bytes = fs::read(path).map_err(io_err(path))?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    parse_bytes(path, &bytes)
+}
+
+/// Parses the text of a HAR file; `path` names it in errors.
+pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Vec<Exchange>, HarError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let parse_err = |message| HarError::Parse {
         path: path.into(),
         message,

@@ -81,7 +81,10 @@ pub struct HttpService {
     replay: Option<Arc<HarReplay>>,
     recorder: Option<Arc<HarRecorder>>,
     overrides: Overrides,
-    host_slots: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
+    resolver: resolver::GuardedResolver,
+    /// Upstream connection slots per (plugin, host): a slow host fills only the
+    /// share of the plugin that talks to it.
+    host_slots: Mutex<HashMap<(String, String), Arc<tokio::sync::Semaphore>>>,
 }
 
 /// How the service is built.
@@ -93,6 +96,8 @@ pub struct HttpSettings {
     pub recorder: Option<HarRecorder>,
     /// Host overrides.
     pub overrides: Overrides,
+    /// DNS with the SSRF guard (the system resolver and the public-address filter by default).
+    pub resolver: resolver::GuardedResolver,
 }
 
 impl HttpService {
@@ -103,6 +108,7 @@ impl HttpService {
             replay: settings.replay.map(Arc::new),
             recorder: settings.recorder.map(Arc::new),
             overrides: settings.overrides,
+            resolver: settings.resolver,
             host_slots: Mutex::new(HashMap::new()),
         };
         service.client(false, 5_000)?;
@@ -121,7 +127,7 @@ impl HttpService {
             .pool_idle_timeout(std::time::Duration::from_secs(30))
             .no_proxy();
         if !overridden {
-            builder = builder.dns_resolver(Arc::new(resolver::PublicOnlyResolver));
+            builder = builder.dns_resolver(Arc::new(self.resolver.clone()));
         }
         let client = builder
             .build()
@@ -191,18 +197,26 @@ impl HttpService {
             return transport::replay(replay, &hop);
         }
         let connect_ms = policy.limits.connect_timeout_ms;
-        let (client, target) = match self.overrides.rewrite(hop.url) {
+        let (client, target) = match self.overrides.rewrite(&policy.plugin, hop.url) {
             Some(target) => (self.client(true, connect_ms)?, target),
             None => {
                 check_ip_literal(hop.url)?;
                 (self.client(false, connect_ms)?, hop.url.clone())
             }
         };
-        let slot = self.host_slot(hop.url, policy.limits.upstream_concurrency);
-        let _permit = tokio::time::timeout_at(deadline.into(), slot.acquire_owned())
+        let slot = self.host_slot(policy, hop.url);
+        // Waiting for a slot is bounded by one request's timeout, and only this
+        // plugin's requests to this host compete for it.
+        let wait_until = deadline.min(
+            Instant::now() + std::time::Duration::from_millis(policy.limits.request_timeout_ms),
+        );
+        let _permit = tokio::time::timeout_at(wait_until.into(), slot.acquire_owned())
             .await
             .map_err(|_| {
-                HttpError::Timeout(format!("waiting for a free connection to {}", hop.url))
+                HttpError::Timeout(format!(
+                    "waited too long for a free connection to {} (limits.upstream_concurrency = {} for this plugin)",
+                    hop.url, policy.limits.upstream_concurrency
+                ))
             })?
             .map_err(|_| HttpError::Transport("connection slots closed".into()))?;
         let started = std::time::SystemTime::now();
@@ -218,12 +232,13 @@ impl HttpService {
         Ok(response)
     }
 
-    fn host_slot(&self, url: &Url, permits: usize) -> Arc<tokio::sync::Semaphore> {
-        let key = url.host_str().unwrap_or_default().to_ascii_lowercase();
+    fn host_slot(&self, policy: &Policy, url: &Url) -> Arc<tokio::sync::Semaphore> {
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let permits = policy.limits.upstream_concurrency.max(1);
         let mut slots = self.host_slots.lock().unwrap_or_else(|p| p.into_inner());
         slots
-            .entry(key)
-            .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(permits.max(1))))
+            .entry((policy.plugin.clone(), host))
+            .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(permits)))
             .clone()
     }
 }

@@ -70,6 +70,8 @@ impl Origin {
 /// What one plugin may reach and how hard it may push.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// The plugin this policy belongs to (scopes overrides and upstream slots).
+    pub plugin: String,
     origins: Vec<Origin>,
     any_public_host: bool,
     /// The plugin's limits.
@@ -78,13 +80,14 @@ pub struct Policy {
 
 impl Policy {
     /// Builds the policy from the manifest's network table and limits.
-    pub fn new(network: &Network, limits: &Limits) -> Result<Policy, String> {
+    pub fn new(plugin: &str, network: &Network, limits: &Limits) -> Result<Policy, String> {
         let origins = network
             .allow
             .iter()
             .map(|o| Origin::parse(o))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Policy {
+            plugin: plugin.to_owned(),
             origins,
             any_public_host: network.any_public_host,
             limits: limits.clone(),
@@ -123,7 +126,7 @@ mod tests {
             allow: allow.iter().map(|s| s.to_string()).collect(),
             any_public_host: false,
         };
-        Policy::new(&network, &Limits::default()).unwrap()
+        Policy::new("test", &network, &Limits::default()).unwrap()
     }
 
     #[test]

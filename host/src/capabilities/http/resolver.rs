@@ -1,33 +1,95 @@
 //! DNS resolution with the SSRF guard: the host resolves names itself and hands
-//! the connector only the public addresses it found.
+//! the connector only the addresses that passed the guard. The connector connects
+//! to exactly those addresses; there is no second lookup between the check and
+//! the connection, so a name that rebinds to a private address after the check
+//! is never reached.
 
-use std::net::SocketAddr;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use super::ssrf;
 
-/// A resolver that drops every non-public address and fails when none is left.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PublicOnlyResolver;
+/// The future a [`Lookup`] returns.
+pub type LookupFuture = Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send>>;
 
-impl Resolve for PublicOnlyResolver {
+/// Turns a host name into addresses. The system resolver in production; tests
+/// inject their own.
+pub trait Lookup: Send + Sync {
+    /// The addresses of `host`.
+    fn lookup(&self, host: &str) -> LookupFuture;
+}
+
+/// The operating system's resolver.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemLookup;
+
+impl Lookup for SystemLookup {
+    fn lookup(&self, host: &str) -> LookupFuture {
+        let host = host.to_owned();
+        Box::pin(async move {
+            Ok(tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .map(|a| a.ip())
+                .collect())
+        })
+    }
+}
+
+/// Which addresses may be connected to: [`ssrf::is_public`] in production.
+pub type AddressFilter = fn(IpAddr) -> bool;
+
+/// A resolver that drops every address the filter refuses and fails when none is left.
+#[derive(Clone)]
+pub struct GuardedResolver {
+    lookup: Arc<dyn Lookup>,
+    allowed: AddressFilter,
+}
+
+impl Default for GuardedResolver {
+    fn default() -> Self {
+        GuardedResolver::new(Arc::new(SystemLookup), ssrf::is_public)
+    }
+}
+
+impl GuardedResolver {
+    /// A resolver over `lookup` that passes only addresses `allowed` accepts.
+    pub fn new(lookup: Arc<dyn Lookup>, allowed: AddressFilter) -> GuardedResolver {
+        GuardedResolver { lookup, allowed }
+    }
+}
+
+/// The typed error of a name with no allowed address, so callers need not read messages.
+#[derive(Debug, thiserror::Error)]
+#[error("{host} resolves to no public address{why}")]
+pub struct NoPublicAddress {
+    host: String,
+    why: String,
+}
+
+impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let host = name.as_str().to_owned();
+        let lookup = self.lookup.clone();
+        let allowed = self.allowed;
         Box::pin(async move {
-            let resolved: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let (public, blocked): (Vec<_>, Vec<_>) =
-                resolved.into_iter().partition(|a| ssrf::is_public(a.ip()));
-            if public.is_empty() {
+            let resolved = lookup.lookup(&host).await?;
+            let (pass, blocked): (Vec<IpAddr>, Vec<IpAddr>) =
+                resolved.into_iter().partition(|ip| allowed(*ip));
+            if pass.is_empty() {
                 let why = blocked
                     .first()
-                    .and_then(|a| ssrf::check(a.ip()).err())
-                    .map(|b| format!(" ({} is {b})", blocked[0].ip()))
+                    .map(|ip| match ssrf::check(*ip) {
+                        Err(b) => format!(" ({ip} is {b})"),
+                        Ok(()) => format!(" ({ip} is not allowed)"),
+                    })
                     .unwrap_or_default();
-                return Err(format!("{host} resolves to no public address{why}").into());
+                return Err(Box::new(NoPublicAddress { host, why }) as _);
             }
-            let addrs: Addrs = Box::new(public.into_iter());
+            let addrs: Addrs = Box::new(pass.into_iter().map(|ip| SocketAddr::new(ip, 0)));
             Ok(addrs)
         })
     }

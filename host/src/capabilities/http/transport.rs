@@ -7,6 +7,7 @@ use futures_util::StreamExt;
 use url::Url;
 
 use super::har::{Exchange, HarReplay};
+use super::resolver::NoPublicAddress;
 use super::{HttpError, DEFAULT_USER_AGENT};
 use crate::manifest::Limits;
 
@@ -172,13 +173,15 @@ async fn read_capped(
 
 fn describe_send_error(url: &Url, e: reqwest::Error) -> HttpError {
     let mut message = e.to_string();
+    let mut denied = false;
     let mut source = std::error::Error::source(&e);
     while let Some(inner) = source {
         message.push_str(": ");
         message.push_str(&inner.to_string());
+        denied |= inner.downcast_ref::<NoPublicAddress>().is_some();
         source = inner.source();
     }
-    if message.contains("no public address") {
+    if denied {
         return HttpError::Denied(format!(
             "{url}: {message}; plugins may only reach public addresses"
         ));

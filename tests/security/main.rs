@@ -1,0 +1,18 @@
+//! The attack suite: what an outside attacker tried against the server, kept as
+//! tests so it runs on every change. Each module is one class of attack.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod admin_paths;
+mod auth_matrix;
+mod bulkheads;
+mod fault_injection;
+mod fuzz;
+mod memory;
+mod process;
+mod rebinding;
+mod shutdown;
+mod slow_clients;
+mod ssrf_matrix;
+mod tokens;

@@ -1,0 +1,109 @@
+//! The server as a separate process, for tests that measure its memory or send
+//! it signals.
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::common;
+
+/// A `gleaner serve` child process, killed when dropped.
+pub struct Process {
+    pub child: Child,
+    pub addr: SocketAddr,
+    _plugins: tempfile::TempDir,
+}
+
+/// A free loopback port.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Process {
+    /// Starts the server with `plugins` and extra environment, and waits for /healthz.
+    pub fn start(plugins: &[&str], env: &[(&str, String)]) -> Process {
+        let dir = common::plugin_dir(plugins);
+        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_gleaner"));
+        command
+            .current_dir(common::root())
+            .env("GLEANER_ADDR", addr.to_string())
+            .env("GLEANER_PLUGIN_DIR", dir.path())
+            .env(
+                "GLEANER_CACHE_DIR",
+                common::root().join("target/gleaner-test-cache"),
+            )
+            .env("GLEANER_LOG", "warn")
+            .env_remove("GLEANER_REPLAY")
+            .env_remove("GLEANER_CONFIG")
+            .env_remove("GLEANER_API_KEYS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let child = command.spawn().expect("the gleaner binary starts");
+        let process = Process {
+            child,
+            addr,
+            _plugins: dir,
+        };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        process
+    }
+
+    /// The resident set size of the process, in MiB.
+    pub fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kb: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0.0);
+        kb / 1024.0
+    }
+
+    /// The URL of `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Sends SIGTERM.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for the process to exit, up to `limit`; its exit time, or none.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<Duration> {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if self.child.try_wait().unwrap().is_some() {
+                return Some(started.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

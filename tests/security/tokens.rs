@@ -1,0 +1,109 @@
+//! Continuation tokens are signed: a client can read one but cannot change the
+//! sort or filter it carries, bring one signed by another key, or move one to
+//! another query.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde_json::{json, Value};
+
+use super::common;
+
+const HUB: &str = "/customer-feedback-hub/reviews";
+const BH: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
+
+/// Rewrites one field of a token's body, keeping its signature.
+fn forge(token: &str, field: &str, value: Value) -> String {
+    let (body, signature) = token.split_once('.').unwrap();
+    let mut json: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(body).unwrap()).unwrap();
+    json[field] = value;
+    format!(
+        "{}.{signature}",
+        URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json).unwrap())
+    )
+}
+
+fn error_of(body: &Value) -> String {
+    body["error"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn forged_foreign_and_moved_tokens_are_refused() {
+    let s = common::start(&["customer-feedback-hub"], |_| {}).await;
+    let (status, first) = s
+        .post(HUB, json!({"query": BH, "reviews_to_fetch": 3}))
+        .await;
+    assert_eq!(status, 200, "{first}");
+    let token = first["next_page"].as_str().unwrap().to_owned();
+
+    let (status, next) = s
+        .post(
+            HUB,
+            json!({"query": BH, "reviews_to_fetch": 3, "pagination_token": token}),
+        )
+        .await;
+    assert_eq!(status, 200, "the genuine token works: {next}");
+
+    let cases = [
+        ("forged sort", forge(&token, "s", json!("sideways")), BH),
+        ("forged filter", forge(&token, "f", json!("99")), BH),
+        ("forged skip", forge(&token, "k", json!(0)), BH),
+        ("forged endpoint", forge(&token, "e", json!(HUB)), BH),
+        (
+            "another query",
+            token.clone(),
+            "https://www.trustpilot.com/review/other.example",
+        ),
+    ];
+    for (what, token, query) in cases {
+        let (status, body) = s
+            .post(HUB, json!({"query": query, "pagination_token": token}))
+            .await;
+        assert_eq!(status, 400, "{what}: {body}");
+        assert!(
+            error_of(&body).contains("`pagination_token`"),
+            "{what}: {body}"
+        );
+    }
+
+    // Signed by a server with another secret.
+    let other = gleaner::cursor::TokenKey::from_secret(&[42u8; 32]).unwrap();
+    let resume = gleaner::cursor::Resume {
+        cursor: Some("2".into()),
+        skip: 0,
+        sort: None,
+        filter: None,
+        sync_date: None,
+    };
+    let foreign = gleaner::cursor::encode(&other, HUB, BH, &resume);
+    let (status, body) = s
+        .post(HUB, json!({"query": BH, "pagination_token": foreign}))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(error_of(&body).contains("not a token issued by this service"));
+
+    // A token of the earlier, unsigned format is told to start over.
+    let json = br#"{"v":1,"e":"/customer-feedback-hub/reviews","q":"x","c":"2","k":0}"#;
+    let old = format!("{}.0123456789abcdef01234567", URL_SAFE_NO_PAD.encode(json));
+    let (status, body) = s
+        .post(HUB, json!({"query": BH, "pagination_token": old}))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(error_of(&body).contains("format version 1"), "{body}");
+
+    // A token the server signed itself with an option the manifest refuses is
+    // validated again, as if the client had sent the option.
+    let bad = gleaner::cursor::encode(
+        &common::token_key(),
+        HUB,
+        BH,
+        &gleaner::cursor::Resume {
+            sort: Some("sideways".into()),
+            ..resume
+        },
+    );
+    let (status, body) = s
+        .post(HUB, json!({"query": BH, "pagination_token": bad}))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(error_of(&body).contains("sort_type"), "{body}");
+}
