@@ -166,7 +166,13 @@ async fn non_public_addresses_are_denied() {
 async fn redirects_are_rechecked_and_credentials_dropped_across_hosts() {
     let addr = test_upstream(Arc::new(AtomicUsize::new(0))).await;
     let s = server_with_override(addr, None).await;
-    let secret = json!({"authorization": "Bearer s3cret", "x-custom": "kept"});
+    let secret = json!({
+        "authorization": "Bearer s3cret",
+        "x-apikey": "k3y",
+        "x-session-id": "s3ss",
+        "cookie": "c=1",
+        "x-custom": "kept"
+    });
 
     let body = fetch(&s, "http://a.example/to-same-host", secret.clone()).await;
     let seen: Value = serde_json::from_str(body["body"].as_str().unwrap()).unwrap();
@@ -182,10 +188,12 @@ async fn redirects_are_rechecked_and_credentials_dropped_across_hosts() {
     let body = fetch(&s, "http://a.example/to-other-host", secret).await;
     assert_eq!(body["final_url"], "http://b.example/echo");
     let seen: Value = serde_json::from_str(body["body"].as_str().unwrap()).unwrap();
-    assert!(
-        seen.get("authorization").is_none(),
-        "credentials dropped: {seen}"
-    );
+    for credential in ["authorization", "x-apikey", "x-session-id", "cookie"] {
+        assert!(
+            seen.get(credential).is_none(),
+            "{credential} dropped: {seen}"
+        );
+    }
     assert_eq!(seen["x-custom"], "kept");
     assert_eq!(seen["host"], "b.example");
 

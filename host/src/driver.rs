@@ -84,6 +84,40 @@ impl Outcome {
     }
 }
 
+/// Where a review's date stands against the `sync_date` day.
+#[derive(Debug, PartialEq, Eq)]
+enum DayMatch {
+    /// The same day.
+    Same,
+    /// Wholly before that day.
+    Before,
+    /// After it, unknown, or only a month that contains it (never matches a day).
+    Other,
+}
+
+/// Compares a review date (`YYYY-MM-DD…` or month-precision `YYYY-MM`) with a day.
+fn compare_day(date: Option<&str>, day: &str) -> DayMatch {
+    let Some(date) = date else {
+        return DayMatch::Other;
+    };
+    match date.get(..10) {
+        Some(d) if d == day => DayMatch::Same,
+        Some(d) if d < day => DayMatch::Before,
+        Some(_) => DayMatch::Other,
+        None if date.len() == 7 && date < &day[..7] => DayMatch::Before,
+        None => DayMatch::Other,
+    }
+}
+
+/// A review that broke the contract: a plugin fault, logged with the plugin's name.
+fn contract_broken(plugin: &Plugin, e: crate::contract::ContractError) -> ApiError {
+    tracing::error!(plugin = %plugin.manifest.name, version = %plugin.manifest.version, error = %e, "plugin broke the review contract");
+    ApiError::PluginFailed(format!(
+        "plugin {} returned a review that breaks the review contract ({e}); the plugin needs a fix",
+        plugin.manifest.name
+    ))
+}
+
 /// Progress after each page: pages fetched and reviews collected so far.
 pub type OnPage<'a> = &'a (dyn Fn(u32, usize) + Sync);
 
@@ -150,19 +184,20 @@ pub async fn fetch(
         let newest_first = page.order == Order::NewestFirst;
         let mut reason = None;
         for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
+            let record = Review::from_wit(item, &label, request.is_text_formatted)
+                .map_err(|e| contract_broken(plugin, e))?;
             if let Some(day) = &sync_day {
-                let review_day = item.date.as_deref().map(|d| d.get(..10).unwrap_or(d));
-                match review_day {
-                    Some(d) if d == day => {}
-                    Some(d) if newest_first && d < day.as_str() => {
+                match compare_day(record.review_date.as_deref(), day) {
+                    DayMatch::Same => {}
+                    DayMatch::Before if newest_first => {
                         reason = Some(StopReason::PastSyncDate);
                         break;
                     }
                     _ => continue,
                 }
             }
-            if seen.insert(item.id.clone()) {
-                reviews.push(Review::from_wit(item, &label, request.is_text_formatted));
+            if seen.insert(record.review_id.clone()) {
+                reviews.push(record);
             }
             if limit.is_some_and(|l| reviews.len() >= l) {
                 let rest_of_page = index + 1 < page.reviews.len();
@@ -278,4 +313,27 @@ fn summary(
         ""
     };
     format!("Fetched {count} {reviews} from {pages} {page_word}; stopped because {why}{next}.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_and_months_compare_with_the_sync_day() {
+        let day = "2024-05-12";
+        assert_eq!(
+            compare_day(Some("2024-05-12T23:00:00Z"), day),
+            DayMatch::Same
+        );
+        assert_eq!(compare_day(Some("2024-05-11"), day), DayMatch::Before);
+        assert_eq!(compare_day(Some("2024-05-13"), day), DayMatch::Other);
+        assert_eq!(
+            compare_day(Some("2024-05"), day),
+            DayMatch::Other,
+            "month holding the day"
+        );
+        assert_eq!(compare_day(Some("2024-04"), day), DayMatch::Before);
+        assert_eq!(compare_day(None, day), DayMatch::Other);
+    }
 }

@@ -10,6 +10,7 @@ pub mod api;
 pub mod capabilities;
 pub mod cli;
 pub mod config;
+pub mod contract;
 pub mod cursor;
 pub mod driver;
 pub mod error;
@@ -29,8 +30,8 @@ use capabilities::cache::CacheStore;
 use capabilities::http::har::{HarRecorder, HarReplay};
 use capabilities::http::overrides::Overrides;
 use capabilities::http::{HttpService, HttpSettings};
+use capabilities::Services;
 use config::Config;
-use runtime::state::Services;
 
 /// Builds the server-wide services: outbound HTTP (with optional replay or
 /// recording), the plugin cache and the optional LLM.

@@ -93,21 +93,27 @@ pub fn extra_object(json: &str) -> Value {
 }
 
 impl Review {
-    /// Builds the record from a plugin's review, formatting text once, here.
-    pub fn from_wit(review: &wit::Review, source: &str, formatted: bool) -> Review {
+    /// Builds the record from a plugin's review after checking it against the
+    /// review contract, trimming fields and formatting text once, here.
+    pub fn from_wit(
+        review: &wit::Review,
+        source: &str,
+        formatted: bool,
+    ) -> Result<Review, crate::contract::ContractError> {
+        crate::contract::check_review(review)?;
         let format = |t: &wit::Text| text::format(&source_text(t), formatted);
         let non_empty = |s: &Option<String>| {
             s.as_ref()
                 .map(|v| v.trim().to_owned())
                 .filter(|v| !v.is_empty())
         };
-        Review {
-            review_id: review.id.clone(),
+        Ok(Review {
+            review_id: review.id.trim().to_owned(),
             review_title: non_empty(&review.title),
             review_text: review.text.as_ref().map(format).filter(|t| !t.is_empty()),
             review_rating: review.rating,
             rating_scale_max: review.rating_scale_max,
-            review_date: review.date.clone(),
+            review_date: review.date.as_ref().map(|d| d.trim().to_owned()),
             author_name: non_empty(&review.author_name),
             author_profile_image_url: non_empty(&review.author_profile_image_url),
             author_url: non_empty(&review.author_url),
@@ -120,20 +126,20 @@ impl Review {
                     height: m.height.map(Number::from),
                     id: m.id.clone(),
                     review_media_type: m.media_type.clone(),
-                    review_media_url: m.url.clone(),
+                    review_media_url: m.url.trim().to_owned(),
                     width: m.width.map(Number::from),
                 })
                 .collect(),
             review_reply: review.reply.as_ref().map(|r| Reply {
                 text: format(&r.text),
-                date: r.date.clone(),
-                author: r.author.clone(),
+                date: r.date.as_ref().map(|d| d.trim().to_owned()),
+                author: non_empty(&r.author),
             }),
             helpful_votes: review.helpful_votes,
             language: non_empty(&review.language),
             source: source.to_owned(),
             extra: extra_object(&review.extra_json),
-        }
+        })
     }
 }
 

@@ -12,6 +12,7 @@ mod fuzz;
 mod memory;
 mod process;
 mod rebinding;
+mod rogue_plugin;
 mod shutdown;
 mod slow_clients;
 mod ssrf_matrix;

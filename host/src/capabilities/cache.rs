@@ -1,6 +1,11 @@
 //! The per-plugin cache: small values with a TTL that outlive one request
 //! (OAuth tokens, API keys scraped from pages). Each plugin sees only its own keys.
 
+use wasmtime::component::Linker;
+
+use crate::capabilities::{view_link, CallContext};
+use crate::runtime::bindings::sdk::gleaner::plugin::cache;
+
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -62,6 +67,44 @@ impl CacheStore {
         if let Some(space) = all.get_mut(plugin) {
             space.remove(key);
         }
+    }
+}
+
+/// What the cache import sees of a call.
+pub struct CacheView<'a> {
+    /// The call.
+    pub call: &'a mut CallContext,
+    /// The server-wide store.
+    pub store: &'a CacheStore,
+}
+
+view_link!(CacheLink, CacheView);
+
+/// Links the `cache` import; `view` borrows the call's view from the store data.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    view: fn(&mut T) -> CacheView<'_>,
+) -> wasmtime::Result<()> {
+    cache::add_to_linker::<T, CacheLink>(linker, view)
+}
+
+impl cache::Host for CacheView<'_> {
+    async fn get(&mut self, key: String) -> wasmtime::Result<Option<String>> {
+        let value = self.store.get(&self.call.grant.name, &key);
+        self.call.charge(value.as_ref().map_or(0, String::len))?;
+        Ok(value)
+    }
+
+    async fn set(&mut self, key: String, value: String, ttl_seconds: u32) -> wasmtime::Result<()> {
+        self.call.charge(key.len() + value.len())?;
+        let ttl = Duration::from_secs(ttl_seconds.into());
+        self.store.set(&self.call.grant.name, &key, value, ttl);
+        Ok(())
+    }
+
+    async fn delete(&mut self, key: String) -> wasmtime::Result<()> {
+        self.store.delete(&self.call.grant.name, &key);
+        Ok(())
     }
 }
 

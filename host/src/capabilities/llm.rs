@@ -4,6 +4,13 @@
 //! so the plugin allowlist and SSRF guard do not apply to it (a local model on
 //! loopback is a normal set-up); its key is never logged.
 
+use std::sync::Arc;
+
+use wasmtime::component::Linker;
+
+use crate::capabilities::{view_link, CallContext};
+use crate::runtime::bindings::sdk::gleaner::plugin::llm;
+
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -132,6 +139,73 @@ impl LlmService {
             .as_str()
             .map(str::to_owned)
             .ok_or_else(|| LlmError::Failed("the answer has no choices[0].message.content".into()))
+    }
+}
+
+/// What the llm import sees of a call.
+pub struct LlmView<'a> {
+    /// The call.
+    pub call: &'a mut CallContext,
+    /// The server-wide LLM client.
+    pub service: &'a Arc<LlmService>,
+}
+
+view_link!(LlmLink, LlmView);
+
+/// Links the `llm` import; `view` borrows the call's view from the store data.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    view: fn(&mut T) -> LlmView<'_>,
+) -> wasmtime::Result<()> {
+    llm::add_to_linker::<T, LlmLink>(linker, view)
+}
+
+impl llm::Host for LlmView<'_> {
+    async fn enabled(&mut self) -> wasmtime::Result<bool> {
+        Ok(self.call.grant.uses_llm && self.service.is_configured())
+    }
+
+    async fn chat(
+        &mut self,
+        messages: Vec<llm::Message>,
+        max_tokens: u32,
+        temperature: f32,
+    ) -> wasmtime::Result<Result<String, llm::Error>> {
+        if !self.call.grant.uses_llm {
+            return Ok(Err(llm::Error::Disabled(
+                "this plugin's manifest does not declare uses_llm = true".into(),
+            )));
+        }
+        self.call
+            .charge(messages.iter().map(|m| m.content.len()).sum())?;
+        let messages: Vec<(String, String)> =
+            messages.into_iter().map(|m| (m.role, m.content)).collect();
+        let service = self.service.clone();
+        let remaining = self
+            .call
+            .deadline
+            .saturating_duration_since(std::time::Instant::now());
+        let result =
+            match tokio::time::timeout(remaining, service.chat(&messages, max_tokens, temperature))
+                .await
+            {
+                Ok(result) => result,
+                Err(_) => Err(LlmError::Timeout(
+                    "the plugin's call deadline came first".into(),
+                )),
+            };
+        let plugin = self.call.grant.name.as_str();
+        let request_id = self.call.request_id.as_str();
+        match &result {
+            Ok(text) => tracing::debug!(plugin, request_id, chars = text.len(), "llm answered"),
+            Err(e) => tracing::info!(plugin, request_id, error = %e, "llm failed"),
+        }
+        self.call.charge(result.as_ref().map_or(0, String::len))?;
+        Ok(result.map_err(|e| match e {
+            LlmError::Disabled(m) => llm::Error::Disabled(m),
+            LlmError::Failed(m) => llm::Error::Failed(m),
+            LlmError::Timeout(m) => llm::Error::Timeout(m),
+        }))
     }
 }
 

@@ -1,5 +1,10 @@
 //! Plugin logging into the host's structured log, tagged with plugin and request id.
 
+use wasmtime::component::Linker;
+
+use crate::capabilities::{view_link, CallContext};
+use crate::runtime::bindings::sdk::gleaner::plugin::log;
+
 /// Severity of a plugin log line.
 #[derive(Debug, Clone, Copy)]
 pub enum Level {
@@ -27,5 +32,43 @@ pub fn write(plugin: &str, version: &str, request_id: &str, level: Level, messag
         Level::Info => tracing::info!(plugin, version, request_id, "{message}"),
         Level::Warn => tracing::warn!(plugin, version, request_id, "{message}"),
         Level::Error => tracing::error!(plugin, version, request_id, "{message}"),
+    }
+}
+
+/// What the log import sees of a call.
+pub struct LogView<'a> {
+    /// The call.
+    pub call: &'a mut CallContext,
+}
+
+view_link!(LogLink, LogView);
+
+/// Links the `log` import; `view` borrows the call's view from the store data.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    view: fn(&mut T) -> LogView<'_>,
+) -> wasmtime::Result<()> {
+    log::add_to_linker::<T, LogLink>(linker, view)
+}
+
+impl log::Host for LogView<'_> {
+    async fn log(&mut self, level: log::Level, message: String) -> wasmtime::Result<()> {
+        self.call.charge(message.len())?;
+        let level = match level {
+            log::Level::Trace => Level::Trace,
+            log::Level::Debug => Level::Debug,
+            log::Level::Info => Level::Info,
+            log::Level::Warn => Level::Warn,
+            log::Level::Error => Level::Error,
+        };
+        let grant = &self.call.grant;
+        write(
+            &grant.name,
+            &grant.version,
+            &self.call.request_id,
+            level,
+            &message,
+        );
+        Ok(())
     }
 }

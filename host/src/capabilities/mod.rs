@@ -1,11 +1,104 @@
 //! Host capabilities offered to plugins, one module each, with its policy beside it.
 //!
-//! State is split by lifetime: server-wide pools (the [`http::HttpService`], the
-//! [`cache::CacheStore`]), per-plugin policy from the manifest ([`http::policy::Policy`],
-//! [`settings::Settings`]) and per-call deadline and budget (in [`crate::runtime`]).
+//! State is split by lifetime, as in Spin's host:
+//! - server-wide: [`Services`] (connection pools, the cache store, the LLM client);
+//! - per plugin: [`PluginGrant`] (policy and settings from its manifest);
+//! - per call: [`CallContext`] (request id, deadline, the host-data meter).
+//!
+//! Each capability links its WIT interface itself (`add_to_linker`), through a
+//! small view type that borrows only what it needs from the call, as wasmtime's
+//! wasi-http does with its context view. Adding a capability is one module here
+//! and one line in the runtime's linker setup.
 
 pub mod cache;
 pub mod http;
 pub mod llm;
 pub mod log;
 pub mod settings;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Server-wide services every call shares.
+#[derive(Clone)]
+pub struct Services {
+    /// Outbound HTTP.
+    pub http: Arc<http::HttpService>,
+    /// The plugin cache.
+    pub cache: Arc<cache::CacheStore>,
+    /// The optional LLM.
+    pub llm: Arc<llm::LlmService>,
+}
+
+/// What a plugin is allowed, fixed when it is loaded from its manifest.
+pub struct PluginGrant {
+    /// Plugin name.
+    pub name: String,
+    /// Plugin version.
+    pub version: String,
+    /// Outbound network policy.
+    pub policy: http::policy::Policy,
+    /// Operator settings.
+    pub settings: settings::Settings,
+    /// Whether the manifest declares `uses_llm`.
+    pub uses_llm: bool,
+    /// Linear memory one instance may have, in bytes.
+    pub memory_bytes: usize,
+    /// Bytes one call may pass through host calls.
+    pub max_host_data_bytes: usize,
+}
+
+/// The per-call state every capability sees.
+pub struct CallContext {
+    /// The plugin's grant.
+    pub grant: Arc<PluginGrant>,
+    /// The request this call serves.
+    pub request_id: String,
+    /// When the call must end.
+    pub deadline: Instant,
+    host_data: usize,
+}
+
+/// A plugin passed more data through host calls than its limit allows; raised
+/// from a host call to stop the guest.
+#[derive(Debug, thiserror::Error)]
+#[error("plugin passed more than {limit} bytes through host calls in one call; raise limits.max_host_data_bytes in its manifest if this is expected")]
+pub struct HostDataExceeded {
+    /// The limit in bytes.
+    pub limit: usize,
+}
+
+impl CallContext {
+    /// The context of one call that must finish by `deadline`.
+    pub fn new(grant: Arc<PluginGrant>, request_id: String, deadline: Instant) -> CallContext {
+        CallContext {
+            grant,
+            request_id,
+            deadline,
+            host_data: 0,
+        }
+    }
+
+    /// Counts `bytes` passed through a host call; traps the guest past its limit.
+    pub fn charge(&mut self, bytes: usize) -> wasmtime::Result<()> {
+        self.host_data += bytes;
+        let limit = self.grant.max_host_data_bytes;
+        if self.host_data > limit {
+            return Err(wasmtime::Error::new(HostDataExceeded { limit }));
+        }
+        Ok(())
+    }
+}
+
+/// Declares the `HasData` marker that links a capability's view type.
+macro_rules! view_link {
+    ($marker:ident, $view:ident) => {
+        /// Links this capability's WIT interface to its view type.
+        struct $marker;
+
+        impl wasmtime::component::HasData for $marker {
+            type Data<'a> = $view<'a>;
+        }
+    };
+}
+pub(crate) use view_link;

@@ -1,6 +1,11 @@
 //! Per-plugin configuration: operator-provided settings and secrets, limited to
 //! the keys the manifest declares. Secret values never appear in Debug output or logs.
 
+use wasmtime::component::Linker;
+
+use crate::capabilities::{view_link, CallContext};
+use crate::runtime::bindings::sdk::gleaner::plugin::config;
+
 use std::collections::BTreeMap;
 
 /// The settings one plugin may read.
@@ -28,6 +33,28 @@ impl Settings {
 impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_set().entries(self.values.keys()).finish()
+    }
+}
+
+/// What the config import sees of a call.
+pub struct SettingsView<'a> {
+    /// The call.
+    pub call: &'a CallContext,
+}
+
+view_link!(SettingsLink, SettingsView);
+
+/// Links the `config` import; `view` borrows the call's view from the store data.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    view: fn(&mut T) -> SettingsView<'_>,
+) -> wasmtime::Result<()> {
+    config::add_to_linker::<T, SettingsLink>(linker, view)
+}
+
+impl config::Host for SettingsView<'_> {
+    async fn get(&mut self, key: String) -> wasmtime::Result<Option<String>> {
+        Ok(self.call.grant.settings.get(&key))
     }
 }
 

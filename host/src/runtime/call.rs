@@ -11,8 +11,9 @@ use super::bindings::processor::exports::gleaner::plugin::processor_plugin::{
 };
 use super::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
 use super::memory::{MemoryBudget, MemoryCapExceeded, MemoryPoolExhausted};
-use super::state::{CallState, HostDataExceeded};
+use super::state::CallState;
 use super::{LoadedPlugin, Prepared, Runtime};
+use crate::capabilities::{CallContext, HostDataExceeded};
 
 /// A plugin call that failed as a whole (as opposed to a typed error the plugin returned).
 #[derive(Debug, thiserror::Error)]
@@ -48,17 +49,9 @@ impl Runtime {
         let limit = Instant::now()
             + std::time::Duration::from_millis(plugin.manifest.limits.call_timeout_ms);
         let deadline = deadline.min(limit);
-        let memory = MemoryBudget::new(
-            self.memory.clone(),
-            plugin.manifest.limits.memory_mib.saturating_mul(1 << 20),
-        );
-        let state = CallState::new(
-            plugin.grant.clone(),
-            self.services.clone(),
-            memory,
-            request_id.to_owned(),
-            deadline,
-        );
+        let memory = MemoryBudget::new(self.memory.clone(), plugin.grant.memory_bytes);
+        let call = CallContext::new(plugin.grant.clone(), request_id.to_owned(), deadline);
+        let state = CallState::new(call, self.services.clone(), memory);
         let mut store = Store::new(&self.engine, state);
         store.limiter_async(|s| &mut s.memory);
         // Every epoch tick the guest yields to the executor, so a busy plugin never

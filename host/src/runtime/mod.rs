@@ -16,11 +16,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
+use crate::capabilities::{PluginGrant, Services};
 pub use call::CallError;
-use state::{CallState, PluginGrant, Services};
+use state::CallState;
 
 use crate::manifest::{Kind, Manifest};
 
@@ -109,9 +110,7 @@ impl Runtime {
             }
         };
         let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(anyhow::Error::from)?;
-        bindings::sdk::Sdk::add_to_linker::<CallState, HasSelf<CallState>>(&mut linker, |s| s)
-            .map_err(anyhow::Error::from)?;
+        state::link(&mut linker).map_err(anyhow::Error::from)?;
         let weak = engine.weak();
         std::thread::Builder::new()
             .name("gleaner-epoch".into())
@@ -199,6 +198,8 @@ impl Runtime {
             policy,
             settings,
             uses_llm: manifest.uses_llm,
+            memory_bytes: manifest.limits.memory_mib.saturating_mul(1 << 20),
+            max_host_data_bytes: manifest.limits.max_host_data_bytes,
         });
         let plugin = LoadedPlugin {
             manifest,

@@ -355,19 +355,11 @@ fn write_atomically(path: &Path, data: &[u8]) -> io::Result<()> {
     result
 }
 
-/// True for request headers that carry credentials and must not be written to disk.
-fn is_secret(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    let exact = ["authorization", "cookie", "proxy-authorization"].contains(&n.as_str());
-    let parts = ["api-key", "api_key", "apikey", "token", "secret"];
-    exact || parts.iter().any(|s| n.contains(s))
-}
-
 /// `[{name, value}]`, with credential-bearing values replaced when `redact` is set.
 fn pairs_json(list: &[(String, String)], redact: bool) -> Value {
     let pair = |(n, v): &(String, String)| {
-        let v = if redact && is_secret(n) {
-            "[redacted]"
+        let v = if redact && super::credentials::is_credential(n) {
+            super::credentials::REDACTED
         } else {
             v.as_str()
         };
@@ -616,6 +608,8 @@ mod tests {
             ("x-auth-token", "t0k"),
             ("Cookie", "c=1"),
             ("Content-Type", "application/x-bin"),
+            ("x-apikey", "ap1"),
+            ("X-Session-Id", "s3ss"),
         ]);
         first.response_headers = strings(&[("Location", "https://h/next")]);
         first.response_body = vec![0xde, 0xad, 0xbe, 0xef];
@@ -625,7 +619,7 @@ mod tests {
         rec.record(second, started, f64::NAN).unwrap();
 
         let text = fs::read_to_string(&path).unwrap();
-        assert!(["s3cret", "k3y", "t0k", "c=1"]
+        assert!(["s3cret", "k3y", "t0k", "c=1", "ap1", "s3ss"]
             .iter()
             .all(|s| !text.contains(s)));
         let doc: Value = serde_json::from_str(&text).unwrap();

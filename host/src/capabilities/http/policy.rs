@@ -67,6 +67,36 @@ impl Origin {
     }
 }
 
+/// The outbound limits of one plugin: the HTTP part of its manifest's `[limits]`.
+#[derive(Debug, Clone)]
+pub struct HttpLimits {
+    /// Largest upstream response body, in bytes.
+    pub max_response_bytes: usize,
+    /// Concurrent requests to one upstream host.
+    pub upstream_concurrency: usize,
+    /// TCP connect timeout, in ms.
+    pub connect_timeout_ms: u64,
+    /// Time to the response headers, in ms.
+    pub first_byte_timeout_ms: u64,
+    /// Total time of one outbound request, body included, in ms.
+    pub request_timeout_ms: u64,
+    /// Retries on 429/503.
+    pub max_retries: u32,
+}
+
+impl From<&Limits> for HttpLimits {
+    fn from(l: &Limits) -> HttpLimits {
+        HttpLimits {
+            max_response_bytes: l.max_response_bytes,
+            upstream_concurrency: l.upstream_concurrency,
+            connect_timeout_ms: l.connect_timeout_ms,
+            first_byte_timeout_ms: l.first_byte_timeout_ms,
+            request_timeout_ms: l.request_timeout_ms,
+            max_retries: l.max_retries,
+        }
+    }
+}
+
 /// What one plugin may reach and how hard it may push.
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -74,23 +104,24 @@ pub struct Policy {
     pub plugin: String,
     origins: Vec<Origin>,
     any_public_host: bool,
-    /// The plugin's limits.
-    pub limits: Limits,
+    /// The plugin's outbound limits.
+    pub limits: HttpLimits,
 }
 
 impl Policy {
-    /// Builds the policy from the manifest's network table and limits.
+    /// Builds the policy from the manifest's network table and limits; an
+    /// allowlist entry that is not an origin is refused, naming the entry.
     pub fn new(plugin: &str, network: &Network, limits: &Limits) -> Result<Policy, String> {
         let origins = network
             .allow
             .iter()
-            .map(|o| Origin::parse(o))
+            .map(|o| Origin::parse(o).map_err(|e| format!("network.allow entry {o:?}: {e}")))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Policy {
             plugin: plugin.to_owned(),
             origins,
             any_public_host: network.any_public_host,
-            limits: limits.clone(),
+            limits: limits.into(),
         })
     }
 
@@ -146,6 +177,16 @@ mod tests {
         assert!(!ok("https://notexample.org/"));
         assert!(ok("http://api.test:8080/x"));
         assert!(!ok("http://api.test/x"));
+    }
+
+    #[test]
+    fn bad_origins_are_refused_with_the_entry() {
+        let network = Network {
+            allow: vec!["ftp://x".into()],
+            any_public_host: false,
+        };
+        let err = Policy::new("test", &network, &Limits::default()).unwrap_err();
+        assert!(err.contains("network.allow entry \"ftp://x\""), "{err}");
     }
 
     #[test]

@@ -7,9 +7,9 @@ use futures_util::StreamExt;
 use url::Url;
 
 use super::har::{Exchange, HarReplay};
+use super::policy::HttpLimits;
 use super::resolver::NoPublicAddress;
 use super::{HttpError, DEFAULT_USER_AGENT};
-use crate::manifest::Limits;
 
 /// One request hop, before redirects are followed.
 pub struct Hop<'a> {
@@ -61,7 +61,7 @@ pub async fn network(
     client: &reqwest::Client,
     target: &Url,
     hop: &Hop<'_>,
-    limits: &Limits,
+    limits: &HttpLimits,
     deadline: Instant,
 ) -> Result<HopResponse, HttpError> {
     let request_deadline =
@@ -88,7 +88,7 @@ async fn send_once(
     client: &reqwest::Client,
     target: &Url,
     hop: &Hop<'_>,
-    limits: &Limits,
+    limits: &HttpLimits,
     deadline: Instant,
 ) -> Result<HopResponse, HttpError> {
     let method = reqwest::Method::from_bytes(hop.method.as_bytes())

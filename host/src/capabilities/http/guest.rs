@@ -1,0 +1,130 @@
+//! The plugin side of outbound HTTP: the `gleaner:plugin/http` import, served
+//! through [`HttpView`] under the plugin's policy and the call's deadline.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use wasmtime::component::Linker;
+
+use super::{credentials, HttpError, HttpService, OutboundRequest};
+use crate::capabilities::{view_link, CallContext, PluginGrant};
+use crate::runtime::bindings::sdk::gleaner::plugin::http;
+
+/// What the http import sees of a call.
+pub struct HttpView<'a> {
+    /// The call.
+    pub call: &'a mut CallContext,
+    /// The server-wide HTTP service.
+    pub service: &'a Arc<HttpService>,
+}
+
+view_link!(HttpLink, HttpView);
+
+/// Links the `http` import; `view` borrows the call's view from the store data.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    view: fn(&mut T) -> HttpView<'_>,
+) -> wasmtime::Result<()> {
+    http::add_to_linker::<T, HttpLink>(linker, view)
+}
+
+/// What an outbound request needs from the call, detached from the store so
+/// several requests can run at once.
+#[derive(Clone)]
+struct Outbound {
+    http: Arc<HttpService>,
+    grant: Arc<PluginGrant>,
+    request_id: String,
+    deadline: Instant,
+}
+
+impl Outbound {
+    /// Sends one request under this plugin's policy, logging the outcome.
+    async fn send_one(self, req: http::Request) -> Result<http::Response, http::Error> {
+        let request = OutboundRequest {
+            method: req.method,
+            url: req.url,
+            headers: req.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+            body: req.body,
+        };
+        let started = Instant::now();
+        let url = credentials::redact_url(&request.url);
+        let result = self
+            .http
+            .send(&self.grant.policy, request, self.deadline)
+            .await;
+        let elapsed_ms = started.elapsed().as_millis() as u64;
+        let plugin = self.grant.name.as_str();
+        match &result {
+            Ok(r) => {
+                tracing::debug!(plugin, request_id = %self.request_id, %url, status = r.status, elapsed_ms, "upstream")
+            }
+            Err(e) => {
+                tracing::info!(plugin, request_id = %self.request_id, %url, error = %e, elapsed_ms, "upstream failed")
+            }
+        }
+        result.map_err(to_wit_error).map(|response| http::Response {
+            status: response.status,
+            headers: response
+                .headers
+                .into_iter()
+                .map(|(name, value)| http::Header { name, value })
+                .collect(),
+            body: response.body,
+            final_url: response.final_url,
+        })
+    }
+}
+
+impl HttpView<'_> {
+    fn outbound(&self) -> Outbound {
+        Outbound {
+            http: self.service.clone(),
+            grant: self.call.grant.clone(),
+            request_id: self.call.request_id.clone(),
+            deadline: self.call.deadline,
+        }
+    }
+}
+
+fn request_size(req: &http::Request) -> usize {
+    req.url.len() + req.body.as_ref().map_or(0, Vec::len)
+}
+
+fn response_size(result: &Result<http::Response, http::Error>) -> usize {
+    result.as_ref().map_or(0, |r| r.body.len())
+}
+
+impl http::Host for HttpView<'_> {
+    async fn send(
+        &mut self,
+        req: http::Request,
+    ) -> wasmtime::Result<Result<http::Response, http::Error>> {
+        self.call.charge(request_size(&req))?;
+        let result = self.outbound().send_one(req).await;
+        self.call.charge(response_size(&result))?;
+        Ok(result)
+    }
+
+    async fn send_batch(
+        &mut self,
+        reqs: Vec<http::Request>,
+    ) -> wasmtime::Result<Vec<Result<http::Response, http::Error>>> {
+        self.call.charge(reqs.iter().map(request_size).sum())?;
+        let outbound = self.outbound();
+        let results =
+            futures_util::future::join_all(reqs.into_iter().map(|r| outbound.clone().send_one(r)))
+                .await;
+        self.call.charge(results.iter().map(response_size).sum())?;
+        Ok(results)
+    }
+}
+
+fn to_wit_error(e: HttpError) -> http::Error {
+    match e {
+        HttpError::Denied(m) => http::Error::Denied(m),
+        HttpError::Timeout(m) => http::Error::Timeout(m),
+        HttpError::TooLarge(m) => http::Error::TooLarge(m),
+        HttpError::Transport(m) => http::Error::Transport(m),
+    }
+}
