@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins host wasm-target bench clean new-plugin test-plugin template-check fuzz
+.PHONY: all run demo test lint fmt plugins host wasm-target bench clean new-plugin test-plugin template-check fuzz test-unit
 
 all: plugins host
 
@@ -24,15 +24,16 @@ wasm-target:
 plugins: wasm-target
 	$(CARGO) build --release --target $(WASM_TARGET) $(foreach p,$(PLUGINS) $(TEST_PLUGINS),-p plugin-$(p))
 	@mkdir -p $(PLUGIN_OUT) $(TEST_PLUGIN_OUT)
+	@# cargo names the artifact of crate plugin-<p> plugin_<p with _>.wasm; it is staged as <p>.wasm.
 	@for p in $(PLUGINS); do \
 		f=$$(echo $$p | tr - _); \
 		cp plugins/$$p/manifest.toml $(PLUGIN_OUT)/$$p.toml; \
-		cp $(WASM_DIR)/plugin_$$f.wasm $(PLUGIN_OUT)/$$f.wasm; \
+		cp $(WASM_DIR)/plugin_$$f.wasm $(PLUGIN_OUT)/$$p.wasm; \
 	done
 	@for p in $(TEST_PLUGINS); do \
 		f=$$(echo $$p | tr - _); \
 		cp plugins/$$p/manifest.toml $(TEST_PLUGIN_OUT)/$$p.toml; \
-		cp $(WASM_DIR)/plugin_$$f.wasm $(TEST_PLUGIN_OUT)/$$f.wasm; \
+		cp $(WASM_DIR)/plugin_$$f.wasm $(TEST_PLUGIN_OUT)/$$p.wasm; \
 	done
 	@echo "plugins staged in $(PLUGIN_OUT) (test plugins in $(TEST_PLUGIN_OUT))"
 
@@ -57,7 +58,12 @@ test: plugins
 ## (proptest on stable Rust; FUZZ_CASES per target, default 20000).
 FUZZ_CASES ?= 20000
 fuzz:
-	GLEANER_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release --workspace --test security -- fuzz::
+	GLEANER_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release --workspace --test tests -- security::fuzz::
+
+## The fast path: unit tests of host and plugins only, no server.
+test-unit:
+	set -o pipefail; $(CARGO) test --release --workspace --lib --bins 2>&1 | tee target/test-unit-output.log
+	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-unit-output.log
 
 ## Creates plugins/NAME from a template: make new-plugin NAME=my-source KIND=source|processor
 new-plugin:
@@ -65,7 +71,7 @@ new-plugin:
 
 ## Runs one plugin's replay cases (plugins/NAME/tests/replay.toml) against the real server.
 test-plugin: plugins
-	GLEANER_TEST_PLUGIN=$(NAME) $(CARGO) test --release -p gleaner --test plugin_replay -- --nocapture
+	GLEANER_TEST_PLUGIN=$(NAME) $(CARGO) test --release --workspace --test tests -- plugin_replay --nocapture
 
 ## Proves a new plugin needs no host change: generates one of each kind, builds, serves and tests them, then removes them.
 template-check:

@@ -2,7 +2,7 @@
 //! wasm32-wasip2, upstream traffic replayed from HAR fixtures built from real
 //! recorded responses, or served by local test servers through the upstream override.
 
-mod common;
+use crate::common;
 
 use serde_json::{json, Value};
 

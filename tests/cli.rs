@@ -1,7 +1,7 @@
 //! The command-line tools: `gleaner plugin check` and `gleaner fetch`, run as the
 //! built binary.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 
@@ -30,7 +30,7 @@ fn plugin_check_reports_valid_and_broken_plugins() {
     assert!(stdout.contains("ok         world `processor`"), "{stdout}");
 
     let out = gleaner()
-        .args(["plugin", "check", "target/plugins/review_chunk.wasm"])
+        .args(["plugin", "check", "target/plugins/review-chunk.wasm"])
         .output()
         .unwrap();
     assert!(out.status.success(), "a component path finds its manifest");
@@ -132,7 +132,8 @@ fn fetch_runs_a_source_locally_from_a_replay() {
         ])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("exclude each other"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
 
 #[tokio::test]
@@ -189,4 +190,27 @@ async fn fetch_records_what_it_fetched() {
         body["all_reviews"][0]["review_id"], "a1",
         "the recording replays"
     );
+}
+
+#[test]
+fn fetch_honours_the_replay_variable_and_subcommands_take_only_their_flags() {
+    let out = gleaner()
+        .env("GLEANER_REPLAY", "tests/fixtures/har")
+        .args([
+            "fetch",
+            "customer-feedback-hub",
+            "https://www.trustpilot.com/review/www.bhphotovideo.com",
+            "--max",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "GLEANER_REPLAY is used: {stderr}");
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["all_reviews"].as_array().unwrap().len(), 3);
+
+    let out = gleaner().args(["serve", "--max", "3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "serve takes no fetch flags");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--max'"));
 }

@@ -2,7 +2,7 @@
 //! only its own request; the server keeps serving. Plus the version check and
 //! the on-disk compile cache.
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 
@@ -72,7 +72,7 @@ fn with_package_version(wasm: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 #[tokio::test]
 async fn incompatible_package_versions_and_wrong_kinds_are_refused() {
     let dir = common::plugin_dir(&["review-chunk"]);
-    let wasm_path = dir.path().join("review_chunk.wasm");
+    let wasm_path = dir.path().join("review-chunk.wasm");
     let wasm = std::fs::read(&wasm_path).unwrap();
     let wasm = with_package_version(&wasm, b"plugin/types@0.1.0", b"plugin/types@0.2.0");
     let wasm = with_package_version(&wasm, b"processor-plugin@0.1.0", b"processor-plugin@0.2.0");

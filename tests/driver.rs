@@ -1,7 +1,7 @@
 //! The review-fetch driver against a local Trustpilot-shaped server (through the
 //! upstream override): the time budget, and partial results when the source fails.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

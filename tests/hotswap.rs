@@ -2,7 +2,7 @@
 //! picked up without a restart, broken ones never replace working ones, and a swap
 //! under continuous load fails no request.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -30,13 +30,13 @@ fn swap_dir() -> tempfile::TempDir {
     let dir = common::plugin_dir(&[]);
     deploy(
         dir.path(),
-        "test_swap_v1.wasm",
-        &staged("test_swap_v1.wasm"),
+        "test-swap-v1.wasm",
+        &staged("test-swap-v1.wasm"),
     );
     deploy(
         dir.path(),
-        "test_swap_v2.wasm",
-        &staged("test_swap_v2.wasm"),
+        "test-swap-v2.wasm",
+        &staged("test-swap-v2.wasm"),
     );
     deploy(dir.path(), "test-swap.toml", &staged("test-swap-v1.toml"));
     dir
@@ -94,13 +94,13 @@ async fn changed_broken_and_removed_plugins_are_handled_without_restart() {
     wait_for(&s, Some("2.0.0"), 200).await;
 
     // A broken component never replaces the working one.
-    deploy(&path, "test_swap_v1.wasm", b"\0asm not really");
+    deploy(&path, "test-swap-v1.wasm", b"\0asm not really");
     deploy(&path, "test-swap.toml", &staged("test-swap-v1.toml"));
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(served_version(&s).await, (200, Some("2.0.0".into())));
 
     // A direct overwrite (no rename) is picked up once it is complete.
-    std::fs::write(path.join("test_swap_v1.wasm"), staged("test_swap_v1.wasm")).unwrap();
+    std::fs::write(path.join("test-swap-v1.wasm"), staged("test-swap-v1.wasm")).unwrap();
     wait_for(&s, Some("1.0.0"), 200).await;
 
     // Removing the manifest removes the route; other plugins are unaffected.
@@ -111,8 +111,8 @@ async fn changed_broken_and_removed_plugins_are_handled_without_restart() {
     );
     deploy(
         &path,
-        "review_chunk.wasm",
-        &std::fs::read(common::root().join("target/plugins/review_chunk.wasm")).unwrap(),
+        "review-chunk.wasm",
+        &std::fs::read(common::root().join("target/plugins/review-chunk.wasm")).unwrap(),
     );
     let chunk_ok = || async {
         s.client
@@ -291,7 +291,7 @@ async fn admin_api_lists_uploads_deletes_and_reloads() {
     use base64::Engine;
     let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
     let manifest = String::from_utf8(staged("test-swap-v2.toml")).unwrap();
-    let upload = json!({"manifest": manifest, "component": b64(&staged("test_swap_v2.wasm"))});
+    let upload = json!({"manifest": manifest, "component": b64(&staged("test-swap-v2.wasm"))});
     let r = admin(reqwest::Method::PUT, "/admin/plugins/test-swap")
         .json(&upload)
         .send()

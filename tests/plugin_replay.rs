@@ -4,7 +4,7 @@
 //! This is how a new plugin (see `make new-plugin`) is tested with no host change.
 //! `GLEANER_TEST_PLUGIN=<name>` limits the run to one plugin.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! re-checked hop by hop, credentials dropped across hosts, retries, timeouts,
 //! size caps, the upstream override and HAR recording.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

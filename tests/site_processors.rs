@@ -1,7 +1,7 @@
 //! The website processors against recorded-style sites (HAR fixtures) and local
 //! servers: /features/domain-to-asset and /public/v1/wol-meta-info.
 
-mod common;
+use crate::common;
 
 use serde_json::{json, Value};
 

@@ -2,7 +2,7 @@
 //! metadata and case study, deterministic by default, and with the optional LLM
 //! against a local fake OpenAI-compatible server whose answers are validated.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,4 +1,4 @@
-//! Errors the API answers with, their HTTP statuses, and the body shapes SPEC.md fixes.
+//! Errors the API answers with, their HTTP statuses, and the body shapes docs/SPEC.md fixes.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};

@@ -1,8 +1,10 @@
 //! The `gleaner` server binary.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
 use gleaner::cli::FetchArgs;
 use gleaner::config::Config;
 use gleaner::App;
@@ -18,78 +20,104 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[export_name = "_rjem_malloc_conf"]
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
-const USAGE: &str = "usage:
-  gleaner [serve] [--config FILE]
-      Serves the Gleaner API. Settings come from the TOML file (or GLEANER_CONFIG)
-      and GLEANER_* environment variables; see the README's configuration reference.
-  gleaner plugin check PATH
-      Validates a plugin's manifest and component (world, package version,
-      manifest, allowlist) without a server. PATH: the manifest, or the component.
-  gleaner fetch LABEL QUERY [--sort S] [--filter F] [--max N] [--record OUT.har | --replay IN.har]
-      Runs a source locally: progress on stderr, the response JSON on stdout.";
+/// Gleaner: collects reviews through sandboxed WebAssembly plugins.
+///
+/// Settings come from the TOML file (--config or GLEANER_CONFIG) and GLEANER_*
+/// environment variables; see the README's configuration reference.
+#[derive(Parser)]
+#[command(name = "gleaner", version)]
+struct Cli {
+    /// The configuration file.
+    #[arg(long, global = true, env = "GLEANER_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serves the Gleaner API (the default).
+    Serve,
+    /// Plugin author tools.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
+    /// Runs a source locally: progress on stderr, the response JSON on stdout.
+    Fetch(FetchCommand),
+}
+
+#[derive(Subcommand)]
+enum PluginCommand {
+    /// Validates a plugin's manifest and component (world, package version,
+    /// manifest, allowlist) without a server.
+    Check {
+        /// The manifest, or the component.
+        path: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct FetchCommand {
+    /// The source label, e.g. customer-feedback-hub.
+    label: String,
+    /// The query: a page URL or an identifier.
+    query: String,
+    /// Sort value.
+    #[arg(long)]
+    sort: Option<String>,
+    /// Filter value (JSON, or a bare string).
+    #[arg(long)]
+    filter: Option<String>,
+    /// reviews_to_fetch.
+    #[arg(long, value_name = "N")]
+    max: Option<u64>,
+    /// Record the exchanges into this HAR file (default: GLEANER_RECORD).
+    #[arg(long, value_name = "OUT.har", conflicts_with = "replay")]
+    record: Option<PathBuf>,
+    /// Answer from this HAR file or directory (default: GLEANER_REPLAY).
+    #[arg(long, value_name = "IN.har")]
+    replay: Option<PathBuf>,
+}
 
 #[tokio::main]
-async fn main() {
-    match run().await {
-        Ok(code) => std::process::exit(code),
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            std::process::exit(1);
+            ExitCode::FAILURE
         }
     }
 }
 
-async fn run() -> anyhow::Result<i32> {
-    let mut config_file = std::env::var_os("GLEANER_CONFIG").map(PathBuf::from);
-    let mut positional = Vec::new();
-    let mut fetch = FetchArgs::default();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| {
-            args.next()
-                .with_context(|| format!("{name} needs a value\n\n{USAGE}"))
-        };
-        match arg.as_str() {
-            "--config" => config_file = Some(value("--config")?.into()),
-            "--sort" => fetch.sort = Some(value("--sort")?),
-            "--filter" => fetch.filter = Some(value("--filter")?),
-            "--max" => {
-                fetch.max = Some(
-                    value("--max")?
-                        .parse()
-                        .context("--max takes a positive whole number")?,
-                )
-            }
-            "--record" => fetch.record = Some(value("--record")?.into()),
-            "--replay" => fetch.replay = Some(value("--replay")?.into()),
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(0);
-            }
-            flag if flag.starts_with("--") => anyhow::bail!("unknown option {flag:?}\n\n{USAGE}"),
-            _ => positional.push(arg),
-        }
-    }
-    let config = Config::load(config_file.as_deref())?;
-    match positional
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        [] | ["serve"] => serve(config).await.map(|_| 0),
-        ["plugin", "check", path] => {
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = Config::load(cli.config.as_deref())?;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(config).await.map(|_| ExitCode::SUCCESS),
+        Command::Plugin(PluginCommand::Check { path }) => {
             init_logging("warn");
-            let problems = gleaner::cli::check(&config, std::path::Path::new(path)).await?;
-            Ok(if problems == 0 { 0 } else { 1 })
+            let problems = gleaner::cli::check(&config, &path).await?;
+            Ok(if problems == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
-        ["fetch", label, query] => {
+        Command::Fetch(f) => {
             init_logging("warn");
-            fetch.label = (*label).to_owned();
-            fetch.query = (*query).to_owned();
-            gleaner::cli::fetch(&config, fetch).await.map(|_| 0)
+            let args = FetchArgs {
+                label: f.label,
+                query: f.query,
+                sort: f.sort,
+                filter: f.filter,
+                max: f.max,
+                record: f.record.or_else(|| config.record.clone()),
+                replay: f.replay.or_else(|| config.replay.clone()),
+            };
+            gleaner::cli::fetch(&config, args)
+                .await
+                .map(|_| ExitCode::SUCCESS)
         }
-        other => anyhow::bail!("unknown command {:?}\n\n{USAGE}", other.join(" ")),
     }
 }
 

@@ -275,7 +275,7 @@ pub fn check_component_file(file: &str) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "component {file:?} must be a plain file name in the plugin directory, such as my_plugin.wasm: \
+        "component {file:?} must be a plain file name in the plugin directory, such as my-plugin.wasm: \
          ASCII letters, digits, '_', '-' and '.', ending in .wasm; no path separators, no '..', not absolute"
     ))
 }
@@ -327,11 +327,12 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// The component's file name: `component`, or `<name with '_' for '-'>.wasm`.
+    /// The component's file name: `component`, or `<name>.wasm`. This is the one
+    /// place the naming convention lives; `make plugins` stages components under it.
     pub fn component_file(&self) -> String {
         self.component
             .clone()
-            .unwrap_or_else(|| format!("{}.wasm", self.name.replace('-', "_")))
+            .unwrap_or_else(|| format!("{}.wasm", self.name))
     }
 
     /// The component file next to the manifest. [`Manifest::check`] guarantees
@@ -420,7 +421,7 @@ sort = { field = "sort_type", type = "enum", values = ["recent", "popular"] }
         assert_eq!(m.limits.memory_mib, 128);
         assert_eq!(
             m.component_path(Path::new("/p/demo.toml")),
-            Path::new("/p/demo_source.wasm")
+            Path::new("/p/demo-source.wasm")
         );
     }
 

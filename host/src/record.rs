@@ -1,5 +1,5 @@
 //! The records the API returns: the normalised review record, and the forum post
-//! record whose shape SPEC.md fixes field for field.
+//! record whose shape docs/SPEC.md fixes field for field.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
@@ -7,7 +7,7 @@ use serde_json::{Number, Value};
 use crate::runtime::bindings::types as wit;
 use crate::text::{self, SourceText};
 
-/// A media item, shaped like SPEC.md's post media.
+/// A media item, shaped like docs/SPEC.md's post media.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Media {
@@ -217,7 +217,7 @@ pub struct AuthorData {
     pub verified: Option<bool>,
 }
 
-/// The forum post record of SPEC.md, field for field (note the spelling `post_tile`).
+/// The forum post record of docs/SPEC.md, field for field (note the spelling `post_tile`).
 /// Parsing a plugin's JSON into this type checks its shape.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

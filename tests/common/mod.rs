@@ -22,14 +22,13 @@ pub fn root() -> PathBuf {
 pub fn plugin_dir(names: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for name in names {
-        let file = name.replace('-', "_");
         let mut found = false;
         for staged in ["target/plugins", "target/test-plugins"] {
             let manifest = root().join(staged).join(format!("{name}.toml"));
             if manifest.exists() {
                 std::fs::copy(&manifest, dir.path().join(format!("{name}.toml"))).unwrap();
-                let wasm = root().join(staged).join(format!("{file}.wasm"));
-                std::fs::copy(&wasm, dir.path().join(format!("{file}.wasm"))).unwrap();
+                let wasm = component(name);
+                std::fs::copy(&wasm, dir.path().join(wasm.file_name().unwrap())).unwrap();
                 found = true;
             }
         }
@@ -39,6 +38,20 @@ pub fn plugin_dir(names: &[&str]) -> tempfile::TempDir {
         );
     }
     dir
+}
+
+/// The staged component of plugin `name`, where its manifest says it is.
+pub fn component(name: &str) -> PathBuf {
+    ["target/plugins", "target/test-plugins"]
+        .iter()
+        .map(|staged| root().join(staged).join(format!("{name}.toml")))
+        .find(|m| m.exists())
+        .map(|m| {
+            gleaner::manifest::Manifest::load(&m)
+                .unwrap()
+                .component_path(&m)
+        })
+        .unwrap_or_else(|| panic!("plugin {name} is not built; run `make plugins`"))
 }
 
 /// The HAR fixtures directory.

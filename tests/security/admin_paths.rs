@@ -24,7 +24,7 @@ fn chunk_manifest() -> String {
 }
 
 fn chunk_component() -> String {
-    let bytes = std::fs::read(common::root().join("target/plugins/review_chunk.wasm")).unwrap();
+    let bytes = std::fs::read(common::root().join("target/plugins/review-chunk.wasm")).unwrap();
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
@@ -150,7 +150,7 @@ async fn the_watcher_refuses_manifests_pointing_outside() {
     let s = common::start_with(dir, config).await;
     let outside = tempfile::tempdir().unwrap();
     std::fs::copy(
-        common::root().join("target/plugins/review_chunk.wasm"),
+        common::root().join("target/plugins/review-chunk.wasm"),
         outside.path().join("loose.wasm"),
     )
     .unwrap();

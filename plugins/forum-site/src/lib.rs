@@ -1,4 +1,4 @@
-//! forum-site: a Reddit post or comment as SPEC.md's post record.
+//! forum-site: a Reddit post or comment as docs/SPEC.md's post record.
 //!
 //! With OAuth client credentials (`client_id`, `client_secret`) it reads
 //! `oauth.reddit.com`; without them, the public `.json` endpoints of

@@ -1,8 +1,7 @@
 //! The attack suite: what an outside attacker tried against the server, kept as
 //! tests so it runs on every change. Each module is one class of attack.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod admin_paths;
 mod auth_matrix;

@@ -1,0 +1,16 @@
+//! The integration tests, one binary (compiled and linked once), one module per
+//! area. Each starts the real server on a random loopback port, or runs the
+//! built binary.
+
+mod common;
+
+mod api;
+mod cli;
+mod containment;
+mod driver;
+mod hotswap;
+mod plugin_replay;
+mod sandbox;
+mod security;
+mod site_processors;
+mod text_processors;
