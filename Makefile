@@ -47,7 +47,7 @@ run: plugins host
 
 ## Serves with recorded upstream traffic, so every endpoint answers without internet.
 demo: plugins host
-	GLEANER_REPLAY=tests/fixtures/har ./target/release/gleaner
+	GLEANER_REPLAY=plugins:tests/fixtures/har ./target/release/gleaner
 
 ## Runs every test: unit tests of host and plugins, then the integration tests against the real server.
 test: plugins

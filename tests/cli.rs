@@ -76,7 +76,7 @@ fn fetch_runs_a_source_locally_from_a_replay() {
             "--max",
             "25",
         ])
-        .args(["--replay", "tests/fixtures/har"])
+        .args(["--replay", "plugins/customer-feedback-hub/tests"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -97,7 +97,10 @@ fn fetch_runs_a_source_locally_from_a_replay() {
             "--filter",
             "5",
         ])
-        .args(["--replay", "tests/fixtures/har/customer-feedback-hub.har"])
+        .args([
+            "--replay",
+            "plugins/customer-feedback-hub/tests/customer-feedback-hub.har",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -195,7 +198,7 @@ async fn fetch_records_what_it_fetched() {
 #[test]
 fn fetch_honours_the_replay_variable_and_subcommands_take_only_their_flags() {
     let out = gleaner()
-        .env("GLEANER_REPLAY", "tests/fixtures/har")
+        .env("GLEANER_REPLAY", "plugins/customer-feedback-hub/tests")
         .args([
             "fetch",
             "customer-feedback-hub",
@@ -213,4 +216,50 @@ fn fetch_honours_the_replay_variable_and_subcommands_take_only_their_flags() {
     let out = gleaner().args(["serve", "--max", "3"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "serve takes no fetch flags");
     assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--max'"));
+}
+
+#[test]
+fn har_rebuilds_every_committed_fixture_exactly() {
+    let out_dir = tempfile::tempdir().unwrap();
+    for (index, committed) in [
+        (
+            "plugins/customer-feedback-hub/tests/samples/index.toml",
+            "plugins/customer-feedback-hub/tests/customer-feedback-hub.har",
+        ),
+        (
+            "plugins/forum-site/tests/samples/index.toml",
+            "plugins/forum-site/tests/forum-site.har",
+        ),
+        (
+            "tests/fixtures/sites/index.toml",
+            "tests/fixtures/har/sites.har",
+        ),
+    ] {
+        let out = out_dir.path().join("rebuilt.har");
+        let run = gleaner().args(["har", index]).arg(&out).output().unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            std::fs::read(common::root().join(committed)).unwrap(),
+            "{committed} is what `gleaner har {index}` writes; rebuild it after changing samples"
+        );
+    }
+    let bad = out_dir.path().join("index.toml");
+    std::fs::write(
+        &bad,
+        "[[exchange]]\nurl = \"https://x/\"\nbody_file = \"missing.html\"\n",
+    )
+    .unwrap();
+    let run = gleaner()
+        .args(["har"])
+        .arg(&bad)
+        .arg(out_dir.path().join("x.har"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("cannot read body_file missing.html"));
 }

@@ -292,7 +292,7 @@ async fn recording_writes_a_har_without_secrets_that_replays() {
 async fn forum_site_uses_oauth_through_the_upstream_override() {
     let seen_auth = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let log = seen_auth.clone();
-    let fixtures = common::root().join("tests/fixtures/forum-site");
+    let fixtures = common::root().join("plugins/forum-site/tests/samples");
     let read = move |name: &str| std::fs::read_to_string(fixtures.join(name)).unwrap();
     let (post, sub, user) = (
         read("post_with_comments_2022.json"),

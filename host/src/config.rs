@@ -79,7 +79,8 @@ pub struct Config {
     pub drain_timeout_ms: u64,
     /// Memory all live plugin instances may hold together, in MiB (`GLEANER_MAX_TOTAL_MEMORY_MIB`).
     pub max_total_memory_mib: usize,
-    /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`).
+    /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`):
+    /// `.har` files or directories of them, several separated by `:`.
     pub replay: Option<PathBuf>,
     /// Record outbound HTTP exchanges into this HAR file (`GLEANER_RECORD`).
     pub record: Option<PathBuf>,

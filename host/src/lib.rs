@@ -65,7 +65,7 @@ impl App {
     pub async fn build(config: Config) -> anyhow::Result<App> {
         let replay = match &config.replay {
             Some(path) => Some(
-                HarReplay::load(path)
+                HarReplay::load_list(path)
                     .with_context(|| format!("GLEANER_REPLAY={}", path.display()))?,
             ),
             None => None,

@@ -43,6 +43,14 @@ enum Command {
     Plugin(PluginCommand),
     /// Runs a source locally: progress on stderr, the response JSON on stdout.
     Fetch(FetchCommand),
+    /// Builds a HAR file for replay tests from recorded response bodies listed
+    /// in an index (TOML: [[exchange]] url, status, content_type, body_file).
+    Har {
+        /// The index file.
+        index: PathBuf,
+        /// The HAR file to write.
+        out: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -102,6 +110,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::Har { index, out } => {
+            let count = gleaner::cli::har(&index, &out)?;
+            eprintln!("wrote {count} exchanges to {}", out.display());
+            Ok(ExitCode::SUCCESS)
         }
         Command::Fetch(f) => {
             init_logging("warn");

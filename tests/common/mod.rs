@@ -54,9 +54,12 @@ pub fn component(name: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("plugin {name} is not built; run `make plugins`"))
 }
 
-/// The HAR fixtures directory.
+/// Every HAR fixture: the plugins' own (`plugins/*/tests/*.har`) and the
+/// website fixtures (`tests/fixtures/har`), as a `GLEANER_REPLAY` list.
 pub fn har_dir() -> PathBuf {
-    root().join("tests/fixtures/har")
+    std::env::join_paths([root().join("plugins"), root().join("tests/fixtures/har")])
+        .unwrap()
+        .into()
 }
 
 /// A running server.
@@ -179,13 +182,14 @@ pub fn ids(body: &Value) -> Vec<String> {
 /// The 60 real Trustpilot review objects of the fixture, split into the three
 /// newest-first pages of 20 the local Trustpilot-shaped servers serve.
 pub fn trustpilot_pages() -> Vec<Vec<Value>> {
-    let reviews: Vec<Value> = serde_json::from_str(
-        &std::fs::read_to_string(
-            root().join("tests/fixtures/customer-feedback-hub/trustpilot-nextdata-reviews.json"),
+    let reviews: Vec<Value> =
+        serde_json::from_str(
+            &std::fs::read_to_string(root().join(
+                "plugins/customer-feedback-hub/tests/samples/trustpilot-nextdata-reviews.json",
+            ))
+            .unwrap(),
         )
-        .unwrap(),
-    )
-    .unwrap();
+        .unwrap();
     vec![
         reviews[0..20].to_vec(),
         reviews[40..60].to_vec(),

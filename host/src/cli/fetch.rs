@@ -48,7 +48,7 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
         )
     })?;
     let replay = match &args.replay {
-        Some(p) => Some(HarReplay::load(p)?),
+        Some(p) => Some(HarReplay::load_list(p)?),
         None => None,
     };
     let recorder = args.record.clone().map(HarRecorder::new);

@@ -1,10 +1,13 @@
-//! Command-line tools for plugin authors: `gleaner plugin check` and `gleaner fetch`.
+//! Command-line tools for plugin authors: `gleaner plugin check`, `gleaner fetch`
+//! and `gleaner har`.
 
 mod check;
 mod fetch;
+mod har;
 
 pub use check::check;
 pub use fetch::{fetch, FetchArgs};
+pub use har::har;
 
 use crate::capabilities::http::har::{HarRecorder, HarReplay};
 use crate::config::Config;

@@ -221,9 +221,7 @@ pub fn review(r: &Value, host: &str) -> Result<Review, String> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../../tests/fixtures/customer-feedback-hub/trustpilot-nextdata-reviews.json"
-    );
+    const SAMPLE: &str = include_str!("../tests/samples/trustpilot-nextdata-reviews.json");
 
     #[test]
     fn parses_queries() {

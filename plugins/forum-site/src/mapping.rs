@@ -477,14 +477,11 @@ fn media(item: &Value) -> Vec<Value> {
 mod tests {
     use super::*;
 
-    /// Parses a recorded sample from the project's `tests/fixtures/forum-site/`.
+    /// Parses a recorded sample from `tests/samples/`.
     macro_rules! fixture {
         ($file:literal) => {
-            serde_json::from_str::<Value>(include_str!(concat!(
-                "../../../tests/fixtures/forum-site/",
-                $file
-            )))
-            .unwrap()
+            serde_json::from_str::<Value>(include_str!(concat!("../tests/samples/", $file)))
+                .unwrap()
         };
     }
 

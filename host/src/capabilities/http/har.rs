@@ -247,6 +247,17 @@ impl HarReplay {
         Ok(Self::from_exchanges(exchanges))
     }
 
+    /// Loads every path of a list separated like `PATH` (`:` on Unix), each a
+    /// `.har` file or a directory of them, in list order.
+    pub fn load_list(list: &Path) -> Result<HarReplay, HarError> {
+        let mut exchanges = Vec::new();
+        for path in std::env::split_paths(list.as_os_str()) {
+            let one = HarReplay::load(&path)?;
+            exchanges.extend(one.entries.into_iter().map(|(e, _, _)| e));
+        }
+        Ok(Self::from_exchanges(exchanges))
+    }
+
     /// Builds a replay set directly from exchanges, in the given order.
     pub fn from_exchanges(exchanges: Vec<Exchange>) -> HarReplay {
         let keyed = |e: Exchange| {
