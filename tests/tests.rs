@@ -9,6 +9,7 @@ mod cli;
 mod containment;
 mod driver;
 mod hotswap;
+mod manifests;
 mod plugin_replay;
 mod sandbox;
 mod security;
