@@ -17,7 +17,7 @@ struct Trustpilot;
 
 impl exports::gleaner::plugin::source_plugin::Guest for Trustpilot {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("customer-feedback-hub")
+        gleaner_sdk::plugin_info!()
     }
 
     fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
@@ -97,20 +97,9 @@ pub fn page_url(target: &Target, sort: &str, stars: Option<&str>, page: u32) -> 
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let target = parse_query(&req.query).map_err(FetchError::BadQuery)?;
-    let page = match &req.cursor {
-        None => 1,
-        Some(c) => cursor::decode::<Cursor>(c)?.page.max(1),
-    };
-    let sort = req.sort.clone().unwrap_or_else(|| "recency".into());
-    let stars = req
-        .filter_json
-        .as_deref()
-        .and_then(|f| serde_json::from_str::<Value>(f).ok())
-        .and_then(|v| match v {
-            Value::String(s) => Some(s),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        });
+    let page = req.cursor_state::<Cursor>()?.map_or(1, |c| c.page.max(1));
+    let sort = req.sort_or("recency").to_owned();
+    let stars = req.filter_text();
     let url = page_url(&target, &sort, stars.as_deref(), page);
     let response = http::get_html(&url)?.ensure_success("Trustpilot review page")?;
     let html = response.text();

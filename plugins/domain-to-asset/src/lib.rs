@@ -23,12 +23,12 @@ struct DomainToAsset;
 
 impl Guest for DomainToAsset {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("domain-to-asset")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value =
-            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
         let query = input["query"].as_str().unwrap_or_default();
         let favicon_only = input["favicon_only"].as_bool().unwrap_or(false);
         let body = find_assets(query, favicon_only)?;

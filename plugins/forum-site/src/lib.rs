@@ -21,7 +21,7 @@ struct ForumSite;
 
 impl exports::gleaner::plugin::post_plugin::Guest for ForumSite {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("forum-site")
+        gleaner_sdk::plugin_info!()
     }
 
     fn fetch_post(query: String) -> Result<String, FetchError> {

@@ -17,12 +17,12 @@ struct Highlighter;
 
 impl Guest for Highlighter {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("highlight-review-text")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value =
-            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
         let text = input["review_text"].as_str().unwrap_or_default();
         let (marked, engine) = match llm_span(text) {
             Some(range) => (mark(text, range), "llm"),

@@ -3,7 +3,7 @@
 
 use gleaner_sdk::segment;
 use gleaner_sdk::PluginInfo;
-use serde_json::{json, Value};
+use serde_json::json;
 
 gleaner_sdk::plugin_bindings!("processor");
 
@@ -64,22 +64,23 @@ pub fn chunks(text: &str, widget_type: Option<&str>) -> Vec<String> {
 
 struct ReviewChunk;
 
+/// The fields this processor reads.
+#[derive(serde::Deserialize)]
+struct Input {
+    review_text: String,
+    widget_type: Option<String>,
+}
+
 impl Guest for ReviewChunk {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("review-chunk")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value = serde_json::from_str(&input).map_err(|e| {
-            ProcessError::InvalidInput(format!("the body is not a JSON object: {e}"))
-        })?;
-        let text = input["review_text"].as_str().unwrap_or_default();
-        if text.trim().is_empty() {
-            return Err(ProcessError::InvalidInput(
-                "`review_text` is empty; give the review text to chunk".into(),
-            ));
-        }
-        let result = chunks(text, input["widget_type"].as_str());
+        // The host has checked the fields against the manifest (review_text non-empty).
+        let input: Input =
+            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+        let result = chunks(&input.review_text, input.widget_type.as_deref());
         Ok(Output {
             body: json!({ "review_chunck": result }).to_string(),
             engine: "rules".into(),

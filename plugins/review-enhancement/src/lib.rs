@@ -19,12 +19,12 @@ struct Enhancer;
 
 impl Guest for Enhancer {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("review-enhancement")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value =
-            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
         let text = input["review_text"].as_str().unwrap_or_default();
         let rules = enhance::enhance(text);
         let (enhanced, engine) = match llm_rewrite(text, &rules) {

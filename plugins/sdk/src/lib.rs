@@ -43,15 +43,29 @@ macro_rules! plugin_bindings {
     };
 }
 
-/// The plugin's identity: `name` and the crate version, which must match its manifest.
+/// The plugin's identity, from its `Cargo.toml`: the package name without its
+/// `plugin-` prefix, and the package version. The host checks both against the
+/// manifest at load. `plugin_info!("name")` names a plugin whose crate is named
+/// otherwise (two versions of one plugin side by side, say).
 #[macro_export]
 macro_rules! plugin_info {
+    () => {
+        $crate::PluginInfo {
+            name: $crate::plugin_name(env!("CARGO_PKG_NAME")).into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    };
     ($name:expr) => {
         $crate::PluginInfo {
             name: ($name).into(),
             version: env!("CARGO_PKG_VERSION").into(),
         }
     };
+}
+
+/// A plugin's name from its crate's package name: `plugin-<name>` → `<name>`.
+pub fn plugin_name(package: &str) -> &str {
+    package.strip_prefix("plugin-").unwrap_or(package)
 }
 
 /// Bindings of the host interfaces (world `sdk`).
@@ -69,9 +83,12 @@ pub mod embedded;
 pub mod html;
 pub mod http;
 pub mod rating;
+pub mod request;
 pub mod review;
+#[cfg(feature = "text")]
 pub mod segment;
 pub mod site;
+#[cfg(feature = "text")]
 pub mod transcript;
 pub mod website;
 

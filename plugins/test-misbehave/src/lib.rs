@@ -15,7 +15,7 @@ struct Misbehave;
 
 impl Guest for Misbehave {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("test-misbehave")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {

@@ -12,7 +12,7 @@ struct Rogue;
 
 impl exports::gleaner::plugin::source_plugin::Guest for Rogue {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("test-rogue-source")
+        gleaner_sdk::plugin_info!()
     }
 
     fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {

@@ -16,12 +16,12 @@ struct Metadata;
 
 impl Guest for Metadata {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("video-metadata-extraction")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value =
-            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
         let text = input["query"].as_str().unwrap_or_default();
         let speaker = transcript::speaker(text);
         let (fields, engine) = match llm_fields(text) {

@@ -20,12 +20,12 @@ struct CaseStudy;
 
 impl Guest for CaseStudy {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("video-to-casestudy")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value =
-            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
         let text = input["query"].as_str().unwrap_or_default();
         let (html, engine) = match llm_html(text) {
             Some(html) => (html, "llm"),

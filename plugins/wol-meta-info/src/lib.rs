@@ -18,12 +18,12 @@ struct WolMetaInfo;
 
 impl Guest for WolMetaInfo {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("wol-meta-info")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
         let input: Value =
-            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(e.to_string()))?;
+            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
         let email = input["email"].as_str().unwrap_or_default().trim();
         if !valid_email(email) {
             return Err(ProcessError::InvalidInput(format!(

@@ -2,7 +2,7 @@
 //! and words of `review_text`; replace `process` with the real work.
 
 use gleaner_sdk::{segment, PluginInfo};
-use serde_json::{json, Value};
+use serde_json::json;
 
 gleaner_sdk::plugin_bindings!("processor");
 
@@ -10,17 +10,23 @@ use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
 struct Processor;
 
+/// The fields this processor reads; the host has validated them against the manifest.
+#[derive(serde::Deserialize)]
+struct Input {
+    review_id: Option<String>,
+    review_text: String,
+}
+
 impl Guest for Processor {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("__NAME__")
+        gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value =
-            serde_json::from_str(&input).map_err(|e| ProcessError::InvalidInput(format!("invalid JSON: {e}")))?;
-        let text = input["review_text"].as_str().unwrap_or_default();
+        let input: Input = gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+        let text = &input.review_text;
         let body = json!({
-            "review_id": input["review_id"],
+            "review_id": input.review_id,
             "sentences": segment::sentences(text).len(),
             "words": text.split_whitespace().count(),
         })

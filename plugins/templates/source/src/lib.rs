@@ -15,7 +15,7 @@ struct Source;
 
 impl exports::gleaner::plugin::source_plugin::Guest for Source {
     fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!("__NAME__")
+        gleaner_sdk::plugin_info!()
     }
 
     fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
@@ -50,11 +50,8 @@ fn business(query: &str) -> Result<String, FetchError> {
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let id = business(&req.query)?;
-    let page = match &req.cursor {
-        Some(c) => cursor::decode::<Cursor>(c)?.page,
-        None => 1,
-    };
-    let sort = req.sort.as_deref().unwrap_or("newest");
+    let page = req.cursor_state::<Cursor>()?.map_or(1, |c| c.page);
+    let sort = req.sort_or("newest");
     let url = format!("https://reviews.example.com/api/{id}/reviews?page={page}&sort={sort}");
     let data: Value = http::get_json(&url, &[], "reviews.example.com API")?;
     let reviews = data["reviews"]
