@@ -272,13 +272,7 @@ async fn admin_api_lists_uploads_deletes_and_reloads() {
         .unwrap();
     assert_eq!(r.status(), 401, "the API key is not an admin key");
 
-    let list: Value = admin(reqwest::Method::GET, "/admin/plugins")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = s.admin_list("adm-1").await;
     let entry = &list["plugins"][0];
     assert_eq!(entry["name"], "test-swap");
     assert_eq!(entry["version"], "1.0.0");

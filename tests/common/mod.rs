@@ -143,6 +143,19 @@ impl Server {
 }
 
 impl Server {
+    /// `GET /admin/plugins` with an admin key: the plugin statuses.
+    pub async fn admin_list(&self, key: &str) -> Value {
+        self.client
+            .get(self.url("/admin/plugins"))
+            .header("x-api-key", key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
     /// Starts a graceful shutdown: requests in flight finish, new connections are refused.
     pub fn shutdown(&mut self) {
         if let Some(tx) = self.shutdown.take() {

@@ -170,16 +170,7 @@ async fn the_watcher_refuses_manifests_pointing_outside() {
     std::fs::write(plugin_dir.join("loose.toml"), manifest).unwrap();
     let started = std::time::Instant::now();
     loop {
-        let list: Value = s
-            .client
-            .get(s.url("/admin/plugins"))
-            .header("x-api-key", ADMIN_KEY)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let list = s.admin_list(ADMIN_KEY).await;
         let loose = list["plugins"]
             .as_array()
             .unwrap()

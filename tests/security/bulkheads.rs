@@ -35,6 +35,8 @@ async fn a_slow_upstream_fills_only_its_plugins_share() {
         c.replay = None;
         c.max_concurrent_requests = 256;
         c.max_concurrent_per_plugin = 64;
+        // All test clients share one address; the per-client cap is not under test.
+        c.max_connections_per_client = 4096;
         c.upstream_override.insert(
             "domain-to-asset:drip.example".into(),
             format!("http://{upstream}"),

@@ -38,14 +38,7 @@ async fn memory_bombs_stay_under_the_total_cap() {
         move || {
             let mut peak: f64 = 0.0;
             while sampling.load(Ordering::Relaxed) {
-                if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-                    let kb: f64 = status
-                        .lines()
-                        .find_map(|l| l.strip_prefix("VmRSS:"))
-                        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-                        .unwrap_or(0.0);
-                    peak = peak.max(kb / 1024.0);
-                }
+                peak = peak.max(super::process::rss_mib(pid).unwrap_or(0.0));
                 std::thread::sleep(Duration::from_millis(10));
             }
             peak

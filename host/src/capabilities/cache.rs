@@ -1,8 +1,6 @@
 //! The per-plugin cache: small values with a TTL that outlive one request
 //! (OAuth tokens, API keys scraped from pages). Each plugin sees only its own keys.
 
-use wasmtime::component::Linker;
-
 use crate::capabilities::{view_link, CallContext};
 use crate::runtime::bindings::sdk::gleaner::plugin::cache;
 
@@ -78,15 +76,7 @@ pub struct CacheView<'a> {
     pub store: &'a CacheStore,
 }
 
-view_link!(CacheLink, CacheView);
-
-/// Links the `cache` import; `view` borrows the call's view from the store data.
-pub fn add_to_linker<T: Send + 'static>(
-    linker: &mut Linker<T>,
-    view: fn(&mut T) -> CacheView<'_>,
-) -> wasmtime::Result<()> {
-    cache::add_to_linker::<T, CacheLink>(linker, view)
-}
+view_link!(CacheLink, CacheView, cache);
 
 impl cache::Host for CacheView<'_> {
     async fn get(&mut self, key: String) -> wasmtime::Result<Option<String>> {

@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use wasmtime::component::Linker;
-
 use crate::capabilities::{view_link, CallContext};
 use crate::runtime::bindings::sdk::gleaner::plugin::llm;
 
@@ -150,15 +148,7 @@ pub struct LlmView<'a> {
     pub service: &'a Arc<LlmService>,
 }
 
-view_link!(LlmLink, LlmView);
-
-/// Links the `llm` import; `view` borrows the call's view from the store data.
-pub fn add_to_linker<T: Send + 'static>(
-    linker: &mut Linker<T>,
-    view: fn(&mut T) -> LlmView<'_>,
-) -> wasmtime::Result<()> {
-    llm::add_to_linker::<T, LlmLink>(linker, view)
-}
+view_link!(LlmLink, LlmView, llm);
 
 impl llm::Host for LlmView<'_> {
     async fn enabled(&mut self) -> wasmtime::Result<bool> {

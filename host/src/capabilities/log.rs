@@ -1,7 +1,5 @@
 //! Plugin logging into the host's structured log, tagged with plugin and request id.
 
-use wasmtime::component::Linker;
-
 use crate::capabilities::{view_link, CallContext};
 use crate::runtime::bindings::sdk::gleaner::plugin::log;
 
@@ -41,15 +39,7 @@ pub struct LogView<'a> {
     pub call: &'a mut CallContext,
 }
 
-view_link!(LogLink, LogView);
-
-/// Links the `log` import; `view` borrows the call's view from the store data.
-pub fn add_to_linker<T: Send + 'static>(
-    linker: &mut Linker<T>,
-    view: fn(&mut T) -> LogView<'_>,
-) -> wasmtime::Result<()> {
-    log::add_to_linker::<T, LogLink>(linker, view)
-}
+view_link!(LogLink, LogView, log);
 
 impl log::Host for LogView<'_> {
     async fn log(&mut self, level: log::Level, message: String) -> wasmtime::Result<()> {

@@ -90,14 +90,24 @@ impl CallContext {
     }
 }
 
-/// Declares the `HasData` marker that links a capability's view type.
+/// Declares how a capability links its WIT interface: a `HasData` marker for its
+/// view type, and `add_to_linker`, which takes the function that borrows the
+/// view from the store data.
 macro_rules! view_link {
-    ($marker:ident, $view:ident) => {
+    ($marker:ident, $view:ident, $interface:ident) => {
         /// Links this capability's WIT interface to its view type.
         struct $marker;
 
         impl wasmtime::component::HasData for $marker {
             type Data<'a> = $view<'a>;
+        }
+
+        /// Links the interface; `view` borrows the call's view from the store data.
+        pub fn add_to_linker<T: Send + 'static>(
+            linker: &mut wasmtime::component::Linker<T>,
+            view: fn(&mut T) -> $view<'_>,
+        ) -> wasmtime::Result<()> {
+            $interface::add_to_linker::<T, $marker>(linker, view)
         }
     };
 }

@@ -1,8 +1,6 @@
 //! Per-plugin configuration: operator-provided settings and secrets, limited to
 //! the keys the manifest declares. Secret values never appear in Debug output or logs.
 
-use wasmtime::component::Linker;
-
 use crate::capabilities::{view_link, CallContext};
 use crate::runtime::bindings::sdk::gleaner::plugin::config;
 
@@ -42,15 +40,7 @@ pub struct SettingsView<'a> {
     pub call: &'a CallContext,
 }
 
-view_link!(SettingsLink, SettingsView);
-
-/// Links the `config` import; `view` borrows the call's view from the store data.
-pub fn add_to_linker<T: Send + 'static>(
-    linker: &mut Linker<T>,
-    view: fn(&mut T) -> SettingsView<'_>,
-) -> wasmtime::Result<()> {
-    config::add_to_linker::<T, SettingsLink>(linker, view)
-}
+view_link!(SettingsLink, SettingsView, config);
 
 impl config::Host for SettingsView<'_> {
     async fn get(&mut self, key: String) -> wasmtime::Result<Option<String>> {

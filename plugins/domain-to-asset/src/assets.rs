@@ -3,7 +3,7 @@
 //!
 //! Pure logic over [`crate::site`] metadata: no I/O, and no panics on any input.
 
-use crate::site::{parse_color, Icon, Manifest, PageMeta};
+use crate::page::{parse_color, Icon, PageMeta, WebAppManifest};
 
 /// Ranked assets of a site.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -268,7 +268,7 @@ fn push_unique(list: &mut Vec<String>, url: Option<String>) {
 /// wins, failing that the first one that is not near-white (e.g. black), else none. The
 /// widget pair comes from [`widget_colors`] with the manifest background colour or the
 /// page background as the background hint.
-pub fn rank(meta: &PageMeta, manifest: Option<&Manifest>, base_url: &str) -> Assets {
+pub fn rank(meta: &PageMeta, manifest: Option<&WebAppManifest>, base_url: &str) -> Assets {
     let by_score = |icons: &[Icon]| {
         let mut icons: Vec<&Icon> = icons.iter().collect();
         icons.sort_by_key(|i| std::cmp::Reverse(favicon_score(i)));
@@ -284,7 +284,7 @@ pub fn rank(meta: &PageMeta, manifest: Option<&Manifest>, base_url: &str) -> Ass
     }
     push_unique(
         &mut favicons,
-        crate::site::resolve(base_url, "/favicon.ico"),
+        crate::page::resolve(base_url, "/favicon.ico"),
     );
 
     let manifest_logo = manifest_icons
@@ -350,7 +350,7 @@ pub fn rank(meta: &PageMeta, manifest: Option<&Manifest>, base_url: &str) -> Ass
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site::{page_meta, web_manifest};
+    use crate::page::{page_meta, web_manifest};
 
     const SAAS: &str = r##"<html><head><title>Acme</title>
 <meta property="og:image" content="/og.png"><meta property="og:logo" content="https://cdn.acme.io/logo.svg">
@@ -675,10 +675,10 @@ mod tests {
                 theme_color: Some(text.to_string()),
                 ..PageMeta::default()
             };
-            let manifest = Manifest {
+            let manifest = WebAppManifest {
                 icons: vec![icon],
                 background_color: Some(text.to_string()),
-                ..Manifest::default()
+                ..WebAppManifest::default()
             };
             let _ = rank(&meta, Some(&manifest), &text);
         }

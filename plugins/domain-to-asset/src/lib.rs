@@ -8,7 +8,7 @@
 
 pub mod assets;
 
-pub use gleaner_sdk::site;
+pub use gleaner_sdk::page;
 
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::website::{self, WebsiteError};
@@ -50,7 +50,7 @@ fn website_error(e: WebsiteError) -> ProcessError {
 
 fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
     let (base, html) = website::home_page(query).map_err(website_error)?;
-    let meta = site::page_meta(&html, &base);
+    let meta = page::page_meta(&html, &base);
     let manifest = if favicon_only {
         None
     } else {
@@ -141,7 +141,7 @@ fn svg_color(svg: &str) -> Option<String> {
                 .chars()
                 .take_while(|c| !matches!(c, '"' | ';' | '}' | '\''))
                 .collect();
-            let Some(color) = site::parse_color(value.trim()) else {
+            let Some(color) = page::parse_color(value.trim()) else {
                 continue;
             };
             let rgba: Vec<u8> = (0..3)

@@ -1,25 +1,57 @@
 //! Guest SDK for Gleaner plugins.
 //!
-//! Every plugin uses it instead of re-implementing helpers: host calls
-//! ([`http`], [`config`], [`cache`], [`log`]), HTML with CSS selectors
-//! ([`html`]), embedded JSON: `__NEXT_DATA__`, JSON-LD, `window.__INITIAL_STATE__`,
-//! Next.js flight chunks ([`embedded`]), dates ([`date`]), ratings ([`rating`]),
-//! cursors ([`cursor`]), the validating [`review::ReviewBuilder`] and the sentence
-//! segmenter ([`segment`]).
+//! Every plugin uses it instead of re-implementing helpers:
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`http`], [`config`], [`cache`], [`log`], [`llm`] | the host calls |
+//! | [`request`] | a processor's typed input; a page request's filter, sort and cursor |
+//! | [`review`] | the review builder (the host checks every review again) |
+//! | [`cursor`] | opaque cursor state |
+//! | [`html`] | HTML with CSS selectors |
+//! | [`embedded`] | JSON embedded in pages: `__NEXT_DATA__`, JSON-LD, `window.__INITIAL_STATE__`, Next.js flight chunks |
+//! | [`date`], [`rating`] | dates and ratings as sites write them |
+//! | [`page`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
+//! | [`website`] | fetching a website's home page and manifest |
+//! | `segment`, `transcript` | sentence segmentation and transcripts (feature `text`, for processors) |
 //!
 //! A plugin generates its world's export bindings with [`plugin_bindings!`],
 //! which maps the shared interfaces onto this crate's bindings, and reports its
-//! identity with [`plugin_info!`]:
+//! identity, taken from its `Cargo.toml`, with [`plugin_info!`]:
 //!
-//! ```text
+//! ```no_run
+//! use gleaner_sdk::{FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+//!
 //! gleaner_sdk::plugin_bindings!("source");
 //!
 //! struct MySource;
+//!
 //! impl exports::gleaner::plugin::source_plugin::Guest for MySource {
-//!     fn info() -> gleaner_sdk::PluginInfo { gleaner_sdk::plugin_info!("my-source") }
-//!     fn fetch_page(req: gleaner_sdk::PageRequest) -> Result<gleaner_sdk::Page, gleaner_sdk::FetchError> { todo() }
+//!     fn info() -> PluginInfo {
+//!         gleaner_sdk::plugin_info!()
+//!     }
+//!
+//!     fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+//!         let page = req.cursor_state::<u32>()?.unwrap_or(1);
+//!         let url = format!("https://reviews.example.com/{}?page={page}", req.query);
+//!         let _data: serde_json::Value = gleaner_sdk::http::get_json(&url, &[], "the reviews API")?;
+//!         Ok(Page {
+//!             reviews: Vec::new(),
+//!             next_cursor: None,
+//!             order: Order::NewestFirst,
+//!             meta: SourceMeta {
+//!                 resolved_url: Some(url),
+//!                 name: None,
+//!                 average_rating: None,
+//!                 total_reviews: None,
+//!                 extra_json: String::new(),
+//!             },
+//!         })
+//!     }
 //! }
+//!
 //! export!(MySource);
+//! # fn main() {}
 //! ```
 
 /// Generates the export bindings of a plugin world (`"source"`, `"post-source"` or
@@ -82,12 +114,12 @@ pub mod date;
 pub mod embedded;
 pub mod html;
 pub mod http;
+pub mod page;
 pub mod rating;
 pub mod request;
 pub mod review;
 #[cfg(feature = "text")]
 pub mod segment;
-pub mod site;
 #[cfg(feature = "text")]
 pub mod transcript;
 pub mod website;

@@ -1,8 +1,8 @@
-//! Reading a website through the host: its home page (refusing non-HTML answers)
-//! and its web app manifest. Shared by the plugins whose job is to read any site.
+//! Fetching a website through the host: its home page (refusing non-HTML
+//! answers) and its web app manifest. Parsing what comes back is [`crate::page`]'s.
 
 use crate::http::{self, Response};
-use crate::site::{self, Manifest};
+use crate::page::{self, WebAppManifest};
 
 /// Why a website could not be read: the input is not a site, or the site failed.
 #[derive(Debug)]
@@ -15,7 +15,7 @@ pub enum WebsiteError {
 
 /// Fetches the home page of a domain or URL; returns (final URL, HTML).
 pub fn home_page(query: &str) -> Result<(String, String), WebsiteError> {
-    let url = site::site_url(query).map_err(WebsiteError::Input)?;
+    let url = page::site_url(query).map_err(WebsiteError::Input)?;
     let response = http::get_html(&url)
         .and_then(|r| r.ensure_success("the website"))
         .map_err(|e| WebsiteError::Site(http::describe(&e)))?;
@@ -37,7 +37,7 @@ pub fn home_page(query: &str) -> Result<(String, String), WebsiteError> {
 }
 
 /// The web app manifest a page declares, when it answers and parses.
-pub fn manifest(meta: &site::PageMeta) -> Option<Manifest> {
+pub fn manifest(meta: &page::PageMeta) -> Option<WebAppManifest> {
     let url = meta.manifest_url.as_deref()?;
     http::get(
         url,
@@ -45,5 +45,5 @@ pub fn manifest(meta: &site::PageMeta) -> Option<Manifest> {
     )
     .ok()
     .filter(Response::is_success)
-    .and_then(|r| site::web_manifest(&r.text(), url))
+    .and_then(|r| page::web_manifest(&r.text(), url))
 }

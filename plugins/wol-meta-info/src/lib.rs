@@ -4,7 +4,7 @@
 
 pub mod seo;
 
-pub use gleaner_sdk::site;
+pub use gleaner_sdk::page;
 
 use gleaner_sdk::website::{self, WebsiteError};
 use gleaner_sdk::PluginInfo;
@@ -35,7 +35,7 @@ impl Guest for WolMetaInfo {
             WebsiteError::Input(m) => ProcessError::InvalidInput(format!("`website`: {m}")),
             WebsiteError::Site(m) => ProcessError::Upstream(m),
         })?;
-        let meta = site::page_meta(&html, &base);
+        let meta = page::page_meta(&html, &base);
         let manifest = website::manifest(&meta);
         let manifest_name = manifest
             .as_ref()

@@ -3,7 +3,7 @@
 //!
 //! Pure logic over [`crate::site`] metadata: no I/O, and no panics on any input.
 
-use crate::site::PageMeta;
+use crate::page::PageMeta;
 
 /// Longest optimised title, in characters.
 pub const TITLE_MAX: usize = 60;
@@ -322,7 +322,7 @@ pub fn optimise(meta: &PageMeta, manifest_name: Option<&str>, domain: &str) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site::page_meta;
+    use crate::page::page_meta;
 
     const SAAS: &str = r#"<html><head>
 <title>Acme — Customer feedback &amp; reviews for SaaS teams | Acme</title>

@@ -4,8 +4,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use wasmtime::component::Linker;
-
 use super::{credentials, HttpError, HttpService, OutboundRequest};
 use crate::capabilities::{view_link, CallContext, PluginGrant};
 use crate::runtime::bindings::sdk::gleaner::plugin::http;
@@ -18,15 +16,7 @@ pub struct HttpView<'a> {
     pub service: &'a Arc<HttpService>,
 }
 
-view_link!(HttpLink, HttpView);
-
-/// Links the `http` import; `view` borrows the call's view from the store data.
-pub fn add_to_linker<T: Send + 'static>(
-    linker: &mut Linker<T>,
-    view: fn(&mut T) -> HttpView<'_>,
-) -> wasmtime::Result<()> {
-    http::add_to_linker::<T, HttpLink>(linker, view)
-}
+view_link!(HttpLink, HttpView, http);
 
 /// What an outbound request needs from the call, detached from the store so
 /// several requests can run at once.
