@@ -21,17 +21,22 @@ use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
 struct DomainToAsset;
 
+/// The fields this processor reads; the host has validated them against the manifest.
+#[derive(serde::Deserialize)]
+struct Input {
+    query: String,
+    favicon_only: Option<bool>,
+}
+
 impl Guest for DomainToAsset {
     fn info() -> PluginInfo {
         gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value =
+        let input: Input =
             gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let query = input["query"].as_str().unwrap_or_default();
-        let favicon_only = input["favicon_only"].as_bool().unwrap_or(false);
-        let body = find_assets(query, favicon_only)?;
+        let body = find_assets(&input.query, input.favicon_only.unwrap_or(false))?;
         Ok(Output {
             body: body.to_string(),
             engine: "rules".into(),

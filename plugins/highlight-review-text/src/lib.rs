@@ -6,8 +6,9 @@ pub mod highlight;
 
 pub use gleaner_sdk::segment;
 
+use gleaner_sdk::request::ReviewTextInput;
 use gleaner_sdk::{llm, PluginInfo};
-use serde_json::{json, Value};
+use serde_json::json;
 
 gleaner_sdk::plugin_bindings!("processor");
 
@@ -21,15 +22,15 @@ impl Guest for Highlighter {
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value =
+        let input: ReviewTextInput =
             gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input["review_text"].as_str().unwrap_or_default();
+        let text = input.review_text.as_str();
         let (marked, engine) = match llm_span(text) {
             Some(range) => (mark(text, range), "llm"),
             None => (highlight::highlight(text), "rules"),
         };
         Ok(Output {
-            body: json!({ "review_id": input["review_id"], "review_text": marked }).to_string(),
+            body: json!({ "review_id": input.review_id, "review_text": marked }).to_string(),
             engine: engine.into(),
         })
     }

@@ -8,8 +8,9 @@ pub mod enhance;
 
 pub use gleaner_sdk::segment;
 
+use gleaner_sdk::request::ReviewTextInput;
 use gleaner_sdk::{llm, PluginInfo};
-use serde_json::{json, Value};
+use serde_json::json;
 
 gleaner_sdk::plugin_bindings!("processor");
 
@@ -23,16 +24,16 @@ impl Guest for Enhancer {
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value =
+        let input: ReviewTextInput =
             gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input["review_text"].as_str().unwrap_or_default();
+        let text = input.review_text.as_str();
         let rules = enhance::enhance(text);
         let (enhanced, engine) = match llm_rewrite(text, &rules) {
             Some(t) => (t, "llm"),
             None => (rules.text, "rules"),
         };
         Ok(Output {
-            body: json!({ "review_id": input["review_id"], "review_text": enhanced }).to_string(),
+            body: json!({ "review_id": input.review_id, "review_text": enhanced }).to_string(),
             engine: engine.into(),
         })
     }

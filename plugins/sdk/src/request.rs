@@ -22,6 +22,22 @@ pub fn input<T: DeserializeOwned>(json: &str) -> Result<T, String> {
     })
 }
 
+/// The input of a processor that works on one review's text.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReviewTextInput {
+    /// The caller's id of the review, echoed back.
+    pub review_id: Option<String>,
+    /// The review text (the host has checked it is a non-empty string).
+    pub review_text: String,
+}
+
+/// The input of a processor that takes one `query` string (a transcript, a domain).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct QueryInput {
+    /// The query (the host has checked it is a non-empty string).
+    pub query: String,
+}
+
 impl PageRequest {
     /// The filter, decoded as `T`; none when the request has none.
     pub fn filter<T: DeserializeOwned>(&self) -> Result<Option<T>, FetchError> {

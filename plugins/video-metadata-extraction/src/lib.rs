@@ -4,6 +4,7 @@
 //! field, other people and the product mentioned, and the language. With the
 //! optional LLM, a value it proposes is kept only if the transcript states it.
 
+use gleaner_sdk::request::QueryInput;
 use gleaner_sdk::transcript::{self, Found, Speaker};
 use gleaner_sdk::{llm, PluginInfo};
 use serde_json::{json, Value};
@@ -20,9 +21,9 @@ impl Guest for Metadata {
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value =
+        let input: QueryInput =
             gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input["query"].as_str().unwrap_or_default();
+        let text = input.query.as_str();
         let speaker = transcript::speaker(text);
         let (fields, engine) = match llm_fields(text) {
             Some(f) => (f, "llm"),

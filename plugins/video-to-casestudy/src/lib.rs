@@ -9,8 +9,9 @@ pub mod casestudy;
 pub use gleaner_sdk::{segment, transcript};
 
 use casestudy::{strip_tags, unescape};
+use gleaner_sdk::request::QueryInput;
 use gleaner_sdk::{llm, PluginInfo};
-use serde_json::{json, Value};
+use serde_json::json;
 
 gleaner_sdk::plugin_bindings!("processor");
 
@@ -24,9 +25,9 @@ impl Guest for CaseStudy {
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value =
+        let input: QueryInput =
             gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input["query"].as_str().unwrap_or_default();
+        let text = input.query.as_str();
         let (html, engine) = match llm_html(text) {
             Some(html) => (html, "llm"),
             None => (casestudy::case_study_html(text), "rules"),

@@ -8,7 +8,7 @@ pub use gleaner_sdk::page;
 
 use gleaner_sdk::website::{self, WebsiteError};
 use gleaner_sdk::PluginInfo;
-use serde_json::{json, Value};
+use serde_json::json;
 
 gleaner_sdk::plugin_bindings!("processor");
 
@@ -16,21 +16,28 @@ use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
 struct WolMetaInfo;
 
+/// The fields this processor reads; the host has validated them against the manifest.
+#[derive(serde::Deserialize)]
+struct Input {
+    email: String,
+    website: String,
+}
+
 impl Guest for WolMetaInfo {
     fn info() -> PluginInfo {
         gleaner_sdk::plugin_info!()
     }
 
     fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Value =
+        let input: Input =
             gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let email = input["email"].as_str().unwrap_or_default().trim();
+        let email = input.email.trim();
         if !valid_email(email) {
             return Err(ProcessError::InvalidInput(format!(
                 "`email` {email:?} is not an e-mail address; give one like name@example.com"
             )));
         }
-        let website = input["website"].as_str().unwrap_or_default();
+        let website = input.website.as_str();
         let (base, html) = website::home_page(website).map_err(|e| match e {
             WebsiteError::Input(m) => ProcessError::InvalidInput(format!("`website`: {m}")),
             WebsiteError::Site(m) => ProcessError::Upstream(m),
