@@ -235,7 +235,7 @@ async fn review_chunk_packs_sentences_and_validates_input() {
         (json!({"review_id": "x"}), "`review_text` is required"),
         (
             json!({"review_text": 5}),
-            "`review_text` has an invalid value 5; expected a string",
+            "`review_text` must be a string, not a number",
         ),
         (
             json!({"review_text": "ok", "widget": "x"}),
@@ -307,4 +307,122 @@ async fn review_fetch_requests_are_validated_by_the_host() {
         .await;
     assert_eq!(status, 400);
     assert!(error_text(&body).contains("was issued by /other-source/reviews"));
+}
+
+#[tokio::test]
+async fn every_failure_of_the_forum_post_is_400_with_its_kind_but_auth() {
+    let s = common::start(&["forum-site"], |c| c.max_body_bytes = 64).await;
+    let url = s.url("/forum-site/post");
+    let r = s.client.get(&url).send().await.unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.headers()["allow"], "POST");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error_kind"], "method_not_allowed", "{body}");
+    assert_eq!(body["status"], 400);
+    assert_eq!(body["message"], body["error"]);
+
+    let r = s
+        .client
+        .post(&url)
+        .body("x".repeat(100))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error_kind"], "too_large", "{body}");
+
+    let s = common::start(&["forum-site"], |c| c.api_keys = vec!["k".into()]).await;
+    let (status, body) = s.post("/forum-site/post", json!({"query": "x"})).await;
+    assert_eq!(status, 401, "auth keeps its status: {body}");
+    assert_eq!(body["error_kind"], "unauthorized");
+}
+
+/// The error text of any endpoint's error shape.
+fn message_of(body: &Value) -> String {
+    body["error"]
+        .as_str()
+        .or(body["message"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_same_mistake_gets_the_same_words_on_every_route() {
+    let plugins = [
+        "customer-feedback-hub",
+        "forum-site",
+        "review-chunk",
+        "highlight-review-text",
+        "review-enhancement",
+        "video-metadata-extraction",
+        "video-to-casestudy",
+        "domain-to-asset",
+        "wol-meta-info",
+    ];
+    let s = common::start(&plugins, |_| {}).await;
+    let mut checked = 0;
+    for name in plugins {
+        let manifest = gleaner::manifest::Manifest::load(
+            &common::root().join(format!("target/plugins/{name}.toml")),
+        )
+        .unwrap();
+        let route = manifest.route.as_str();
+        let first_required = match &manifest.processor {
+            Some(p) => p.fields.iter().find(|f| f.required).unwrap().field.clone(),
+            None => "query".to_owned(),
+        };
+        let send = |body: String| {
+            let (client, url) = (s.client.clone(), s.url(route));
+            async move {
+                let r = client
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                let status = r.status().as_u16();
+                (status, r.json::<Value>().await.unwrap())
+            }
+        };
+        // 1. An empty body: the example names this endpoint's own required fields.
+        let (status, body) = send(String::new()).await;
+        let m = message_of(&body);
+        assert_eq!(status, 400, "{route}: {body}");
+        assert!(
+            m.starts_with("the request body is empty; send a JSON object, e.g. {")
+                && m.contains(&format!("\"{first_required}\": \"...\"")),
+            "{route}: {m}"
+        );
+        // 2. Not JSON.
+        let (_, body) = send("{oops".into()).await;
+        assert!(
+            message_of(&body).starts_with("the request body is not valid JSON"),
+            "{route}: {body}"
+        );
+        // 3. An unknown field.
+        let (_, body) = send(format!(r#"{{"{first_required}": "x", "zzz": 1}}"#)).await;
+        assert!(
+            message_of(&body).starts_with("unknown field `zzz`; this endpoint accepts: "),
+            "{route}: {body}"
+        );
+        // 4. A number where a string is required.
+        let (_, body) = send(format!(r#"{{"{first_required}": 5}}"#)).await;
+        assert_eq!(
+            message_of(&body),
+            format!("`{first_required}` must be a string, not a number"),
+            "{route}"
+        );
+        // 5. null for a required field.
+        let (_, body) = send(format!(r#"{{"{first_required}": null}}"#)).await;
+        let m = message_of(&body);
+        assert!(
+            m.starts_with(&format!("`{first_required}` is required")),
+            "{route}: {m}"
+        );
+        assert!(!m.contains("Some(") && !m.contains("None") && !m.contains("String("));
+        checked += 5;
+    }
+    assert_eq!(checked, 45);
 }

@@ -136,7 +136,7 @@ async fn domain_to_asset_favicon_only_and_errors() {
         (json!({"favicon_only": true}), "`query` is required"),
         (
             json!({"query": "x.com", "favicon_only": "yes"}),
-            "`favicon_only` has an invalid value",
+            "`favicon_only` must be a boolean, not a string",
         ),
     ] {
         let (status, body) = s.post(ASSET, query.clone()).await;

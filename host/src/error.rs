@@ -12,7 +12,7 @@ use crate::runtime::CallError;
 pub enum ErrorShape {
     /// `{"error": "..."}`: review-fetch and processor endpoints.
     Simple,
-    /// Both shapes at once: the forum post.
+    /// Both shapes at once, always HTTP 400 but for 401, with an `error_kind`: the forum post.
     Both,
     /// `{status, data, success: false, message}`: the website-info endpoint.
     Structured,
@@ -56,7 +56,10 @@ pub enum ApiError {
     /// The upstream page does not exist (404).
     #[error("{0}")]
     UpstreamNotFound(String),
-    /// The site blocked us or answered an error (502).
+    /// The site blocked us: a bot wall, a refusal, a login wall (502).
+    #[error("{0}")]
+    Blocked(String),
+    /// The site answered an error (502).
     #[error("{0}")]
     Upstream(String),
     /// The site or the plugin ran out of time (504).
@@ -80,21 +83,45 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
-            ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
+            ApiError::Blocked(_) | ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             ApiError::PluginFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
+    /// What went wrong, in one word a client can branch on (the forum post's `error_kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "invalid_request",
+            ApiError::Unauthorized | ApiError::AdminDisabled => "unauthorized",
+            ApiError::NotFound(_) => "no_endpoint",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
+            ApiError::PayloadTooLarge { .. } => "too_large",
+            ApiError::BodyTimeout { .. } => "timeout",
+            ApiError::UpstreamNotFound(_) => "not_found",
+            ApiError::Blocked(_) => "blocked",
+            ApiError::Upstream(_) => "upstream",
+            ApiError::Timeout(_) => "timeout",
+            ApiError::PluginFailed(_) => "plugin_fault",
+            ApiError::Overloaded(_) => "overloaded",
+        }
+    }
+
     /// Renders the error in `shape`.
     pub fn into_shaped_response(self, shape: ErrorShape) -> Response {
-        let status = self.status();
+        let status = match shape {
+            ErrorShape::Both if self.status() != StatusCode::UNAUTHORIZED => {
+                StatusCode::BAD_REQUEST
+            }
+            _ => self.status(),
+        };
         let message = self.to_string();
         let body = match shape {
             ErrorShape::Simple => json!({ "error": message }),
             ErrorShape::Both => json!({
-                "error": message, "status": status.as_u16(), "data": {}, "success": false, "message": message,
+                "error": message, "status": status.as_u16(), "data": {}, "success": false,
+                "message": message, "error_kind": self.kind(),
             }),
             ErrorShape::Structured => json!({
                 "status": status.as_u16(), "data": {}, "success": false, "message": message,
@@ -123,7 +150,7 @@ impl ApiError {
             FetchError::BadQuery(m) | FetchError::BadCursor(m) => ApiError::BadRequest(m),
             FetchError::NotFound(m) => ApiError::UpstreamNotFound(m),
             FetchError::Blocked(m) => {
-                ApiError::Upstream(format!("{plugin}: the site refused the request: {m}"))
+                ApiError::Blocked(format!("{plugin}: the site refused the request: {m}"))
             }
             FetchError::Upstream(m) => {
                 ApiError::Upstream(format!("{plugin}: the site answered with an error: {m}"))

@@ -213,6 +213,10 @@ pub struct FieldSpec {
     /// For strings: whether an empty or whitespace-only value is rejected.
     #[serde(default)]
     pub non_empty: bool,
+    /// The value an omitted field means (one of `values` for enums). Requests
+    /// and continuation tokens are compared with defaults filled in.
+    #[serde(default)]
+    pub default: Option<String>,
 }
 
 /// Request fields of a processor.
@@ -383,6 +387,14 @@ impl Manifest {
                     "field {:?} is an enum but lists no `values`",
                     spec.field
                 ));
+            }
+            if let Some(default) = &spec.default {
+                if spec.ty == FieldType::Enum && !spec.values.contains(default) {
+                    return Err(format!(
+                        "field {:?} has default {default:?}, which is not one of its `values`",
+                        spec.field
+                    ));
+                }
             }
         }
         if self.limits.memory_mib == 0 || self.limits.call_timeout_ms == 0 {

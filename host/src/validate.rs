@@ -39,11 +39,12 @@ pub const MAX_REVIEWS_TO_FETCH: u64 = 10_000;
 
 /// Parses a JSON body into an object. A key given twice in one object is
 /// refused: with "the last one wins" a client could not tell which value counted.
-pub fn object(body: &[u8]) -> Result<Map<String, Value>, String> {
+pub fn object(body: &[u8], required: &[&str]) -> Result<Map<String, Value>, String> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(
-            "the request body is empty; send a JSON object, e.g. {\"query\": \"...\"}".into(),
-        );
+        return Err(format!(
+            "the request body is empty; send a JSON object, e.g. {}",
+            example(required)
+        ));
     }
     match serde_json::from_slice::<unique::UniqueKeys>(body) {
         Ok(unique::UniqueKeys(Value::Object(map))) => Ok(map),
@@ -53,6 +54,15 @@ pub fn object(body: &[u8]) -> Result<Map<String, Value>, String> {
         }
         Err(e) => Err(format!("the request body is not valid JSON: {e}")),
     }
+}
+
+/// An example body naming the required fields: `{"query": "..."}`.
+fn example(required: &[&str]) -> String {
+    let fields: Vec<String> = required
+        .iter()
+        .map(|f| format!("\"{f}\": \"...\""))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
 }
 
 /// JSON parsing that refuses duplicate keys at any depth.
@@ -173,7 +183,7 @@ pub fn source_request(
     options: &SourceOptions,
     body: &[u8],
 ) -> Result<SourceRequest, String> {
-    let map = object(body)?;
+    let map = object(body, &["query"])?;
     let mut allowed = vec![
         "query",
         "reviews_to_fetch",
@@ -230,14 +240,14 @@ pub fn source_request(
         }
     };
     let sort = match &options.sort {
-        Some(spec) => field_value(&map, spec)?.map(|v| match v {
+        Some(spec) => normalised(spec, field_value(&map, spec)?).map(|v| match v {
             Value::String(s) => s,
             other => other.to_string(),
         }),
         None => None,
     };
     let filter = match &options.filter {
-        Some(spec) => field_value(&map, spec)?,
+        Some(spec) => normalised(spec, field_value(&map, spec)?),
         None => None,
     };
     let token = match options.continuation {
@@ -264,17 +274,41 @@ pub fn source_request(
             let resume =
                 cursor::decode(key, route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
             revalidate(options, field, &resume)?;
-            check_same(field, "sort", sort.as_ref(), resume.sort.as_ref())?;
-            check_same(field, "filter", filter.as_ref(), resume.filter.as_ref())?;
-            let date = sync_date.map(|d| d.to_string());
-            check_same(field, "sync_date", date.as_ref(), resume.sync_date.as_ref())?;
+            let saved_sort = options
+                .sort
+                .as_ref()
+                .and_then(|spec| normalised(spec, resume.sort.clone().map(Value::String)));
+            let saved_filter = options
+                .filter
+                .as_ref()
+                .and_then(|spec| normalised(spec, resume.filter.clone()));
+            let given_sort = map
+                .get(sort_field.unwrap_or_default())
+                .filter(|v| !v.is_null())
+                .and(sort.clone().map(Value::String));
+            let given_filter = map
+                .get(filter_field.unwrap_or_default())
+                .filter(|v| !v.is_null())
+                .and(filter.clone());
+            check_same(field, "sort", given_sort, saved_sort)?;
+            check_same(field, "filter", given_filter, saved_filter)?;
+            let date = sync_date.map(|d| Value::String(d.to_string()));
+            let saved_date = resume.sync_date.clone().map(Value::String);
+            check_same(field, "sync_date", date, saved_date)?;
             Some(resume)
         }
     };
     let (sort, filter, sync_date) = match &resume {
         Some(r) => (
-            r.sort.clone(),
-            r.filter.clone(),
+            options
+                .sort
+                .as_ref()
+                .and_then(|spec| normalised(spec, r.sort.clone().map(Value::String)))
+                .and_then(|v| v.as_str().map(str::to_owned)),
+            options
+                .filter
+                .as_ref()
+                .and_then(|spec| normalised(spec, r.filter.clone())),
             r.sync_date.as_deref().map(parse_date).transpose()?,
         ),
         None => (sort, filter, sync_date),
@@ -318,15 +352,34 @@ fn revalidate(options: &SourceOptions, field: &str, resume: &Resume) -> Result<(
     Ok(())
 }
 
-fn check_same<T: PartialEq + std::fmt::Debug>(
+/// A field's value with its default filled in and enum values as strings, so
+/// `5` and `"5"`, or an omitted sort and its default, compare equal.
+fn normalised(spec: &FieldSpec, value: Option<Value>) -> Option<Value> {
+    let value = value
+        .filter(|v| !v.is_null())
+        .or_else(|| spec.default.clone().map(Value::String))?;
+    Some(match (spec.ty, value) {
+        (FieldType::Enum, Value::Number(n)) => Value::String(n.to_string()),
+        (_, v) => v,
+    })
+}
+
+/// A value for messages: JSON text, or "none".
+fn shown(v: Option<&Value>) -> String {
+    v.map_or_else(|| "none".to_owned(), Value::to_string)
+}
+
+fn check_same(
     field: &str,
     what: &str,
-    given: Option<&T>,
-    saved: Option<&T>,
+    given: Option<Value>,
+    saved: Option<Value>,
 ) -> Result<(), String> {
     match given {
-        Some(g) if Some(g) != saved => Err(format!(
-            "`{field}` was issued for {what} {saved:?}, but this request asks for {g:?}; repeat the original {what} or drop `{field}` to start over"
+        Some(g) if Some(&g) != saved.as_ref() => Err(format!(
+            "`{field}` was issued for {what} {}, but this request asks for {}; repeat the original {what} or drop `{field}` to start over",
+            shown(saved.as_ref()),
+            shown(Some(&g)),
         )),
         _ => Ok(()),
     }
@@ -344,8 +397,7 @@ pub fn parse_date(s: &str) -> Result<time::Date, String> {
 pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<Value>, String> {
     let name = &spec.field;
     let value = match map.get(name.as_str()) {
-        None => None,
-        Some(Value::Null) if spec.nullable || !spec.required => None,
+        None | Some(Value::Null) => None,
         Some(v) => Some(v),
     };
     let Some(value) = value else {
@@ -377,6 +429,13 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
     if spec.ty == FieldType::String && value.is_string() {
         return Err(format!("`{name}` is empty; give a non-empty string"));
     }
+    if spec.ty != FieldType::Enum {
+        return Err(format!(
+            "`{name}` must be {}, not {}",
+            expected(spec),
+            kind_of(value)
+        ));
+    }
     Err(format!(
         "`{name}` has an invalid value {value}; expected {}",
         expected(spec)
@@ -398,7 +457,12 @@ fn expected(spec: &FieldSpec) -> String {
 
 /// Validates a processor body against its declared fields; returns the object to pass on.
 pub fn processor_input(fields: &[FieldSpec], body: &[u8]) -> Result<Map<String, Value>, String> {
-    let map = object(body)?;
+    let required: Vec<&str> = fields
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| f.field.as_str())
+        .collect();
+    let map = object(body, &required)?;
     let allowed: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
     reject_unknown(&map, &allowed)?;
     for spec in fields {
@@ -409,7 +473,7 @@ pub fn processor_input(fields: &[FieldSpec], body: &[u8]) -> Result<Map<String, 
 
 /// Validates a forum-post body.
 pub fn post_request(body: &[u8]) -> Result<PostRequest, String> {
-    let map = object(body)?;
+    let map = object(body, &["query"])?;
     reject_unknown(&map, &["query", "is_text_formatted"])?;
     Ok(PostRequest {
         query: required_string(&map, "query")?,
@@ -461,7 +525,7 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
         assert!(err(r#"{"query":"q","sync_date":"2024-13-01"}"#).contains("YYYY-MM-DD"));
         assert!(err(r#"{"query":"q","sync_date":"31/01/2024"}"#).contains("sync_date"));
         assert!(err(r#"{"query":"q","filter_type":"yes"}"#)
-            .contains("`filter_type` has an invalid value \"yes\"; expected a boolean"));
+            .contains("`filter_type` must be a boolean, not a string"));
         assert!(err(r#"{"query":"q","sort":"date"}"#).contains("unknown field `sort`"));
         assert!(err(r#"{"query":""}"#).contains("`query` is empty"));
         assert!(err(r#"{"query":"q","reviews_to_fetch":10001}"#).contains("at most 10000"));
@@ -519,6 +583,6 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
         assert!(err(&body(&resume)).contains("no longer accepts"));
         resume.sort = None;
         resume.filter = Some(Value::String("yes".into()));
-        assert!(err(&body(&resume)).contains("`filter_type` has an invalid value"));
+        assert!(err(&body(&resume)).contains("`filter_type` must be a boolean"));
     }
 }
