@@ -426,3 +426,143 @@ async fn the_same_mistake_gets_the_same_words_on_every_route() {
     }
     assert_eq!(checked, 45);
 }
+
+#[tokio::test]
+async fn every_processor_answers_with_the_specified_types() {
+    let s = common::start(
+        &[
+            "review-chunk",
+            "highlight-review-text",
+            "review-enhancement",
+            "video-metadata-extraction",
+            "video-to-casestudy",
+            "domain-to-asset",
+        ],
+        |_| {},
+    )
+    .await;
+    let review = "The staff were wonderful and the room was spotless. We will come back next year.";
+    let transcript = "hi my name is dana lee and i'm the head of marketing at acme we use the tool every day and it saved us ten hours a week";
+    let string = |v: &Value| v.is_string();
+    let string_or_null = |v: &Value| v.is_string() || v.is_null();
+    let strings = |v: &Value| v.as_array().is_some_and(|a| a.iter().all(Value::is_string));
+    let object = |v: &Value| v.is_object();
+    type Check = fn(&Value) -> bool;
+    type Case = (&'static str, Value, Vec<(&'static str, Check)>);
+    let cases: Vec<Case> = vec![
+        (
+            "/features/review-chunk",
+            json!({"review_text": review}),
+            vec![("review_chunck", strings)],
+        ),
+        (
+            "/features/highlight-review-text",
+            json!({"review_text": review}),
+            vec![("review_id", string), ("review_text", string)],
+        ),
+        (
+            "/features/highlight-review-text",
+            json!({"review_text": review, "review_id": "r-7"}),
+            vec![("review_id", string), ("review_text", string)],
+        ),
+        (
+            "/features/review-enhancement",
+            json!({"review_text": review}),
+            vec![("review_id", string), ("review_text", string)],
+        ),
+        (
+            "/features/video-metadata-extraction",
+            json!({"query": transcript}),
+            vec![
+                ("author_name", string_or_null),
+                ("author_organisation", string_or_null),
+                ("author_position", string_or_null),
+                ("extra_information", object),
+            ],
+        ),
+        (
+            "/features/video-to-casestudy",
+            json!({"query": transcript}),
+            vec![("case_study_html", string)],
+        ),
+        (
+            "/features/domain-to-asset",
+            json!({"query": "https://www.bluefin-analytics.com"}),
+            vec![
+                ("logo_url", string_or_null),
+                ("favicon_url", string_or_null),
+                ("widget_page_background_color", string_or_null),
+                ("widget_button_color", string_or_null),
+            ],
+        ),
+    ];
+    for (route, request, fields) in cases {
+        let (status, body) = s.post(route, request.clone()).await;
+        assert_eq!(status, 200, "{route}: {body}");
+        for (field, ok) in fields {
+            assert!(
+                ok(&body[field]),
+                "{route} {request}: `{field}` is {}",
+                body[field]
+            );
+        }
+    }
+    let (_, body) = s
+        .post(
+            "/features/highlight-review-text",
+            json!({"review_text": review}),
+        )
+        .await;
+    assert_eq!(
+        body["review_id"], "",
+        "an omitted review_id comes back empty"
+    );
+    let (_, body) = s
+        .post(
+            "/features/review-enhancement",
+            json!({"review_text": review, "review_id": "r-9"}),
+        )
+        .await;
+    assert_eq!(body["review_id"], "r-9", "a review_id is echoed");
+}
+
+#[tokio::test]
+async fn non_json_content_types_get_415_and_a_missing_one_is_json() {
+    let s = common::start(&["review-chunk", "forum-site"], |_| {}).await;
+    let send = |ct: Option<&'static str>, path: &'static str| {
+        let mut r = s
+            .client
+            .post(s.url(path))
+            .body(r#"{"review_text":"Fine."}"#);
+        if let Some(ct) = ct {
+            r = r.header("content-type", ct);
+        }
+        async move {
+            let r = r.send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, body) = send(Some("multipart/form-data; boundary=x"), CHUNK).await;
+    assert_eq!(status, 415, "{body}");
+    assert!(
+        error_text(&body).contains("Content-Type: application/json"),
+        "{body}"
+    );
+    assert_eq!(send(Some("text/plain"), CHUNK).await.0, 415);
+    assert_eq!(
+        send(None, CHUNK).await.0,
+        200,
+        "no Content-Type is read as JSON"
+    );
+    assert_eq!(
+        send(Some("application/json; charset=utf-8"), CHUNK).await.0,
+        200
+    );
+    assert_eq!(
+        send(Some("application/merge-patch+json"), CHUNK).await.0,
+        200
+    );
+    let (status, body) = send(Some("text/plain"), "/forum-site/post").await;
+    assert_eq!(status, 400, "the forum post keeps its 400: {body}");
+    assert_eq!(body["error_kind"], "unsupported_media_type");
+}

@@ -109,3 +109,55 @@ async fn a_failing_page_returns_what_was_collected_and_where_to_resume() {
     );
     assert!(again["error"].as_str().unwrap().contains("HTTP 500"));
 }
+
+#[tokio::test]
+async fn a_503_is_retried_with_backoff_against_a_live_server() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let pages = common::trustpilot_pages();
+    let page_two_calls = Arc::new(AtomicUsize::new(0));
+    let calls = page_two_calls.clone();
+    let router = Router::new().route(
+        "/review/{domain}",
+        get(
+            move |Query(q): Query<std::collections::HashMap<String, String>>| {
+                let (pages, calls) = (pages.clone(), calls.clone());
+                async move {
+                    let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+                    if page == 2 && calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                        return (
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            [("retry-after", "1")],
+                            "busy".to_owned(),
+                        )
+                            .into_response();
+                    }
+                    (StatusCode::OK, common::trustpilot_html(&pages[page - 1], 3)).into_response()
+                }
+            },
+        ),
+    );
+    let addr = common::upstream(router).await;
+    let s = common::start(&["customer-feedback-hub"], move |c| {
+        c.replay = None;
+        c.upstream_override.insert(
+            "customer-feedback-hub:www.trustpilot.com".into(),
+            format!("http://{addr}"),
+        );
+    })
+    .await;
+    let started = std::time::Instant::now();
+    let (status, body) = s.post(HUB, json!({"query": QUERY})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids(&body).len(), 60, "the retried page is in the answer");
+    assert_eq!(body["extra_information"]["stop_reason"], "exhausted");
+    assert_eq!(
+        page_two_calls.load(Ordering::SeqCst),
+        2,
+        "page 2 was asked twice"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "the retry waited for Retry-After"
+    );
+}

@@ -41,6 +41,9 @@ pub enum ApiError {
         /// Path.
         path: String,
     },
+    /// A body that is not JSON by its `Content-Type` (415).
+    #[error("the request's Content-Type is {0:?}; send JSON with Content-Type: application/json (or none)")]
+    UnsupportedMediaType(String),
     /// Body too large (413).
     #[error("the request body exceeds {limit} bytes; send a smaller body")]
     PayloadTooLarge {
@@ -83,6 +86,7 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Blocked(_) | ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             ApiError::PluginFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -98,6 +102,7 @@ impl ApiError {
             ApiError::NotFound(_) => "no_endpoint",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::PayloadTooLarge { .. } => "too_large",
+            ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::BodyTimeout { .. } => "timeout",
             ApiError::UpstreamNotFound(_) => "not_found",
             ApiError::Blocked(_) => "blocked",

@@ -160,6 +160,7 @@ async fn handle(
             path,
         });
     }
+    check_content_type(request.headers())?;
     let body = read_body(
         &state.config,
         request.into_body(),
@@ -177,6 +178,24 @@ async fn handle(
         Kind::PostSource => post::handle(state, call).await,
         Kind::Processor => processor::handle(state, call).await,
     }
+}
+
+/// Accepts a JSON `Content-Type` (`application/json`, `*/*+json`) or none at all.
+fn check_content_type(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(axum::http::header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let text = value.to_str().unwrap_or_default();
+    let media = text
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if media.is_empty() || media == "application/json" || media.ends_with("+json") {
+        return Ok(());
+    }
+    Err(ApiError::UnsupportedMediaType(text.to_owned()))
 }
 
 /// Reads a request body of at most `limit` bytes within the body read timeout,

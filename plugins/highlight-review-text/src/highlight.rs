@@ -217,12 +217,55 @@ const OPENERS: &[(char, char)] = &[
     ('„', '“'),
 ];
 
+/// Byte ranges of HTML markup in `text`: tags (`<b>`, `</p>`, `<br/>`) and
+/// character references (`&amp;`, `&#39;`).
+fn markup(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b'<' if bytes
+                .get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'/' | b'!' | b'?')) =>
+            {
+                text[i..].find('>').map(|e| i + e + 1)
+            }
+            b'&' => {
+                let rest = &text[i + 1..];
+                let len = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
+                    .unwrap_or(rest.len());
+                (len > 0 && rest[len..].starts_with(';')).then_some(i + len + 2)
+            }
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                found.push(i..end);
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    found
+}
+
+/// Whether a span lies wholly in text: no tag or character reference inside it
+/// or cut by it, so `<mark>` never lands inside markup.
+fn clear_of_markup(text: &str, span: Range<usize>) -> bool {
+    markup(text)
+        .iter()
+        .all(|m| m.end <= span.start || span.end <= m.start)
+}
+
 /// Picks the single most quotable short span, or None when nothing is worth highlighting.
 pub fn best_span(text: &str) -> Option<Highlight> {
     let mut best: Option<Highlight> = None;
     for sentence in sentence_spans(text) {
         for candidate in candidates(text, sentence) {
-            if best.is_none_or(|b| candidate.score > b.score) {
+            let clear = clear_of_markup(text, candidate.start..candidate.end);
+            if clear && best.is_none_or(|b| candidate.score > b.score) {
                 best = Some(candidate);
             }
         }
@@ -243,6 +286,7 @@ pub fn acceptable(text: &str, range: Range<usize>) -> bool {
         .iter()
         .any(|s| s.start <= range.start && range.end <= s.end);
     in_one_sentence
+        && clear_of_markup(text, range.clone())
         && (MIN_WORDS..=MAX_WORDS).contains(&words.len())
         && (MIN_CHARS..=MAX_CHARS).contains(&chars)
         && span == span.trim()
@@ -252,7 +296,9 @@ pub fn acceptable(text: &str, range: Range<usize>) -> bool {
 /// The text with that span wrapped in `<mark>`…`</mark>`; every other byte
 /// unchanged. Returns the text unchanged when [`best_span`] is `None`.
 ///
-/// No HTML escaping is done (see the module documentation).
+/// No HTML escaping is done (see the module documentation); in a review that
+/// holds HTML, only a span of plain text between tags and character references
+/// is marked, so the markup stays well-formed.
 pub fn highlight(text: &str) -> String {
     let Some(h) = best_span(text) else {
         return text.to_string();
@@ -780,5 +826,25 @@ mod tests {
         );
         assert!(!acceptable(text, 0..text.len()), "spans two sentences");
         assert!(!acceptable(text, 1..3000), "out of range");
+    }
+
+    #[test]
+    fn markup_is_never_cut() {
+        let text =
+            "<b>Great</b> service &amp; the team resolved our billing issue within two days. \
+                    Highly recommended to every small business owner we know.";
+        let marked = highlight(text);
+        let start = marked.find("<mark>").expect("a span is marked");
+        let end = marked.find("</mark>").unwrap();
+        let inside = &marked[start + 6..end];
+        assert!(!inside.contains('<') && !inside.contains('&'), "{marked}");
+        assert!(marked.starts_with("<b>Great</b>"), "{marked}");
+        assert_eq!(marked.replace("<mark>", "").replace("</mark>", ""), text);
+        for (i, _) in text.match_indices(['<', '&']) {
+            assert!(
+                !acceptable(text, i..i + 45),
+                "a span starting in markup at {i}"
+            );
+        }
     }
 }

@@ -30,7 +30,9 @@ impl Guest for Highlighter {
             None => (highlight::highlight(text), "rules"),
         };
         Ok(Output {
-            body: json!({ "review_id": input.review_id, "review_text": marked }).to_string(),
+            body:
+                json!({ "review_id": input.review_id.unwrap_or_default(), "review_text": marked })
+                    .to_string(),
             engine: engine.into(),
         })
     }

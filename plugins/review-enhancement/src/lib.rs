@@ -33,7 +33,9 @@ impl Guest for Enhancer {
             None => (rules.text, "rules"),
         };
         Ok(Output {
-            body: json!({ "review_id": input.review_id, "review_text": enhanced }).to_string(),
+            body:
+                json!({ "review_id": input.review_id.unwrap_or_default(), "review_text": enhanced })
+                    .to_string(),
             engine: engine.into(),
         })
     }
