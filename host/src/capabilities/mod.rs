@@ -8,7 +8,7 @@
 //! Each capability links its WIT interface itself (`add_to_linker`), through a
 //! small view type that borrows only what it needs from the call, as wasmtime's
 //! wasi-http does with its context view. Adding a capability is one module here
-//! and one line in the runtime's linker setup.
+//! and one line in [`link`]; the runtime's store data only hands out its parts.
 
 pub mod cache;
 pub mod http;
@@ -88,6 +88,40 @@ impl CallContext {
         }
         Ok(())
     }
+}
+
+/// What store data gives the capabilities: the call's context and the services.
+pub trait CallParts: Send + 'static {
+    /// The per-call context and the server-wide services, borrowed together.
+    fn parts(&mut self) -> (&mut CallContext, &Services);
+}
+
+/// Links every capability's interface, each through its own view.
+pub fn link<T: CallParts>(linker: &mut wasmtime::component::Linker<T>) -> wasmtime::Result<()> {
+    http::guest::add_to_linker(linker, |s| {
+        let (call, services) = s.parts();
+        http::guest::HttpView {
+            call,
+            service: &services.http,
+        }
+    })?;
+    cache::add_to_linker(linker, |s| {
+        let (call, services) = s.parts();
+        cache::CacheView {
+            call,
+            store: &services.cache,
+        }
+    })?;
+    settings::add_to_linker(linker, |s| settings::SettingsView { call: s.parts().0 })?;
+    log::add_to_linker(linker, |s| log::LogView { call: s.parts().0 })?;
+    llm::add_to_linker(linker, |s| {
+        let (call, services) = s.parts();
+        llm::LlmView {
+            call,
+            service: &services.llm,
+        }
+    })?;
+    Ok(())
 }
 
 /// Declares how a capability links its WIT interface: a `HasData` marker for its

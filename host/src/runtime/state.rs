@@ -10,8 +10,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::bindings::sdk::gleaner::plugin::types;
 use super::memory::MemoryBudget;
-use crate::capabilities::http::guest::HttpView;
-use crate::capabilities::{cache, http, llm, log, settings, CallContext, Services};
+use crate::capabilities::{self, CallContext, CallParts, Services};
 
 /// Store data of one plugin call.
 pub struct CallState {
@@ -53,23 +52,15 @@ impl WasiView for CallState {
 
 impl types::Host for CallState {}
 
-/// Links WASI and every host capability.
+impl CallParts for CallState {
+    fn parts(&mut self) -> (&mut CallContext, &Services) {
+        (&mut self.call, &self.services)
+    }
+}
+
+/// Links WASI, the shared types and every host capability.
 pub fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_async(linker)?;
     types::add_to_linker::<CallState, HasSelf<CallState>>(linker, |s| s)?;
-    http::guest::add_to_linker(linker, |s| HttpView {
-        call: &mut s.call,
-        service: &s.services.http,
-    })?;
-    cache::add_to_linker(linker, |s| cache::CacheView {
-        call: &mut s.call,
-        store: &s.services.cache,
-    })?;
-    settings::add_to_linker(linker, |s| settings::SettingsView { call: &s.call })?;
-    log::add_to_linker(linker, |s| log::LogView { call: &mut s.call })?;
-    llm::add_to_linker(linker, |s| llm::LlmView {
-        call: &mut s.call,
-        service: &s.services.llm,
-    })?;
-    Ok(())
+    capabilities::link(linker)
 }
