@@ -59,12 +59,11 @@ pub struct Call {
 
 /// Builds the router.
 pub fn router(state: AppState) -> Router {
-    let admin_limit = state.config.admin_max_body_bytes;
+    // Bodies are read by `read_body`, which applies each route's size limit
+    // (admin uploads: admin_max_body_bytes) and the body read timeout.
     Router::new()
         .route("/healthz", get(health))
-        .merge(
-            admin::router(state.clone()).layer(axum::extract::DefaultBodyLimit::max(admin_limit)),
-        )
+        .merge(admin::router(state.clone()))
         .fallback(dispatch)
         .with_state(state)
 }

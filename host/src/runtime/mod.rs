@@ -136,11 +136,6 @@ impl Runtime {
         &self.services
     }
 
-    /// Bytes of linear memory all live instances hold now.
-    pub fn memory_in_use(&self) -> usize {
-        self.memory.used()
-    }
-
     /// Loads, compiles (or reads from the cache), checks and pre-instantiates one plugin.
     pub async fn load(
         &self,

@@ -150,6 +150,24 @@ pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Vec<Exchange>, HarError>
     entries.iter().enumerate().map(convert).collect()
 }
 
+/// The exchanges of a `.har` file, or of every `*.har` file below a directory in path order.
+fn exchanges_at(path: &Path) -> Result<Vec<Exchange>, HarError> {
+    let mut files = vec![path.to_path_buf()];
+    if fs::metadata(path).map_err(io_err(path))?.is_dir() {
+        files.clear();
+        collect_har_files(path, &mut files)?;
+        if files.is_empty() {
+            return Err(HarError::NoHarFiles { path: path.into() });
+        }
+        files.sort();
+    }
+    let mut exchanges = Vec::new();
+    for file in &files {
+        exchanges.extend(parse_file(file)?);
+    }
+    Ok(exchanges)
+}
+
 fn is_har(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("har"))
@@ -231,20 +249,7 @@ pub struct HarReplay {
 impl HarReplay {
     /// Loads a `.har` file, or every `*.har` file below a directory in path order.
     pub fn load(path: &Path) -> Result<HarReplay, HarError> {
-        let mut files = vec![path.to_path_buf()];
-        if fs::metadata(path).map_err(io_err(path))?.is_dir() {
-            files.clear();
-            collect_har_files(path, &mut files)?;
-            if files.is_empty() {
-                return Err(HarError::NoHarFiles { path: path.into() });
-            }
-            files.sort();
-        }
-        let mut exchanges = Vec::new();
-        for file in &files {
-            exchanges.extend(parse_file(file)?);
-        }
-        Ok(Self::from_exchanges(exchanges))
+        Ok(Self::from_exchanges(exchanges_at(path)?))
     }
 
     /// Loads every path of a list separated like `PATH` (`:` on Unix), each a
@@ -252,8 +257,7 @@ impl HarReplay {
     pub fn load_list(list: &Path) -> Result<HarReplay, HarError> {
         let mut exchanges = Vec::new();
         for path in std::env::split_paths(list.as_os_str()) {
-            let one = HarReplay::load(&path)?;
-            exchanges.extend(one.entries.into_iter().map(|(e, _, _)| e));
+            exchanges.extend(exchanges_at(&path)?);
         }
         Ok(Self::from_exchanges(exchanges))
     }
