@@ -221,20 +221,27 @@ fn fetch_honours_the_replay_variable_and_subcommands_take_only_their_flags() {
 #[test]
 fn har_rebuilds_every_committed_fixture_exactly() {
     let out_dir = tempfile::tempdir().unwrap();
-    for (index, committed) in [
-        (
-            "plugins/customer-feedback-hub/tests/samples/index.toml",
-            "plugins/customer-feedback-hub/tests/customer-feedback-hub.har",
-        ),
-        (
-            "plugins/forum-site/tests/samples/index.toml",
-            "plugins/forum-site/tests/forum-site.har",
-        ),
-        (
-            "tests/fixtures/sites/index.toml",
-            "tests/fixtures/har/sites.har",
-        ),
-    ] {
+    // Every plugin's `tests/samples/index.toml` builds its `tests/<plugin>.har`.
+    let mut fixtures = vec![(
+        "tests/fixtures/sites/index.toml".to_owned(),
+        "tests/fixtures/har/sites.har".to_owned(),
+    )];
+    let mut plugins: Vec<_> = std::fs::read_dir(common::root().join("plugins"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    plugins.sort();
+    for p in plugins {
+        let index = format!("plugins/{p}/tests/samples/index.toml");
+        if common::root().join(&index).exists() {
+            fixtures.push((index, format!("plugins/{p}/tests/{p}.har")));
+        }
+    }
+    assert!(
+        fixtures.len() >= 3,
+        "the plugins' sample indexes were found"
+    );
+    for (index, committed) in &fixtures {
         let out = out_dir.path().join("rebuilt.har");
         let run = gleaner().args(["har", index]).arg(&out).output().unwrap();
         assert!(

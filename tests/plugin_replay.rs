@@ -4,8 +4,10 @@
 //! answered only from the HAR files beside the cases (so two plugins' fixtures
 //! never collide). A `[continuation]` table adds the paging property: for every
 //! `reviews_to_fetch` from 1 to the total, following the continuation yields the
-//! full sequence with no gap and no duplicate. `GLEANER_TEST_PLUGIN=<name>`
-//! limits the run to one plugin.
+//! full sequence with no gap and no duplicate. A top-level `[settings]` table
+//! gives the plugin's operator settings (`[plugins.<name>]`); a case with its
+//! own `settings` runs on a server of its own with exactly those.
+//! `GLEANER_TEST_PLUGIN=<name>` limits the run to one plugin.
 
 use crate::common;
 
@@ -19,6 +21,9 @@ use serde_json::{json, Value};
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Cases {
+    /// The plugin's operator settings for every case without its own.
+    #[serde(default)]
+    settings: BTreeMap<String, String>,
     #[serde(default)]
     case: Vec<Case>,
     #[serde(default)]
@@ -35,6 +40,9 @@ struct Case {
     /// Send the continuation of the previous case's answer with this request.
     #[serde(default)]
     follow: bool,
+    /// Run on a server of its own with these operator settings instead.
+    #[serde(default)]
+    settings: Option<BTreeMap<String, String>>,
     status: u16,
     /// Expected number of `all_reviews`.
     #[serde(default)]
@@ -291,6 +299,20 @@ async fn check_paging(
     Ok(total)
 }
 
+/// A server with only `name`, its replay and its operator settings.
+async fn serve(
+    name: &str,
+    replay: &Option<PathBuf>,
+    settings: &BTreeMap<String, String>,
+) -> common::Server {
+    let (replay, settings) = (replay.clone(), settings.clone());
+    common::start(&[name], move |c| {
+        c.replay = replay;
+        c.plugins.insert(name.to_owned(), settings);
+    })
+    .await
+}
+
 #[tokio::test]
 async fn every_plugin_passes_its_replay_cases() {
     let plugins = plugins_with_cases();
@@ -303,9 +325,17 @@ async fn every_plugin_passes_its_replay_cases() {
             toml::from_str(&std::fs::read_to_string(tests_dir.join("../manifest.toml")).unwrap())
                 .unwrap();
         let replay = has_har(tests_dir).then(|| tests_dir.clone());
-        let s = common::start(&[name.as_str()], move |c| c.replay = replay).await;
+        let s = serve(name, &replay, &cases.settings).await;
         let mut previous = Value::Null;
         for case in &cases.case {
+            let own;
+            let s = match &case.settings {
+                Some(settings) => {
+                    own = serve(name, &replay, settings).await;
+                    &own
+                }
+                None => &s,
+            };
             let mut body: Value = serde_json::from_str(&case.request)
                 .unwrap_or_else(|e| panic!("{name}: {}: request: {e}", case.name));
             if case.follow {

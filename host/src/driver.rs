@@ -34,6 +34,9 @@ pub enum StopReason {
     Budget,
     /// The source failed after some reviews were collected.
     SourceError,
+    /// The source serves no further, though the item has more reviews (a feed
+    /// capped at N pages); the plugin says why in its metadata's `source_limit`.
+    SourceLimit,
 }
 
 impl StopReason {
@@ -44,6 +47,7 @@ impl StopReason {
             StopReason::PastSyncDate => "past_sync_date",
             StopReason::Budget => "time_budget",
             StopReason::SourceError => "source_error",
+            StopReason::SourceLimit => "source_limit",
         }
     }
 }
@@ -227,16 +231,22 @@ pub async fn fetch(
             None => break StopReason::Exhausted,
         }
     };
+    let source_limit = meta.as_ref().and_then(source_limit);
+    let stop = match (stop, &source_limit) {
+        (StopReason::Exhausted, Some(_)) => StopReason::SourceLimit,
+        (stop, _) => stop,
+    };
     let complete = matches!(stop, StopReason::Exhausted | StopReason::PastSyncDate);
     let continuation = (!complete).then(|| cursor::encode(key, &route, &request.query, &resume));
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
+    let why = source_error.or(source_limit);
     let message = summary(
         reviews.len(),
         pages,
         stop,
         request,
-        source_error.as_deref(),
+        why.as_deref(),
         continuation.is_some(),
     );
     Ok(Outcome {
@@ -245,6 +255,17 @@ pub async fn fetch(
         message,
         continuation,
     })
+}
+
+/// The reserved `source_limit` key of a page's metadata: why the source
+/// serves no further although the item has more reviews.
+fn source_limit(meta: &SourceMeta) -> Option<String> {
+    let extra: Value = serde_json::from_str(&meta.extra_json).ok()?;
+    extra["source_limit"]
+        .as_str()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
 fn extra_information(
@@ -306,6 +327,10 @@ fn summary(
         StopReason::SourceError => {
             format!("the source failed: {}", error.unwrap_or("unknown error"))
         }
+        StopReason::SourceLimit => format!(
+            "the source serves no more, though it has more reviews: {}",
+            error.unwrap_or("it stopped early")
+        ),
     };
     let next = if continues {
         "; send the continuation token back to get the rest"
@@ -318,6 +343,44 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_source_limit_is_read_from_the_metadata() {
+        let meta = |extra: &str| SourceMeta {
+            resolved_url: None,
+            name: None,
+            average_rating: None,
+            total_reviews: None,
+            extra_json: extra.into(),
+        };
+        assert_eq!(
+            source_limit(&meta(r#"{"source_limit": " the feed stops at 10 pages "}"#)).as_deref(),
+            Some("the feed stops at 10 pages")
+        );
+        assert_eq!(source_limit(&meta(r#"{"source_limit": ""}"#)), None);
+        assert_eq!(source_limit(&meta(r#"{"source_limit": 3}"#)), None);
+        assert_eq!(source_limit(&meta("")), None);
+        let line = summary(
+            5,
+            10,
+            StopReason::SourceLimit,
+            &crate::validate::SourceRequest {
+                query: "q".into(),
+                reviews_to_fetch: None,
+                is_text_formatted: true,
+                sync_date: None,
+                sort: None,
+                filter: None,
+                resume: None,
+            },
+            Some("the feed stops at 10 pages"),
+            false,
+        );
+        assert!(
+            line.contains("serves no more, though it has more reviews: the feed stops at 10 pages"),
+            "{line}"
+        );
+    }
 
     #[test]
     fn days_and_months_compare_with_the_sync_day() {

@@ -219,6 +219,32 @@ pub struct FieldSpec {
     pub default: Option<String>,
 }
 
+impl FieldSpec {
+    /// The default as the JSON value an omitted field means: a string for
+    /// strings and enums, the parsed value for booleans and integers; none when
+    /// there is no default or it does not fit the type.
+    pub fn default_value(&self) -> Option<serde_json::Value> {
+        let text = self.default.as_deref()?;
+        match self.ty {
+            FieldType::String | FieldType::Enum => Some(serde_json::Value::String(text.to_owned())),
+            FieldType::Boolean => text
+                .trim()
+                .parse::<bool>()
+                .ok()
+                .map(serde_json::Value::Bool),
+            FieldType::Integer => text.trim().parse::<i64>().ok().map(serde_json::Value::from),
+            FieldType::Object | FieldType::Array => {
+                serde_json::from_str(text)
+                    .ok()
+                    .filter(|v: &serde_json::Value| {
+                        v.is_object() == (self.ty == FieldType::Object)
+                            && (v.is_object() || v.is_array())
+                    })
+            }
+        }
+    }
+}
+
 /// Request fields of a processor.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -393,6 +419,13 @@ impl Manifest {
                     return Err(format!(
                         "field {:?} has default {default:?}, which is not one of its `values`",
                         spec.field
+                    ));
+                }
+                if spec.default_value().is_none() {
+                    return Err(format!(
+                        "field {:?} has default {default:?}, which is not {}; write it as the JSON value, e.g. \"false\" or \"50\"",
+                        spec.field,
+                        spec.ty.describe()
                     ));
                 }
             }

@@ -290,8 +290,13 @@ pub fn source_request(
                 .get(filter_field.unwrap_or_default())
                 .filter(|v| !v.is_null())
                 .and(filter.clone());
-            check_same(field, "sort", given_sort, saved_sort)?;
-            check_same(field, "filter", given_filter, saved_filter)?;
+            check_same(field, sort_field.unwrap_or("sort"), given_sort, saved_sort)?;
+            check_same(
+                field,
+                filter_field.unwrap_or("filter"),
+                given_filter,
+                saved_filter,
+            )?;
             let date = sync_date.map(|d| Value::String(d.to_string()));
             let saved_date = resume.sync_date.clone().map(Value::String);
             check_same(field, "sync_date", date, saved_date)?;
@@ -357,7 +362,7 @@ fn revalidate(options: &SourceOptions, field: &str, resume: &Resume) -> Result<(
 fn normalised(spec: &FieldSpec, value: Option<Value>) -> Option<Value> {
     let value = value
         .filter(|v| !v.is_null())
-        .or_else(|| spec.default.clone().map(Value::String))?;
+        .or_else(|| spec.default_value())?;
     Some(match (spec.ty, value) {
         (FieldType::Enum, Value::Number(n)) => Value::String(n.to_string()),
         (_, v) => v,
@@ -377,7 +382,7 @@ fn check_same(
 ) -> Result<(), String> {
     match given {
         Some(g) if Some(&g) != saved.as_ref() => Err(format!(
-            "`{field}` was issued for {what} {}, but this request asks for {}; repeat the original {what} or drop `{field}` to start over",
+            "`{field}` was issued for `{what}` {}, but this request asks for {}; repeat the original `{what}` or drop `{field}` to start over",
             shown(saved.as_ref()),
             shown(Some(&g)),
         )),
@@ -503,6 +508,30 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
     }
 
     #[test]
+    fn a_typed_default_equals_the_value_it_stands_for() {
+        let options: SourceOptions = toml::from_str(
+            r#"continuation = "pagination_token"
+filter = { field = "filter_type", type = "boolean", default = "false" }"#,
+        )
+        .unwrap();
+        let first = source_request(&key(), "/x/reviews", &options, br#"{"query":"q"}"#).unwrap();
+        assert_eq!(first.filter, Some(Value::Bool(false)));
+        let resume = Resume {
+            cursor: None,
+            skip: 1,
+            sort: None,
+            filter: first.filter,
+            sync_date: None,
+        };
+        let token = cursor::encode(&key(), "/x/reviews", "q", &resume);
+        let same = format!(r#"{{"query":"q","filter_type":false,"pagination_token":"{token}"}}"#);
+        assert!(source_request(&key(), "/x/reviews", &options, same.as_bytes()).is_ok());
+        let other = format!(r#"{{"query":"q","filter_type":true,"pagination_token":"{token}"}}"#);
+        let e = source_request(&key(), "/x/reviews", &options, other.as_bytes()).unwrap_err();
+        assert!(e.contains("was issued for `filter_type` false"), "{e}");
+    }
+
+    #[test]
     fn accepts_a_full_request() {
         let body = r#"{"query":" https://x ","reviews_to_fetch":5,"sort_type":"-date","filter_type":true,"sync_date":"2024-02-29","is_text_formatted":false}"#;
         let r = source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap();
@@ -556,7 +585,7 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
         assert!(
             source_request(&key(), "/x/reviews", &options(), body.as_bytes())
                 .unwrap_err()
-                .contains("was issued for sort")
+                .contains("was issued for `sort_type`")
         );
         assert!(source_request(
             &key(),

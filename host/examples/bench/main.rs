@@ -1,4 +1,5 @@
-//! Benchmarks (`make bench`): instantiate + call time per plugin call, requests/s
+//! Benchmarks (`make bench`): instantiate + call time per plugin call (one
+//! `fetch-page` of every source on its replayed fixture), requests/s
 //! of /features/review-chunk at 64 concurrent connections, and start-up time of
 //! the `gleaner` binary with and without the compile cache.
 //!
@@ -11,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use gleaner::config::Config;
 use gleaner::App;
+
+mod sources;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -92,30 +95,6 @@ async fn instantiate_and_call() -> anyhow::Result<()> {
     .await?;
     report("instantiate+call review-chunk process()", samples);
 
-    let hub = app
-        .state
-        .registry
-        .get("/customer-feedback-hub/reviews")
-        .expect("customer-feedback-hub loaded");
-    let request = gleaner::runtime::bindings::types::PageRequest {
-        query: "https://www.trustpilot.com/review/www.bhphotovideo.com".into(),
-        sort: None,
-        filter_json: None,
-        cursor: None,
-    };
-    let samples = timed(20, 300, || async {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        runtime
-            .fetch_page(&hub, "bench", &request, deadline)
-            .await?
-            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        Ok(())
-    })
-    .await?;
-    report(
-        "instantiate+call customer-feedback-hub fetch-page() (replayed 20-review page)",
-        samples,
-    );
     Ok(())
 }
 
@@ -418,6 +397,7 @@ async fn main() -> anyhow::Result<()> {
             .unwrap_or(0)
     );
     instantiate_and_call().await?;
+    sources::fetch_page_per_source().await?;
     processor_latency().await?;
     compile_times().await?;
     startup().await?;

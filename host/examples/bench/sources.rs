@@ -1,0 +1,116 @@
+//! One `fetch-page` call of every source plugin on its replayed fixture: the
+//! first page of the fetch its `tests/replay.toml` pages through
+//! (`[continuation] request`), with the operator settings that file gives.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use gleaner::config::Config;
+use gleaner::manifest::{Kind, Manifest};
+use gleaner::runtime::bindings::types::PageRequest;
+use gleaner::App;
+use serde_json::Value;
+
+use crate::{report, root, timed};
+
+#[derive(serde::Deserialize)]
+struct Cases {
+    #[serde(default)]
+    settings: BTreeMap<String, String>,
+    continuation: Option<Paging>,
+}
+
+#[derive(serde::Deserialize)]
+struct Paging {
+    request: String,
+}
+
+/// A source plugin with replay cases: its manifest, first-page request and settings.
+struct Bench {
+    manifest: Manifest,
+    request: PageRequest,
+    settings: BTreeMap<String, String>,
+}
+
+fn benches() -> anyhow::Result<Vec<Bench>> {
+    let mut found = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(root().join("plugins"))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let (Ok(manifest), Ok(cases)) = (
+            std::fs::read_to_string(dir.join("manifest.toml")),
+            std::fs::read_to_string(dir.join("tests/replay.toml")),
+        ) else {
+            continue;
+        };
+        let manifest: Manifest = toml::from_str(&manifest)?;
+        let cases: Cases = toml::from_str(&cases)?;
+        let (Kind::Source, Some(paging)) = (manifest.kind, cases.continuation) else {
+            continue;
+        };
+        let body: Value = serde_json::from_str(&paging.request)?;
+        let options = manifest
+            .source
+            .clone()
+            .unwrap_or_else(|| panic!("source {} has no [source] table", manifest.name));
+        let field = |spec: Option<&gleaner::manifest::FieldSpec>| {
+            spec.and_then(|s| body.get(&s.field))
+                .filter(|v| !v.is_null())
+                .cloned()
+        };
+        let request = PageRequest {
+            query: body["query"].as_str().unwrap_or_default().to_owned(),
+            sort: field(options.sort.as_ref()).map(|v| match v {
+                Value::String(s) => s,
+                other => other.to_string(),
+            }),
+            filter_json: field(options.filter.as_ref()).map(|v| v.to_string()),
+            cursor: None,
+        };
+        found.push(Bench {
+            manifest,
+            request,
+            settings: cases.settings,
+        });
+    }
+    Ok(found)
+}
+
+/// Times one `fetch-page` per source, upstream answered from the plugin's own HAR.
+pub async fn fetch_page_per_source() -> anyhow::Result<()> {
+    for bench in benches()? {
+        let name = bench.manifest.name.clone();
+        let config = Config {
+            plugin_dir: root().join("target/plugins"),
+            cache_dir: Some(root().join("target/gleaner-cache")),
+            replay: Some(root().join("plugins").join(&name).join("tests")),
+            watch: false,
+            plugins: BTreeMap::from([(name.clone(), bench.settings.clone())]),
+            ..Config::default()
+        };
+        let app = App::build(config).await?;
+        let Some(plugin) = app.state.registry.get(&bench.manifest.route) else {
+            println!("{name}: not loaded (make plugins)");
+            continue;
+        };
+        let runtime = app.state.runtime.clone();
+        let samples = timed(20, 300, || async {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let page = runtime
+                .fetch_page(&plugin, "bench", &bench.request, deadline)
+                .await?
+                .map_err(|e| anyhow::anyhow!("{name}: {e:?}"))?;
+            anyhow::ensure!(!page.reviews.is_empty(), "{name}: the page has no reviews");
+            Ok(())
+        })
+        .await?;
+        report(
+            &format!("instantiate+call {name} fetch-page() (replayed first page)"),
+            samples,
+        );
+    }
+    Ok(())
+}
