@@ -47,21 +47,24 @@ impl Response {
         (200..300).contains(&self.status)
     }
 
-    /// Maps non-2xx statuses to errors: 401/403/429 → blocked, 404/410 → not found, others → upstream.
+    /// Maps a bot wall (see [`crate::botwall`]) to blocked, naming the service,
+    /// whatever the status; then non-2xx statuses to errors: 401/403/429 →
+    /// blocked, 404/410 → not found, others → upstream.
     pub fn ensure_success(self, what: &str) -> Result<Response, FetchError> {
-        match self.status {
-            200..=299 => Ok(self),
+        let response = self.ensure_not_walled(what)?;
+        match response.status {
+            200..=299 => Ok(response),
             401 | 403 | 429 => Err(FetchError::Blocked(format!(
                 "{what}: the site answered HTTP {} for {}",
-                self.status, self.final_url
+                response.status, response.final_url
             ))),
             404 | 410 => Err(FetchError::NotFound(format!(
                 "{what}: the site has no such page ({} answered HTTP {})",
-                self.final_url, self.status
+                response.final_url, response.status
             ))),
             status => Err(FetchError::Upstream(format!(
                 "{what}: the site answered HTTP {status} for {}",
-                self.final_url
+                response.final_url
             ))),
         }
     }

@@ -5,6 +5,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`http`], [`config`], [`cache`], [`log`], [`llm`] | the host calls |
+//! | [`botwall`] | recognising a bot challenge (Cloudflare, DataDome, Akamai, PerimeterX, CAPTCHA) |
 //! | [`request`] | a processor's typed input; a page request's filter, sort and cursor |
 //! | [`review`] | the review builder (the host checks every review again) |
 //! | [`cursor`] | opaque cursor state |
@@ -109,6 +110,7 @@ pub mod wit {
     });
 }
 
+pub mod botwall;
 pub mod cursor;
 pub mod date;
 pub mod embedded;
