@@ -19,6 +19,8 @@ pub enum Wall {
     PerimeterX,
     /// A CAPTCHA page of no known vendor (reCAPTCHA, hCaptcha, Turnstile).
     Captcha,
+    /// An API gateway's rate-limit answer (Apigee's spike arrest or quota).
+    RateLimit,
 }
 
 impl Wall {
@@ -30,6 +32,19 @@ impl Wall {
             Wall::Akamai => "Akamai",
             Wall::PerimeterX => "PerimeterX",
             Wall::Captcha => "CAPTCHA",
+            Wall::RateLimit => "API gateway rate-limit",
+        }
+    }
+
+    /// What was seen, as a phrase for messages ("a Cloudflare bot challenge").
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Wall::Cloudflare => "a Cloudflare bot challenge",
+            Wall::DataDome => "a DataDome CAPTCHA",
+            Wall::Akamai => "an Akamai \"Access Denied\" page",
+            Wall::PerimeterX => "a PerimeterX (HUMAN) challenge",
+            Wall::Captcha => "a CAPTCHA page",
+            Wall::RateLimit => "an API gateway's rate-limit answer",
         }
     }
 }
@@ -53,6 +68,9 @@ const BODY_MARKERS: &[(Wall, &str, bool)] = &[
     (Wall::Captcha, "g-recaptcha", false),
     (Wall::Captcha, "h-captcha", false),
     (Wall::Captcha, "challenges.cloudflare.com/turnstile", false),
+    (Wall::RateLimit, "spike arrest violation", false),
+    (Wall::RateLimit, "spikearrest", false),
+    (Wall::RateLimit, "quota violation", false),
 ];
 
 /// Response headers that name a wall: (service, header, value substring or ""
@@ -81,10 +99,11 @@ pub fn detect(response: &Response) -> Option<Wall> {
     }
     let head = &response.body[..response.body.len().min(SCAN_BYTES)];
     let text = String::from_utf8_lossy(head).to_ascii_lowercase();
-    let akamai_denied = text.contains("<title>access denied</title>")
-        && text.contains("you don't have permission to access")
-        && text.contains("reference #");
-    if akamai_denied {
+    // Akamai writes its reference line with entities: "Reference&#32;&#35;18&#46;…".
+    let akamai_reference = ["reference #", "reference&#32;&#35;", "edgesuite"]
+        .iter()
+        .any(|m| text.contains(m));
+    if text.contains("<title>access denied</title>") && (akamai_reference || refused) {
         return Some(Wall::Akamai);
     }
     BODY_MARKERS
@@ -93,12 +112,36 @@ pub fn detect(response: &Response) -> Option<Wall> {
         .map(|(wall, _, _)| *wall)
 }
 
+/// What a refusing or unusable answer was, in words, for a plugin's own
+/// message: the wall, else the refusal status, else the kind of body.
+pub fn seen(response: &Response) -> String {
+    if let Some(wall) = detect(response) {
+        return wall.phrase().to_owned();
+    }
+    match response.status {
+        401 => return "HTTP 401 Unauthorized".into(),
+        403 => return "HTTP 403 Forbidden".into(),
+        429 => return "HTTP 429 Too Many Requests".into(),
+        _ => {}
+    }
+    let head = String::from_utf8_lossy(&response.body[..response.body.len().min(1024)])
+        .trim_start()
+        .to_ascii_lowercase();
+    if head.is_empty() {
+        "an empty answer".into()
+    } else if head.starts_with("<!doctype") || head.starts_with("<html") || head.contains("<body") {
+        "an HTML page (an interstitial or error page) instead of data".into()
+    } else {
+        format!("HTTP {} with an unexpected body", response.status)
+    }
+}
+
 /// The error for a wall met while reading `what`: names the service and what would help.
 pub fn blocked(wall: Wall, what: &str, url: &str) -> FetchError {
     FetchError::Blocked(format!(
-        "{what}: the site answered with a {} bot challenge instead of the page ({url}); \
+        "{what}: the site answered with {} instead of the page ({url}); \
          retry later with slower pacing, or configure a proxy or the site's credentials",
-        wall.name()
+        wall.phrase()
     ))
 }
 
@@ -157,6 +200,29 @@ mod tests {
             "<HTML><HEAD><TITLE>Access Denied</TITLE></HEAD><BODY>You don't have permission to access \"http://x/\" on this server.<P>Reference #18.1</BODY></HTML>",
         );
         assert_eq!(detect(&akamai), Some(Wall::Akamai));
+    }
+
+    #[test]
+    fn says_what_was_seen() {
+        let akamai = page(
+            403,
+            &[],
+            "<HTML><HEAD>\n<TITLE>Access Denied</TITLE>\n</HEAD><BODY>Reference&#32;&#35;18&#46;5c2d</BODY></HTML>",
+        );
+        assert_eq!(seen(&akamai), "an Akamai \"Access Denied\" page");
+        let apigee = page(
+            429,
+            &[],
+            r#"{"fault":{"faultstring":"Spike arrest violation"}}"#,
+        );
+        assert_eq!(detect(&apigee), Some(Wall::RateLimit));
+        assert_eq!(seen(&page(429, &[], "")), "HTTP 429 Too Many Requests");
+        assert!(seen(&page(200, &[], "<!DOCTYPE html><p>hold on")).starts_with("an HTML page"));
+        assert_eq!(seen(&page(200, &[], "")), "an empty answer");
+        assert_eq!(
+            seen(&page(500, &[], "oops")),
+            "HTTP 500 with an unexpected body"
+        );
     }
 
     #[test]
