@@ -4,7 +4,8 @@
 //! answered only from the HAR files beside the cases (so two plugins' fixtures
 //! never collide). A `[continuation]` table adds the paging property: for every
 //! `reviews_to_fetch` from 1 to the total, following the continuation yields the
-//! full sequence with no gap and no duplicate. A top-level `[settings]` table
+//! full sequence with no gap and no duplicate (`[[continuation]]` for several
+//! fetches, each optionally with its own `settings`). A top-level `[settings]` table
 //! gives the plugin's operator settings (`[plugins.<name>]`); a case with its
 //! own `settings` runs on a server of its own with exactly those.
 //! `GLEANER_TEST_PLUGIN=<name>` limits the run to one plugin.
@@ -27,7 +28,24 @@ struct Cases {
     #[serde(default)]
     case: Vec<Case>,
     #[serde(default)]
-    continuation: Option<Paging>,
+    continuation: Option<Pagings>,
+}
+
+/// One `[continuation]` table, or several as `[[continuation]]`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Pagings {
+    One(Paging),
+    Many(Vec<Paging>),
+}
+
+impl Pagings {
+    fn all(&self) -> &[Paging] {
+        match self {
+            Pagings::One(p) => std::slice::from_ref(p),
+            Pagings::Many(list) => list,
+        }
+    }
 }
 
 /// One request and what its answer must hold.
@@ -79,6 +97,9 @@ struct Case {
 struct Paging {
     /// The fetch, without `reviews_to_fetch`.
     request: String,
+    /// Run on a server of its own with these operator settings.
+    #[serde(default)]
+    settings: Option<BTreeMap<String, String>>,
 }
 
 fn plugins_with_cases() -> Vec<(String, PathBuf)> {
@@ -360,8 +381,16 @@ async fn every_plugin_passes_its_replay_cases() {
             }
             previous = answer;
         }
-        if let Some(paging) = &cases.continuation {
-            match check_paging(&s, &manifest, paging).await {
+        for paging in cases.continuation.iter().flat_map(Pagings::all) {
+            let own;
+            let s = match &paging.settings {
+                Some(settings) => {
+                    own = serve(name, &replay, settings).await;
+                    &own
+                }
+                None => &s,
+            };
+            match check_paging(s, &manifest, paging).await {
                 Ok(total) => println!(
                     "ok    {name}: continuation gives the same {total} reviews for every reviews_to_fetch from 1 to {}",
                     total + 1

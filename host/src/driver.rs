@@ -237,7 +237,9 @@ pub async fn fetch(
         (stop, _) => stop,
     };
     let complete = matches!(stop, StopReason::Exhausted | StopReason::PastSyncDate);
-    let continuation = (!complete).then(|| cursor::encode(key, &route, &request.query, &resume));
+    // A source limit is an end: following it would only read the last page again.
+    let continues = !complete && stop != StopReason::SourceLimit;
+    let continuation = continues.then(|| cursor::encode(key, &route, &request.query, &resume));
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
     let why = source_error.or(source_limit);

@@ -4,6 +4,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::capabilities::http::credentials::redact_urls_in;
 use crate::runtime::bindings::types::FetchError;
 use crate::runtime::CallError;
 
@@ -151,18 +152,23 @@ impl ApiError {
 
     /// Maps a plugin's typed fetch error.
     pub fn from_fetch(plugin: &str, e: FetchError) -> ApiError {
+        // A plugin's message may quote a URL it built with a secret in it.
+        let clean = |m: String| redact_urls_in(&m);
         match e {
-            FetchError::BadQuery(m) | FetchError::BadCursor(m) => ApiError::BadRequest(m),
-            FetchError::NotFound(m) => ApiError::UpstreamNotFound(m),
-            FetchError::Blocked(m) => {
-                ApiError::Blocked(format!("{plugin}: the site refused the request: {m}"))
-            }
-            FetchError::Upstream(m) => {
-                ApiError::Upstream(format!("{plugin}: the site answered with an error: {m}"))
-            }
-            FetchError::Timeout(m) => {
-                ApiError::Timeout(format!("{plugin}: the site did not answer in time: {m}"))
-            }
+            FetchError::BadQuery(m) | FetchError::BadCursor(m) => ApiError::BadRequest(clean(m)),
+            FetchError::NotFound(m) => ApiError::UpstreamNotFound(clean(m)),
+            FetchError::Blocked(m) => ApiError::Blocked(format!(
+                "{plugin}: the site refused the request: {}",
+                clean(m)
+            )),
+            FetchError::Upstream(m) => ApiError::Upstream(format!(
+                "{plugin}: the site answered with an error: {}",
+                clean(m)
+            )),
+            FetchError::Timeout(m) => ApiError::Timeout(format!(
+                "{plugin}: the site did not answer in time: {}",
+                clean(m)
+            )),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! One `fetch-page` call of every source plugin on its replayed fixture: the
-//! first page of the fetch its `tests/replay.toml` pages through
+//! first page of the (first) fetch its `tests/replay.toml` pages through
 //! (`[continuation] request`), with the operator settings that file gives.
 
 use std::collections::BTreeMap;
@@ -17,12 +17,7 @@ use crate::{report, root, timed};
 struct Cases {
     #[serde(default)]
     settings: BTreeMap<String, String>,
-    continuation: Option<Paging>,
-}
-
-#[derive(serde::Deserialize)]
-struct Paging {
-    request: String,
+    continuation: Option<toml::Value>,
 }
 
 /// A source plugin with replay cases: its manifest, first-page request and settings.
@@ -48,10 +43,18 @@ fn benches() -> anyhow::Result<Vec<Bench>> {
         };
         let manifest: Manifest = toml::from_str(&manifest)?;
         let cases: Cases = toml::from_str(&cases)?;
-        let (Kind::Source, Some(paging)) = (manifest.kind, cases.continuation) else {
+        // The first `[continuation]` (or `[[continuation]]`) fetch.
+        let paging = cases.continuation.map(|c| match c {
+            toml::Value::Array(list) => list.into_iter().next(),
+            table => Some(table),
+        });
+        let request = paging
+            .flatten()
+            .and_then(|p| p.get("request")?.as_str().map(str::to_owned));
+        let (Kind::Source, Some(request)) = (manifest.kind, request) else {
             continue;
         };
-        let body: Value = serde_json::from_str(&paging.request)?;
+        let body: Value = serde_json::from_str(&request)?;
         let options = manifest
             .source
             .clone()

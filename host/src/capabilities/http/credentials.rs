@@ -42,21 +42,62 @@ pub fn redact_url(url: &str) -> String {
         let _ = parsed.set_username(REDACTED);
         let _ = parsed.set_password(None);
     }
-    if parsed.query().is_some() {
-        let pairs: Vec<(String, String)> = parsed
-            .query_pairs()
-            .map(|(k, v)| {
-                let v = if is_credential(&k) {
-                    REDACTED.to_owned()
+    if let Some(query) = parsed.query().map(str::to_owned) {
+        // Rebuilt from the raw pairs, so other parameters keep their encoding.
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| {
+                let name = pair.split('=').next().unwrap_or_default();
+                let decoded = url::form_urlencoded::parse(name.as_bytes())
+                    .next()
+                    .map(|(k, _)| k.into_owned())
+                    .unwrap_or_default();
+                if is_credential(&decoded) {
+                    format!("{name}={REDACTED}")
                 } else {
-                    v.into_owned()
-                };
-                (k.into_owned(), v)
+                    pair.to_owned()
+                }
             })
             .collect();
-        parsed.query_pairs_mut().clear().extend_pairs(pairs);
+        parsed.set_query(Some(&pairs.join("&")));
     }
     parsed.to_string()
+}
+
+/// Whether a URL carries a credential: user information, or a query parameter
+/// that [`is_credential`] names.
+fn carries_credential(url: &Url) -> bool {
+    !url.username().is_empty()
+        || url.password().is_some()
+        || url.query_pairs().any(|(k, _)| is_credential(&k))
+}
+
+/// A message with every URL in it that carries a credential redacted as
+/// [`redact_url`] does; other URLs and the rest of the text are kept exactly.
+/// Errors that reach clients pass through it, so a plugin that puts a secret
+/// in a query string (an API's `client_secret`) never has it quoted back.
+pub fn redact_urls_in(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = ["https://", "http://"]
+        .iter()
+        .filter_map(|scheme| rest.find(scheme))
+        .min()
+    {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let end = tail
+            .find(|c: char| c.is_whitespace() || "\"'<>(){}`".contains(c))
+            .unwrap_or(tail.len());
+        let token = tail[..end].trim_end_matches(['.', ',', ';', ':']);
+        match Url::parse(token) {
+            Ok(url) if carries_credential(&url) => out.push_str(&redact_url(token)),
+            _ => out.push_str(token),
+        }
+        rest = &tail[token.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -91,6 +132,24 @@ mod tests {
         ] {
             assert!(!is_credential(name), "{name}");
         }
+    }
+
+    #[test]
+    fn messages_lose_the_credentials_of_the_urls_they_quote() {
+        let text = "replay miss: no recorded response for GET https://api.example.com/v2/tips?client_id=c&client_secret=s3cr3t; \
+                    see https://example.com/help. (https://u:pw@h.example/x)";
+        let out = redact_urls_in(text);
+        assert!(!out.contains("s3cr3t") && !out.contains(":pw@"), "{out}");
+        assert!(
+            out.contains("client_id=c&client_secret=[redacted]; see https://example.com/help. ("),
+            "{out}"
+        );
+        assert_eq!(redact_urls_in("no url here"), "no url here");
+        assert_eq!(
+            redact_urls_in("https://x.com"),
+            "https://x.com",
+            "untouched when clean"
+        );
     }
 
     #[test]

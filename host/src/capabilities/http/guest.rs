@@ -110,11 +110,14 @@ impl http::Host for HttpView<'_> {
     }
 }
 
+/// The error a plugin sees; the URLs it quotes lose their credentials, since
+/// plugins pass such messages on to clients.
 fn to_wit_error(e: HttpError) -> http::Error {
+    use super::credentials::redact_urls_in as clean;
     match e {
-        HttpError::Denied(m) => http::Error::Denied(m),
-        HttpError::Timeout(m) => http::Error::Timeout(m),
-        HttpError::TooLarge(m) => http::Error::TooLarge(m),
-        HttpError::Transport(m) => http::Error::Transport(m),
+        HttpError::Denied(m) => http::Error::Denied(clean(&m)),
+        HttpError::Timeout(m) => http::Error::Timeout(clean(&m)),
+        HttpError::TooLarge(m) => http::Error::TooLarge(clean(&m)),
+        HttpError::Transport(m) => http::Error::Transport(clean(&m)),
     }
 }
