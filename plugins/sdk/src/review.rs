@@ -153,6 +153,28 @@ impl ReviewBuilder {
     }
 }
 
+/// An image attached to a review, of unknown size.
+pub fn image(url: impl Into<String>) -> Media {
+    Media {
+        id: None,
+        media_type: "image".into(),
+        url: url.into(),
+        width: None,
+        height: None,
+    }
+}
+
+/// A video attached to a review, with the source's id for it where it has one.
+pub fn video(id: Option<String>, url: impl Into<String>) -> Media {
+    Media {
+        id,
+        media_type: "video".into(),
+        url: url.into(),
+        width: None,
+        height: None,
+    }
+}
+
 fn non_empty(v: Option<String>) -> Option<String> {
     v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
