@@ -8,6 +8,7 @@ mod api;
 mod cli;
 mod containment;
 mod driver;
+mod hostel_site_key;
 mod hotswap;
 mod manifests;
 mod plugin_replay;

@@ -1,0 +1,159 @@
+//! hostel-site: Hostelworld property reviews.
+//!
+//! Reads the JSON API behind Hostelworld's web app (PWA): the property details
+//! once per fetch (name, city, country, rating breakdown), then the review
+//! listing page by page. Every request carries the site's public `api-key`,
+//! which rotates: it is read from the PWA page's Nuxt runtime config, cached,
+//! and read again once when the API answers 401 (see [`api`]).
+
+mod api;
+mod parse;
+mod query;
+
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, PluginInfo};
+
+pub use parse::{Listing, Property};
+pub use query::Target;
+
+gleaner_sdk::plugin_bindings!("source");
+
+/// Every URL the plugin requests or builds, in one place.
+pub mod endpoints {
+    use gleaner_sdk::http::encode_component;
+
+    /// The JSON API behind the Hostelworld web app.
+    pub const API: &str = "https://prod.apigee.hostelworld.com/legacy-hwapi-service/2.2";
+    /// A page of the web app whose Nuxt runtime config carries `APIGEE_KEY:"…"`
+    /// (a city search page; any PWA page carries the same config).
+    pub const KEY_PAGE: &str = "https://www.hostelworld.com/pwa/s?q=Amsterdam,%20Netherlands&country=Netherlands&city=Amsterdam&type=city&id=15";
+    /// The marker of the key in [`KEY_PAGE`].
+    pub const KEY_MARKER: &str = "APIGEE_KEY";
+    /// Reviews per page (the largest value seen in use).
+    pub const PER_PAGE: u32 = 50;
+    /// The review window in months: older reviews are not listed. 72 is the
+    /// widest window seen in use (the web app itself asks for 36).
+    pub const MONTH_COUNT: u32 = 72;
+    /// How long a key read from [`KEY_PAGE`] is kept in the plugin cache.
+    pub const KEY_TTL_SECONDS: u32 = 6 * 3600;
+
+    /// Property details: name, city, rating breakdown, total ratings.
+    pub fn property(id: &str) -> String {
+        format!("{API}/properties/{id}/?application=web")
+    }
+
+    /// One page (1-based) of a property's reviews.
+    pub fn reviews(id: &str, sort: &str, all_languages: bool, page: u32) -> String {
+        format!(
+            "{API}/properties/{id}/reviews/?sort={}&allLanguages={all_languages}&page={page}&per-page={PER_PAGE}&monthCount={MONTH_COUNT}&application=web",
+            encode_component(sort)
+        )
+    }
+
+    /// The property's page on the site, `hosteldetails.php/{Name}/{City}/{id}`
+    /// (reviews have no permalink of their own).
+    pub fn property_page(id: &str, name: &str, city: &str) -> String {
+        let segment =
+            |s: &str| encode_component(&s.split_whitespace().collect::<Vec<_>>().join("-"));
+        format!(
+            "https://www.hostelworld.com/hosteldetails.php/{}/{}/{id}",
+            segment(name),
+            segment(city)
+        )
+    }
+}
+
+/// The sort used when the request names none: newest first.
+pub const DEFAULT_SORT: &str = "-date";
+
+/// Where the next page starts, and the property details read on the first
+/// page (so later pages do not fetch them again).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Cursor {
+    page: u32,
+    property: Property,
+}
+
+struct Hostelworld;
+
+impl exports::gleaner::plugin::source_plugin::Guest for Hostelworld {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!()
+    }
+
+    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+        fetch_page(&req)
+    }
+}
+
+export!(Hostelworld);
+
+fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
+    let target = query::parse(&req.query).map_err(FetchError::BadQuery)?;
+    let id = target.id.clone();
+    let sort = req.sort_or(DEFAULT_SORT).to_owned();
+    let all_languages = req.filter::<bool>()?.unwrap_or(false);
+    let mut client = api::Client::new();
+    let (page, property) = match req.cursor_state::<Cursor>()? {
+        Some(c) if c.page >= 1 => (c.page, c.property),
+        Some(_) => {
+            return Err(FetchError::BadCursor(
+                "the cursor names page 0; pages start at 1".into(),
+            ))
+        }
+        None => {
+            let details = client.get_json(&endpoints::property(&id), "the property details")?;
+            (1, Property::from_details(&details, &target)?)
+        }
+    };
+    let url = endpoints::reviews(&id, &sort, all_languages, page);
+    let listing = Listing::parse(&client.get_json(&url, "the review listing")?)?;
+    let reviews = listing
+        .reviews
+        .iter()
+        .map(|r| parse::review(r, &property).map_err(FetchError::Upstream))
+        .collect::<Result<Vec<_>, _>>()?;
+    let more = listing.has_page_after(page) && !reviews.is_empty();
+    let meta = parse::meta(&property, &listing, all_languages);
+    Ok(Page {
+        reviews,
+        next_cursor: more.then(|| {
+            cursor::encode(&Cursor {
+                page: page + 1,
+                property,
+            })
+        }),
+        order: if sort == DEFAULT_SORT {
+            Order::NewestFirst
+        } else {
+            Order::Unordered
+        },
+        meta,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoints;
+
+    #[test]
+    fn endpoint_urls() {
+        assert_eq!(
+            endpoints::property("93919"),
+            "https://prod.apigee.hostelworld.com/legacy-hwapi-service/2.2/properties/93919/?application=web"
+        );
+        assert_eq!(
+            endpoints::reviews("93919", "-date", false, 2),
+            "https://prod.apigee.hostelworld.com/legacy-hwapi-service/2.2/properties/93919/reviews/?sort=-date&allLanguages=false&page=2&per-page=50&monthCount=72&application=web"
+        );
+        assert!(endpoints::reviews("1", "age-group", true, 1)
+            .contains("sort=age-group&allLanguages=true&page=1"));
+        assert_eq!(
+            endpoints::property_page("93919", "ClinkNOORD", "Amsterdam"),
+            "https://www.hostelworld.com/hosteldetails.php/ClinkNOORD/Amsterdam/93919"
+        );
+        assert_eq!(
+            endpoints::property_page("7", "Yes! Lisbon Hostel", "Lisbon"),
+            "https://www.hostelworld.com/hosteldetails.php/Yes%21-Lisbon-Hostel/Lisbon/7"
+        );
+    }
+}
