@@ -230,7 +230,7 @@ async fn swap_latency() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let cache = tempfile::tempdir()?;
     let staged = |f: &str| std::fs::read(root().join("target/test-plugins").join(f));
-    for f in ["test_swap_v1.wasm", "test_swap_v2.wasm"] {
+    for f in ["test-swap-v1.wasm", "test-swap-v2.wasm"] {
         std::fs::write(dir.path().join(f), staged(f)?)?;
     }
     std::fs::write(
