@@ -28,7 +28,8 @@ pub enum StopReason {
     Exhausted,
     /// `reviews_to_fetch` reviews were collected.
     LimitReached,
-    /// A newest-first source went past `sync_date`.
+    /// A dated source went past `sync_date`: older reviews on a newest-first
+    /// source, newer ones on an oldest-first source.
     PastSyncDate,
     /// The time budget ran out.
     Budget,
@@ -95,7 +96,9 @@ enum DayMatch {
     Same,
     /// Wholly before that day.
     Before,
-    /// After it, unknown, or only a month that contains it (never matches a day).
+    /// Wholly after that day.
+    After,
+    /// Unknown, or only a month that contains it (never matches a day).
     Other,
 }
 
@@ -107,8 +110,9 @@ fn compare_day(date: Option<&str>, day: &str) -> DayMatch {
     match date.get(..10) {
         Some(d) if d == day => DayMatch::Same,
         Some(d) if d < day => DayMatch::Before,
-        Some(_) => DayMatch::Other,
+        Some(_) => DayMatch::After,
         None if date.len() == 7 && date < &day[..7] => DayMatch::Before,
+        None if date.len() == 7 && date > &day[..7] => DayMatch::After,
         None => DayMatch::Other,
     }
 }
@@ -185,7 +189,7 @@ pub async fn fetch(
             }
         };
         pages += 1;
-        let newest_first = page.order == Order::NewestFirst;
+        let order = page.order;
         let mut reason = None;
         for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
             let record = Review::from_wit(item, &label, request.is_text_formatted)
@@ -193,7 +197,11 @@ pub async fn fetch(
             if let Some(day) = &sync_day {
                 match compare_day(record.review_date.as_deref(), day) {
                     DayMatch::Same => {}
-                    DayMatch::Before if newest_first => {
+                    DayMatch::Before if order == Order::NewestFirst => {
+                        reason = Some(StopReason::PastSyncDate);
+                        break;
+                    }
+                    DayMatch::After if order == Order::OldestFirst => {
                         reason = Some(StopReason::PastSyncDate);
                         break;
                     }
@@ -231,7 +239,8 @@ pub async fn fetch(
             None => break StopReason::Exhausted,
         }
     };
-    let source_limit = meta.as_ref().and_then(source_limit);
+    let source_limit = meta.as_ref().and_then(|m| reserved(m, "source_limit"));
+    let notice = meta.as_ref().and_then(|m| reserved(m, "notice"));
     let stop = match (stop, &source_limit) {
         (StopReason::Exhausted, Some(_)) => StopReason::SourceLimit,
         (stop, _) => stop,
@@ -243,7 +252,7 @@ pub async fn fetch(
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
     let why = source_error.or(source_limit);
-    let message = summary(
+    let mut message = summary(
         reviews.len(),
         pages,
         stop,
@@ -251,6 +260,9 @@ pub async fn fetch(
         why.as_deref(),
         continuation.is_some(),
     );
+    if let Some(notice) = notice {
+        message = format!("{message} {}", sentence(&notice));
+    }
     Ok(Outcome {
         reviews,
         extra_information,
@@ -259,11 +271,13 @@ pub async fn fetch(
     })
 }
 
-/// The reserved `source_limit` key of a page's metadata: why the source
-/// serves no further although the item has more reviews.
-fn source_limit(meta: &SourceMeta) -> Option<String> {
+/// A reserved key of a page's metadata, as non-empty text: `source_limit`
+/// (why the source serves no further although the item has more reviews) or
+/// `notice` (what the user should know about the answer, such as "this
+/// project does not accept reviews"), which the message carries.
+fn reserved(meta: &SourceMeta, key: &str) -> Option<String> {
     let extra: Value = serde_json::from_str(&meta.extra_json).ok()?;
-    extra["source_limit"]
+    extra[key]
         .as_str()
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -306,6 +320,16 @@ fn extra_information(
     );
     info.insert("source".into(), extra_object(&meta.extra_json));
     Value::Object(info)
+}
+
+/// Text ending as a sentence does.
+fn sentence(text: &str) -> String {
+    let text = text.trim();
+    if text.ends_with(['.', '!', '?']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
 }
 
 fn summary(
@@ -356,12 +380,24 @@ mod tests {
             extra_json: extra.into(),
         };
         assert_eq!(
-            source_limit(&meta(r#"{"source_limit": " the feed stops at 10 pages "}"#)).as_deref(),
+            reserved(
+                &meta(r#"{"source_limit": " the feed stops at 10 pages "}"#),
+                "source_limit"
+            )
+            .as_deref(),
             Some("the feed stops at 10 pages")
         );
-        assert_eq!(source_limit(&meta(r#"{"source_limit": ""}"#)), None);
-        assert_eq!(source_limit(&meta(r#"{"source_limit": 3}"#)), None);
-        assert_eq!(source_limit(&meta("")), None);
+        assert_eq!(
+            reserved(&meta(r#"{"source_limit": ""}"#), "source_limit"),
+            None
+        );
+        assert_eq!(
+            reserved(&meta(r#"{"source_limit": 3}"#), "source_limit"),
+            None
+        );
+        assert_eq!(reserved(&meta(""), "notice"), None);
+        assert_eq!(sentence(" no reviews yet "), "no reviews yet.");
+        assert_eq!(sentence("closed!"), "closed!");
         let line = summary(
             5,
             10,
@@ -392,7 +428,8 @@ mod tests {
             DayMatch::Same
         );
         assert_eq!(compare_day(Some("2024-05-11"), day), DayMatch::Before);
-        assert_eq!(compare_day(Some("2024-05-13"), day), DayMatch::Other);
+        assert_eq!(compare_day(Some("2024-05-13"), day), DayMatch::After);
+        assert_eq!(compare_day(Some("2024-06"), day), DayMatch::After);
         assert_eq!(
             compare_day(Some("2024-05"), day),
             DayMatch::Other,

@@ -217,9 +217,20 @@ pub struct FieldSpec {
     /// and continuation tokens are compared with defaults filled in.
     #[serde(default)]
     pub default: Option<String>,
+    /// For integers: the smallest value accepted.
+    #[serde(default)]
+    pub min: Option<i64>,
+    /// For integers: the largest value accepted.
+    #[serde(default)]
+    pub max: Option<i64>,
 }
 
 impl FieldSpec {
+    /// Whether an integer lies within `min` and `max`.
+    pub fn in_bounds(&self, v: i64) -> bool {
+        self.min.is_none_or(|min| v >= min) && self.max.is_none_or(|max| v <= max)
+    }
+
     /// The default as the JSON value an omitted field means: a string for
     /// strings and enums, the parsed value for booleans and integers; none when
     /// there is no default or it does not fit the type.
@@ -408,6 +419,12 @@ impl Manifest {
             .flat_map(|s| s.sort.iter().chain(s.filter.iter()))
             .chain(self.processor.iter().flat_map(|p| p.fields.iter()));
         for spec in specs {
+            if (spec.min.is_some() || spec.max.is_some()) && spec.ty != FieldType::Integer {
+                return Err(format!(
+                    "field {:?} has `min` or `max`, which only integer fields take",
+                    spec.field
+                ));
+            }
             if spec.ty == FieldType::Enum && spec.values.is_empty() {
                 return Err(format!(
                     "field {:?} is an enum but lists no `values`",
@@ -421,7 +438,12 @@ impl Manifest {
                         spec.field
                     ));
                 }
-                if spec.default_value().is_none() {
+                if spec.default_value().is_none()
+                    || spec
+                        .default_value()
+                        .and_then(|v| v.as_i64())
+                        .is_some_and(|v| !spec.in_bounds(v))
+                {
                     return Err(format!(
                         "field {:?} has default {default:?}, which is not {}; write it as the JSON value, e.g. \"false\" or \"50\"",
                         spec.field,

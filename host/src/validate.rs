@@ -415,7 +415,7 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
         FieldType::String => value
             .as_str()
             .is_some_and(|s| !spec.non_empty || !s.trim().is_empty()),
-        FieldType::Integer => value.as_i64().is_some(),
+        FieldType::Integer => value.as_i64().is_some_and(|v| spec.in_bounds(v)),
         FieldType::Boolean => value.is_boolean(),
         FieldType::Object => value.is_object(),
         FieldType::Array => value.is_array(),
@@ -434,6 +434,9 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
     if spec.ty == FieldType::String && value.is_string() {
         return Err(format!("`{name}` is empty; give a non-empty string"));
     }
+    if spec.ty == FieldType::Integer && value.as_i64().is_some() {
+        return Err(format!("`{name}` must be {}, not {value}", expected(spec)));
+    }
     if spec.ty != FieldType::Enum {
         return Err(format!(
             "`{name}` must be {}, not {}",
@@ -449,6 +452,16 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
 
 fn expected(spec: &FieldSpec) -> String {
     match spec.ty {
+        FieldType::Integer if spec.min.is_some() || spec.max.is_some() => {
+            let range = match (spec.min, spec.max) {
+                (Some(min), Some(max)) => format!("from {min} to {max}"),
+                (Some(min), None) => format!("of at least {min}"),
+                (None, Some(max)) => format!("of at most {max}"),
+                (None, None) => String::new(),
+            };
+            let null = if spec.nullable { ", or null" } else { "" };
+            format!("an integer {range}{null}")
+        }
         FieldType::Enum => {
             let mut values: Vec<String> = spec.values.iter().map(|v| format!("\"{v}\"")).collect();
             if spec.nullable {
@@ -505,6 +518,34 @@ filter = { field = "filter_type", type = "boolean", nullable = true }"#,
 
     fn err(body: &str) -> String {
         source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn integers_keep_to_their_bounds() {
+        let options: SourceOptions = toml::from_str(
+            r#"continuation = "pagination_token"
+filter = { field = "filter_type", type = "integer", min = 1, max = 5, nullable = true }"#,
+        )
+        .unwrap();
+        let ask = |body: &str| source_request(&key(), "/x/reviews", &options, body.as_bytes());
+        assert_eq!(
+            ask(r#"{"query":"q","filter_type":5}"#).unwrap().filter,
+            Some(5.into())
+        );
+        assert_eq!(
+            ask(r#"{"query":"q","filter_type":null}"#).unwrap().filter,
+            None
+        );
+        let e = ask(r#"{"query":"q","filter_type":6}"#).unwrap_err();
+        assert_eq!(
+            e,
+            "`filter_type` must be an integer from 1 to 5, or null, not 6"
+        );
+        let e = ask(r#"{"query":"q","filter_type":"5"}"#).unwrap_err();
+        assert!(
+            e.contains("must be an integer from 1 to 5, or null, not a string"),
+            "{e}"
+        );
     }
 
     #[test]
