@@ -13,6 +13,7 @@ mod hotswap;
 mod manifests;
 mod plugin_replay;
 mod sandbox;
+mod sessions;
 mod security;
 mod site_processors;
 mod text_processors;

@@ -60,6 +60,10 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Time budget of one review fetch when reviews_to_fetch is omitted (`GLEANER_FETCH_BUDGET_MS`).
     pub fetch_budget_ms: u64,
+    /// How long a fetch's session (its cookies and browser profile) lives after
+    /// its last use, in seconds (`GLEANER_SESSION_TTL_SECS`); a continuation
+    /// arriving later starts a new session.
+    pub session_ttl_secs: u64,
     /// Requests served at once before answering 503 (`GLEANER_MAX_CONCURRENT_REQUESTS`).
     pub max_concurrent_requests: usize,
     /// Requests one plugin serves at once before answering 503, so a slow upstream
@@ -113,6 +117,7 @@ impl Default for Config {
             watch: true,
             max_body_bytes: 1024 * 1024,
             fetch_budget_ms: 30_000,
+            session_ttl_secs: 1800,
             max_concurrent_requests: 256,
             max_concurrent_per_plugin: 64,
             header_read_timeout_ms: 10_000,
@@ -176,6 +181,9 @@ impl Config {
         }
         if let Some(v) = var("GLEANER_ADMIN_KEYS") {
             self.admin_keys = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_SESSION_TTL_SECS") {
+            self.session_ttl_secs = parse_number("GLEANER_SESSION_TTL_SECS", v)?;
         }
         if let Some(v) = var("GLEANER_ADMIN_MAX_BODY_BYTES") {
             self.admin_max_body_bytes = parse_number("GLEANER_ADMIN_MAX_BODY_BYTES", v)?;

@@ -132,6 +132,10 @@ pub struct Resume {
     /// The sync_date in force.
     #[serde(rename = "d", default)]
     pub sync_date: Option<String>,
+    /// The id of the fetch's session (cookies and browser profile), which
+    /// stays in the server; never the cookies themselves.
+    #[serde(rename = "i", default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -230,6 +234,7 @@ mod tests {
             sort: Some("recency".into()),
             filter: None,
             sync_date: None,
+            session: None,
         }
     }
 

@@ -150,7 +150,11 @@ pub async fn fetch(
         sort: request.sort.clone(),
         filter: request.filter.clone(),
         sync_date: sync_day.clone(),
+        session: None,
     });
+    // One session per fetch, continued through its tokens while it lives.
+    let (session, opened) = runtime.services().sessions.open(resume.session.as_deref());
+    resume.session = Some(session.id.clone());
     let limit = request.reviews_to_fetch.map(|n| n as usize);
     let mut reviews: Vec<Review> = Vec::new();
     let mut seen = HashSet::new();
@@ -168,7 +172,13 @@ pub async fn fetch(
             cursor: resume.cursor.clone(),
         };
         let page = match runtime
-            .fetch_page(plugin, request_id, &page_request, deadline)
+            .fetch_page(
+                plugin,
+                request_id,
+                &page_request,
+                deadline,
+                Some(session.clone()),
+            )
             .await
         {
             Ok(Ok(page)) => page,
@@ -250,7 +260,8 @@ pub async fn fetch(
     let continues = !complete && stop != StopReason::SourceLimit;
     let continuation = continues.then(|| cursor::encode(key, &route, &request.query, &resume));
     let elapsed_ms = started.elapsed().as_millis() as u64;
-    let extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
+    let mut extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
+    extra_information["session"] = json!(opened.code());
     let why = source_error.or(source_limit);
     let mut message = summary(
         reviews.len(),

@@ -29,9 +29,13 @@ use anyhow::Context;
 use capabilities::cache::CacheStore;
 use capabilities::http::har::{HarRecorder, HarReplay};
 use capabilities::http::overrides::Overrides;
+use capabilities::http::session::Sessions;
 use capabilities::http::{HttpService, HttpSettings};
 use capabilities::Services;
 use config::Config;
+
+/// Sessions alive at once; the least recently used goes first beyond it.
+const MAX_SESSIONS: usize = 10_000;
 
 /// Builds the server-wide services: outbound HTTP (with optional replay or
 /// recording), the plugin cache and the optional LLM.
@@ -49,6 +53,10 @@ pub fn services(
     })?;
     Ok(Services {
         http: Arc::new(http),
+        sessions: Arc::new(Sessions::new(
+            std::time::Duration::from_secs(config.session_ttl_secs),
+            MAX_SESSIONS,
+        )),
         cache: Arc::new(CacheStore::default()),
         llm: Arc::new(capabilities::llm::LlmService::new(&config.llm)?),
     })

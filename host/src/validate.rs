@@ -563,6 +563,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
             sort: None,
             filter: first.filter,
             sync_date: None,
+            session: None,
         };
         let token = cursor::encode(&key(), "/x/reviews", "q", &resume);
         let same = format!(r#"{{"query":"q","filter_type":false,"pagination_token":"{token}"}}"#);
@@ -616,6 +617,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
             sort: Some("date".into()),
             filter: None,
             sync_date: None,
+            session: None,
         };
         let token = cursor::encode(&key(), "/x/reviews", "q", &resume);
         let body = format!(r#"{{"query":"q","pagination_token":"{token}"}}"#);
@@ -645,6 +647,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
             sort: Some("sideways".into()),
             filter: None,
             sync_date: None,
+            session: None,
         };
         let body = |r: &Resume| {
             let token = cursor::encode(&key(), "/x/reviews", "q", r);

@@ -95,7 +95,12 @@ async fn connections_use_only_the_addresses_that_passed_the_check() {
     let http = service(lookup.clone());
     let deadline = Instant::now() + Duration::from_secs(5);
     let response = http
-        .send(&policy(port), get_request(port), deadline)
+        .send(
+            &policy(port),
+            &Default::default(),
+            get_request(port),
+            deadline,
+        )
         .await
         .expect("the first answer is allowed and is the one connected to");
     assert_eq!(response.body, b"reached");
@@ -107,7 +112,14 @@ async fn connections_use_only_the_addresses_that_passed_the_check() {
     );
 
     // The next connection looks the name up again and gets the forbidden answer: refused.
-    let again = http.send(&policy(port), get_request(port), deadline).await;
+    let again = http
+        .send(
+            &policy(port),
+            &Default::default(),
+            get_request(port),
+            deadline,
+        )
+        .await;
     assert!(matches!(again, Err(HttpError::Denied(_))), "{again:?}");
     assert_eq!(
         bad_hits.load(Ordering::SeqCst),
@@ -122,7 +134,14 @@ async fn a_name_with_only_forbidden_addresses_is_denied() {
     let port = listener(FORBIDDEN, 0, bad_hits.clone()).await;
     let http = service(Arc::new(Forbidden));
     let deadline = Instant::now() + Duration::from_secs(5);
-    let result = http.send(&policy(port), get_request(port), deadline).await;
+    let result = http
+        .send(
+            &policy(port),
+            &Default::default(),
+            get_request(port),
+            deadline,
+        )
+        .await;
     match result {
         Err(HttpError::Denied(message)) => assert!(message.contains("no public address")),
         other => panic!("expected a denial, got {other:?}"),

@@ -103,7 +103,7 @@ pub async fn fetch_page_per_source() -> anyhow::Result<()> {
         let samples = timed(20, 300, || async {
             let deadline = Instant::now() + Duration::from_secs(5);
             let page = runtime
-                .fetch_page(&plugin, "bench", &bench.request, deadline)
+                .fetch_page(&plugin, "bench", &bench.request, deadline, None)
                 .await?
                 .map_err(|e| anyhow::anyhow!("{name}: {e:?}"))?;
             anyhow::ensure!(!page.reviews.is_empty(), "{name}: the page has no reviews");

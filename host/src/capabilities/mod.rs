@@ -1,7 +1,7 @@
 //! Host capabilities offered to plugins, one module each, with its policy beside it.
 //!
 //! State is split by lifetime, as in Spin's host:
-//! - server-wide: [`Services`] (connection pools, the cache store, the LLM client);
+//! - server-wide: [`Services`] (connection pools, sessions, the cache store, the LLM client);
 //! - per plugin: [`PluginGrant`] (policy and settings from its manifest);
 //! - per call: [`CallContext`] (request id, deadline, the host-data meter).
 //!
@@ -14,6 +14,7 @@ pub mod cache;
 pub mod http;
 pub mod llm;
 pub mod log;
+pub mod session;
 pub mod settings;
 
 use std::sync::Arc;
@@ -24,6 +25,8 @@ use std::time::Instant;
 pub struct Services {
     /// Outbound HTTP.
     pub http: Arc<http::HttpService>,
+    /// The live sessions of review fetches.
+    pub sessions: Arc<http::session::Sessions>,
     /// The plugin cache.
     pub cache: Arc<cache::CacheStore>,
     /// The optional LLM.
@@ -52,6 +55,9 @@ pub struct PluginGrant {
 pub struct CallContext {
     /// The plugin's grant.
     pub grant: Arc<PluginGrant>,
+    /// The session the call's requests are made in: the fetch's, for a page
+    /// of a review fetch; a new one otherwise.
+    pub session: Arc<http::session::Session>,
     /// The request this call serves.
     pub request_id: String,
     /// When the call must end.
@@ -69,10 +75,17 @@ pub struct HostDataExceeded {
 }
 
 impl CallContext {
-    /// The context of one call that must finish by `deadline`.
-    pub fn new(grant: Arc<PluginGrant>, request_id: String, deadline: Instant) -> CallContext {
+    /// The context of one call that must finish by `deadline`, made in
+    /// `session` (a new session when none is given).
+    pub fn new(
+        grant: Arc<PluginGrant>,
+        request_id: String,
+        deadline: Instant,
+        session: Option<Arc<http::session::Session>>,
+    ) -> CallContext {
         CallContext {
             grant,
+            session: session.unwrap_or_default(),
             request_id,
             deadline,
             host_data: 0,
@@ -114,6 +127,7 @@ pub fn link<T: CallParts>(linker: &mut wasmtime::component::Linker<T>) -> wasmti
     })?;
     settings::add_to_linker(linker, |s| settings::SettingsView { call: s.parts().0 })?;
     log::add_to_linker(linker, |s| log::LogView { call: s.parts().0 })?;
+    session::add_to_linker(linker, |s| session::SessionView { call: s.parts().0 })?;
     llm::add_to_linker(linker, |s| {
         let (call, services) = s.parts();
         llm::LlmView {

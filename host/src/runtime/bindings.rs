@@ -28,6 +28,7 @@ macro_rules! world {
                     "gleaner:plugin/cache": super::sdk::gleaner::plugin::cache,
                     "gleaner:plugin/log": super::sdk::gleaner::plugin::log,
                     "gleaner:plugin/llm": super::sdk::gleaner::plugin::llm,
+                    "gleaner:plugin/session": super::sdk::gleaner::plugin::session,
                     "gleaner:plugin/types": super::sdk::gleaner::plugin::types,
                 },
             });

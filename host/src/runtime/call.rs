@@ -2,6 +2,7 @@
 //! classification of failures into timeout, crash and overload.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Instant;
 
 use wasmtime::Store;
@@ -13,6 +14,7 @@ use super::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
 use super::memory::{MemoryBudget, MemoryCapExceeded, MemoryPoolExhausted};
 use super::state::CallState;
 use super::{LoadedPlugin, Prepared, Runtime};
+use crate::capabilities::http::session::Session;
 use crate::capabilities::{CallContext, HostDataExceeded};
 
 /// A plugin call that failed as a whole (as opposed to a typed error the plugin returned).
@@ -45,12 +47,18 @@ impl Runtime {
         plugin: &LoadedPlugin,
         request_id: &str,
         deadline: Instant,
+        session: Option<Arc<Session>>,
     ) -> (Store<CallState>, Instant) {
         let limit = Instant::now()
             + std::time::Duration::from_millis(plugin.manifest.limits.call_timeout_ms);
         let deadline = deadline.min(limit);
         let memory = MemoryBudget::new(self.memory.clone(), plugin.grant.memory_bytes);
-        let call = CallContext::new(plugin.grant.clone(), request_id.to_owned(), deadline);
+        let call = CallContext::new(
+            plugin.grant.clone(),
+            request_id.to_owned(),
+            deadline,
+            session,
+        );
         let state = CallState::new(call, self.services.clone(), memory);
         let mut store = Store::new(&self.engine, state);
         store.limiter_async(|s| &mut s.memory);
@@ -94,8 +102,12 @@ impl Runtime {
     /// Calls `info()`.
     pub async fn info(&self, plugin: &LoadedPlugin) -> Result<PluginInfo, CallError> {
         let started = Instant::now();
-        let (mut store, deadline) =
-            self.store(plugin, "load", started + std::time::Duration::from_secs(10));
+        let (mut store, deadline) = self.store(
+            plugin,
+            "load",
+            started + std::time::Duration::from_secs(10),
+            None,
+        );
         let run = async {
             match &plugin.prepared {
                 Prepared::Source(pre) => {
@@ -117,19 +129,21 @@ impl Runtime {
         self.finish(plugin, started, deadline, run).await
     }
 
-    /// Calls `fetch-page` of a source plugin.
+    /// Calls `fetch-page` of a source plugin, in the fetch's `session` (a new
+    /// one when none is given).
     pub async fn fetch_page(
         &self,
         plugin: &LoadedPlugin,
         request_id: &str,
         request: &PageRequest,
         deadline: Instant,
+        session: Option<Arc<Session>>,
     ) -> Result<Result<Page, FetchError>, CallError> {
         let Prepared::Source(pre) = &plugin.prepared else {
             return Err(wrong_kind(plugin, "fetch-page"));
         };
         let started = Instant::now();
-        let (mut store, deadline) = self.store(plugin, request_id, deadline);
+        let (mut store, deadline) = self.store(plugin, request_id, deadline, session);
         let run = async {
             let i = pre.instantiate_async(&mut store).await?;
             i.gleaner_plugin_source_plugin()
@@ -151,7 +165,7 @@ impl Runtime {
             return Err(wrong_kind(plugin, "fetch-post"));
         };
         let started = Instant::now();
-        let (mut store, deadline) = self.store(plugin, request_id, deadline);
+        let (mut store, deadline) = self.store(plugin, request_id, deadline, None);
         let run = async {
             let i = pre.instantiate_async(&mut store).await?;
             i.gleaner_plugin_post_plugin()
@@ -173,7 +187,7 @@ impl Runtime {
             return Err(wrong_kind(plugin, "process"));
         };
         let started = Instant::now();
-        let (mut store, deadline) = self.store(plugin, request_id, deadline);
+        let (mut store, deadline) = self.store(plugin, request_id, deadline, None);
         let run = async {
             let i = pre.instantiate_async(&mut store).await?;
             i.gleaner_plugin_processor_plugin()

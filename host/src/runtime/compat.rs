@@ -9,7 +9,7 @@ use crate::manifest::Kind;
 /// The WIT package this host implements.
 pub const PACKAGE: &str = "gleaner:plugin";
 /// Its version.
-pub const PACKAGE_VERSION: &str = "0.1.0";
+pub const PACKAGE_VERSION: &str = "0.1.1";
 
 /// Checks the component's `gleaner:plugin` imports and exports against this host.
 pub fn check(engine: &Engine, component: &Component, kind: Kind) -> Result<(), String> {
@@ -91,11 +91,12 @@ mod tests {
 
     #[test]
     fn compatibility_follows_semver() {
-        let host = v("0.1.0");
-        assert!(compatible(&host, &v("0.1.0")));
+        let host = v("0.1.1");
+        assert!(compatible(&host, &v("0.1.1")));
+        assert!(compatible(&host, &v("0.1.0")), "older patches load");
         assert!(!compatible(&host, &v("0.2.0")));
         assert!(!compatible(&host, &v("1.0.0")));
-        assert!(!compatible(&host, &v("0.1.1")));
+        assert!(!compatible(&host, &v("0.1.2")));
     }
 
     #[test]

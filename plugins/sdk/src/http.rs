@@ -85,18 +85,32 @@ pub fn get(url: &str, headers: &[(&str, &str)]) -> Result<Response, FetchError> 
     send("GET", url, headers, None)
 }
 
-/// GET an HTML page (sends a browser-like Accept header).
+/// The pseudo-header naming the kind of request; the host replaces it with the
+/// headers a browser sends for that kind (with the session's user agent and
+/// client hints) and removes it. Headers a plugin sets itself win.
+pub const PROFILE_HEADER: &str = "gleaner-profile";
+
+/// Kinds of request, each with its browser headers: [`DOCUMENT`], [`XHR`], [`JSON`].
+pub type Profile = (&'static str, &'static str);
+/// A page the browser navigates to (`Accept: text/html…`, `Sec-Fetch-Mode: navigate`).
+pub const DOCUMENT: Profile = (PROFILE_HEADER, "document");
+/// A script's request for anything (`Accept: */*`, `Sec-Fetch-Mode: cors`).
+pub const XHR: Profile = (PROFILE_HEADER, "xhr");
+/// A script's request for JSON (`Accept: application/json, text/plain, */*`).
+pub const JSON: Profile = (PROFILE_HEADER, "json");
+
+/// GET an HTML page, as a browser navigating to it.
 pub fn get_html(url: &str) -> Result<Response, FetchError> {
-    get(
-        url,
-        &[
-            (
-                "accept",
-                "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-            ),
-            ("accept-language", "en-US,en;q=0.9"),
-        ],
-    )
+    get(url, &[DOCUMENT])
+}
+
+/// Visits a page for the cookies it sets (a visitor id, a CSRF token, a bot
+/// manager's clearance), as a browser would before the site's API calls. The
+/// host keeps them in the fetch's session and sends them with every later
+/// request of the fetch, including after a continuation token. Fails only when
+/// the host could not reach the page; a refusal is in the response's status.
+pub fn prime(url: &str) -> Result<Response, FetchError> {
+    get_html(url)
 }
 
 /// GET JSON and parse it, failing on non-2xx statuses.
@@ -105,7 +119,7 @@ pub fn get_json<T: DeserializeOwned>(
     headers: &[(&str, &str)],
     what: &str,
 ) -> Result<T, FetchError> {
-    let mut all = vec![("accept", "application/json")];
+    let mut all = vec![JSON];
     all.extend_from_slice(headers);
     get(url, &all)?.ensure_success(what)?.json()
 }

@@ -4,7 +4,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`http`], [`config`], [`cache`], [`log`], [`llm`] | the host calls |
+//! | [`http`], [`config`], [`cache`], [`log`], [`llm`], [`session`] | the host calls |
 //! | [`botwall`] | recognising a bot challenge (Cloudflare, DataDome, Akamai, PerimeterX, CAPTCHA) |
 //! | [`request`] | a processor's typed input; a page request's filter, sort and cursor |
 //! | [`review`] | the review builder (the host checks every review again) |
@@ -65,12 +65,13 @@ macro_rules! plugin_bindings {
             world: $world,
             path: "../../wit",
             with: {
-                "gleaner:plugin/http@0.1.0": gleaner_sdk::wit::gleaner::plugin::http,
-                "gleaner:plugin/config@0.1.0": gleaner_sdk::wit::gleaner::plugin::config,
-                "gleaner:plugin/cache@0.1.0": gleaner_sdk::wit::gleaner::plugin::cache,
-                "gleaner:plugin/log@0.1.0": gleaner_sdk::wit::gleaner::plugin::log,
-                "gleaner:plugin/llm@0.1.0": gleaner_sdk::wit::gleaner::plugin::llm,
-                "gleaner:plugin/types@0.1.0": gleaner_sdk::wit::gleaner::plugin::types,
+                "gleaner:plugin/http@0.1.1": gleaner_sdk::wit::gleaner::plugin::http,
+                "gleaner:plugin/config@0.1.1": gleaner_sdk::wit::gleaner::plugin::config,
+                "gleaner:plugin/cache@0.1.1": gleaner_sdk::wit::gleaner::plugin::cache,
+                "gleaner:plugin/log@0.1.1": gleaner_sdk::wit::gleaner::plugin::log,
+                "gleaner:plugin/llm@0.1.1": gleaner_sdk::wit::gleaner::plugin::llm,
+                "gleaner:plugin/session@0.1.1": gleaner_sdk::wit::gleaner::plugin::session,
+                "gleaner:plugin/types@0.1.1": gleaner_sdk::wit::gleaner::plugin::types,
             },
         });
     };
@@ -136,6 +137,16 @@ pub mod config {
     /// The value of `key`, or none when the operator has not set it.
     pub fn get(key: &str) -> Option<String> {
         crate::wit::gleaner::plugin::config::get(key).filter(|v| !v.is_empty())
+    }
+}
+
+/// The fetch's session: cookies the sites set, kept by the host across the
+/// fetch's requests and continuation tokens, and sent with every request.
+pub mod session {
+    /// The value of cookie `name` that a request to `url` would send (a CSRF
+    /// token a site wants echoed in a header, say).
+    pub fn cookie(url: &str, name: &str) -> Option<String> {
+        crate::wit::gleaner::plugin::session::cookie(url, name)
     }
 }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::session::Session;
 use super::{credentials, HttpError, HttpService, OutboundRequest};
 use crate::capabilities::{view_link, CallContext, PluginGrant};
 use crate::runtime::bindings::sdk::gleaner::plugin::http;
@@ -24,6 +25,7 @@ view_link!(HttpLink, HttpView, http);
 struct Outbound {
     http: Arc<HttpService>,
     grant: Arc<PluginGrant>,
+    session: Arc<Session>,
     request_id: String,
     deadline: Instant,
 }
@@ -41,7 +43,7 @@ impl Outbound {
         let url = credentials::redact_url(&request.url);
         let result = self
             .http
-            .send(&self.grant.policy, request, self.deadline)
+            .send(&self.grant.policy, &self.session, request, self.deadline)
             .await;
         let elapsed_ms = started.elapsed().as_millis() as u64;
         let plugin = self.grant.name.as_str();
@@ -71,6 +73,7 @@ impl HttpView<'_> {
         Outbound {
             http: self.service.clone(),
             grant: self.call.grant.clone(),
+            session: self.call.session.clone(),
             request_id: self.call.request_id.clone(),
             deadline: self.call.deadline,
         }

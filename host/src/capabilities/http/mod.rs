@@ -3,14 +3,17 @@
 //! Policy lives next to the capability: the allowlist ([`policy`]), the SSRF guard
 //! ([`ssrf`], [`resolver`]), redirects re-checked hop by hop, timeouts, size caps,
 //! per-host concurrency, retries on 429/503, HAR replay and record ([`har`]) and
-//! the upstream override ([`overrides`]).
+//! the upstream override ([`overrides`]). Every request is made in a
+//! [`session::Session`]: its cookie jar and its browser [`profile`].
 
 pub mod credentials;
 pub mod guest;
 pub mod har;
 pub mod overrides;
 pub mod policy;
+pub mod profile;
 pub mod resolver;
+pub mod session;
 pub mod ssrf;
 mod transport;
 
@@ -24,6 +27,7 @@ use url::Url;
 use self::har::{HarRecorder, HarReplay};
 use self::overrides::Overrides;
 use self::policy::Policy;
+use self::session::Session;
 
 /// The User-Agent sent when a plugin sets none.
 pub const DEFAULT_USER_AGENT: &str =
@@ -143,27 +147,40 @@ impl HttpService {
         self.replay.is_some()
     }
 
-    /// Sends a request under `policy`, following redirects, before `deadline`.
+    /// Sends a request under `policy` in `session`, following redirects, before
+    /// `deadline`. The session's profile fills in the headers the plugin left
+    /// out; its jar gives each hop its cookies and keeps the ones it sets.
     pub async fn send(
         &self,
         policy: &Policy,
+        session: &Session,
         request: OutboundRequest,
         deadline: Instant,
     ) -> Result<OutboundResponse, HttpError> {
         let mut url = Url::parse(&request.url)
             .map_err(|e| HttpError::Transport(format!("invalid URL {:?}: {e}", request.url)))?;
         let mut method = request.method.to_ascii_uppercase();
-        let mut headers = request.headers;
+        let mut headers = profile::apply(session.profile, &request.headers);
+        let own_cookies = headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("cookie"));
         let mut body = request.body;
         for _ in 0..=MAX_REDIRECTS {
             policy.check(&url).map_err(HttpError::Denied)?;
+            let mut hop_headers = headers.clone();
+            if !own_cookies {
+                if let Some(cookies) = session.cookie_header(&url) {
+                    hop_headers.push(("cookie".into(), cookies));
+                }
+            }
             let hop = transport::Hop {
                 method: &method,
                 url: &url,
-                headers: &headers,
+                headers: &hop_headers,
                 body: body.as_deref(),
             };
             let response = self.send_hop(policy, hop, deadline).await?;
+            session.store(&url, &response.headers);
             let location = response_location(&response, &url);
             let Some(next) = location else {
                 return Ok(OutboundResponse {

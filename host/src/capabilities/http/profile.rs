@@ -1,0 +1,203 @@
+//! Browser profiles: the coherent set of default headers a real browser sends,
+//! so a request never pairs a Chrome user agent with Firefox's headers or a
+//! document request with an XHR's. A session keeps one profile; a plugin picks
+//! the kind of request (`document`, `xhr` or `json`) with the `gleaner-profile`
+//! pseudo-header, which the host removes before sending. Headers the plugin
+//! sets itself win over the profile's. `Accept-Encoding` (gzip, br, zstd) is
+//! added, and the body decoded, by the HTTP client.
+
+/// The pseudo-header a plugin names the kind of request with.
+pub const PROFILE_HEADER: &str = "gleaner-profile";
+
+/// One browser: its user agent and client hints.
+#[derive(Debug)]
+pub struct Profile {
+    /// Short name, for logs.
+    pub name: &'static str,
+    /// `User-Agent`.
+    pub user_agent: &'static str,
+    /// `sec-ch-ua`, `sec-ch-ua-mobile`, `sec-ch-ua-platform`; none for browsers that send no client hints.
+    pub client_hints: Option<[&'static str; 3]>,
+    /// `Accept` of a document request.
+    pub accept_document: &'static str,
+}
+
+/// The profiles sessions are given, one at random per session.
+pub const PROFILES: [Profile; 3] = [
+    Profile {
+        name: "chrome-linux",
+        user_agent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+        client_hints: Some([
+            r#""Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24""#,
+            "?0",
+            r#""Linux""#,
+        ]),
+        accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+    },
+    Profile {
+        name: "chrome-windows",
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+        client_hints: Some([
+            r#""Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24""#,
+            "?0",
+            r#""Windows""#,
+        ]),
+        accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+    },
+    Profile {
+        name: "firefox-windows",
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0",
+        client_hints: None,
+        accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    },
+];
+
+/// The kind of request, which decides `Accept` and the `Sec-Fetch-*` headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A page the browser navigates to.
+    Document,
+    /// A script's request for anything.
+    Xhr,
+    /// A script's request for JSON.
+    Json,
+}
+
+impl Kind {
+    /// The kind a `gleaner-profile` value names.
+    pub fn parse(value: &str) -> Option<Kind> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "document" => Some(Kind::Document),
+            "xhr" => Some(Kind::Xhr),
+            "json" => Some(Kind::Json),
+            _ => None,
+        }
+    }
+}
+
+impl Profile {
+    /// A profile picked at random.
+    pub fn pick() -> &'static Profile {
+        let mut byte = [0u8; 1];
+        let index = match getrandom::getrandom(&mut byte) {
+            Ok(()) => byte[0] as usize % PROFILES.len(),
+            Err(_) => 0,
+        };
+        &PROFILES[index]
+    }
+
+    /// The default headers of a request of `kind` (without `Accept-Encoding`,
+    /// which the client adds). Without a kind only the identity headers are
+    /// sent: user agent, client hints and language.
+    pub fn headers(&self, kind: Option<Kind>) -> Vec<(&'static str, &'static str)> {
+        let mut headers = vec![
+            ("user-agent", self.user_agent),
+            ("accept-language", "en-US,en;q=0.9"),
+        ];
+        if let Some([ua, mobile, platform]) = self.client_hints {
+            headers.extend([
+                ("sec-ch-ua", ua),
+                ("sec-ch-ua-mobile", mobile),
+                ("sec-ch-ua-platform", platform),
+            ]);
+        }
+        match kind {
+            None => {}
+            Some(Kind::Document) => headers.extend([
+                ("accept", self.accept_document),
+                ("upgrade-insecure-requests", "1"),
+                ("sec-fetch-dest", "document"),
+                ("sec-fetch-mode", "navigate"),
+                ("sec-fetch-site", "none"),
+                ("sec-fetch-user", "?1"),
+            ]),
+            Some(Kind::Xhr) => headers.extend([
+                ("accept", "*/*"),
+                ("sec-fetch-dest", "empty"),
+                ("sec-fetch-mode", "cors"),
+                ("sec-fetch-site", "same-site"),
+            ]),
+            Some(Kind::Json) => headers.extend([
+                ("accept", "application/json, text/plain, */*"),
+                ("sec-fetch-dest", "empty"),
+                ("sec-fetch-mode", "cors"),
+                ("sec-fetch-site", "same-site"),
+            ]),
+        }
+        headers
+    }
+}
+
+/// A plugin's headers merged over its session's profile: the pseudo-header is
+/// read and removed, and the profile fills in every header the plugin left out.
+pub fn apply(profile: &Profile, headers: &[(String, String)]) -> Vec<(String, String)> {
+    let kind = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(PROFILE_HEADER))
+        .and_then(|(_, v)| Kind::parse(v));
+    let mut merged: Vec<(String, String)> = headers
+        .iter()
+        .filter(|(n, _)| !n.eq_ignore_ascii_case(PROFILE_HEADER))
+        .cloned()
+        .collect();
+    for (name, value) in profile.headers(kind) {
+        if !merged.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            merged.push((name.to_owned(), value.to_owned()));
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn a_document_request_looks_like_its_browser() {
+        let chrome = &PROFILES[0];
+        let h = apply(chrome, &[("gleaner-profile".into(), "document".into())]);
+        assert_eq!(header(&h, "user-agent"), Some(chrome.user_agent));
+        assert_eq!(header(&h, "sec-fetch-mode"), Some("navigate"));
+        assert_eq!(header(&h, "upgrade-insecure-requests"), Some("1"));
+        assert!(header(&h, "sec-ch-ua").unwrap().contains("Chrome"));
+        assert!(header(&h, "gleaner-profile").is_none());
+        let firefox = &PROFILES[2];
+        let h = apply(firefox, &[("gleaner-profile".into(), "json".into())]);
+        assert!(
+            header(&h, "sec-ch-ua").is_none(),
+            "Firefox sends no client hints"
+        );
+        assert_eq!(
+            header(&h, "accept"),
+            Some("application/json, text/plain, */*")
+        );
+    }
+
+    #[test]
+    fn the_plugin_s_own_headers_win() {
+        let h = apply(
+            &PROFILES[0],
+            &[
+                ("Accept".into(), "application/vnd.api+json".into()),
+                ("User-Agent".into(), "my-bot/1.0".into()),
+                ("gleaner-profile".into(), "json".into()),
+            ],
+        );
+        assert_eq!(header(&h, "Accept"), Some("application/vnd.api+json"));
+        assert_eq!(header(&h, "User-Agent"), Some("my-bot/1.0"));
+        assert!(header(&h, "accept").is_none() && header(&h, "user-agent").is_none());
+        let plain = apply(&PROFILES[1], &[]);
+        assert_eq!(header(&plain, "user-agent"), Some(PROFILES[1].user_agent));
+        assert!(
+            header(&plain, "sec-fetch-mode").is_none(),
+            "no kind, no fetch metadata"
+        );
+    }
+}

@@ -1,0 +1,240 @@
+//! Sessions: what one review fetch keeps between its requests, as a browser
+//! would. A session holds a cookie jar (RFC 6265 rules through `cookie_store`:
+//! domain, path, expiry, Secure, HttpOnly, SameSite) and one browser profile.
+//! Every request of a call is made in its session: cookies the sites set are
+//! sent back on later requests, including the pages a continuation token leads
+//! to, since the token carries the session's id. The session itself stays in
+//! the host, with a time to live, because cookies are secrets.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use cookie_store::CookieStore;
+use url::Url;
+
+use super::profile::Profile;
+
+/// One fetch's session.
+pub struct Session {
+    /// Its id, carried by continuation tokens.
+    pub id: String,
+    /// The browser the session presents itself as.
+    pub profile: &'static Profile,
+    jar: Mutex<CookieStore>,
+}
+
+impl Session {
+    /// A new session with an empty jar and a profile picked at random.
+    pub fn new() -> Session {
+        Session {
+            id: uuid::Uuid::new_v4().simple().to_string(),
+            profile: Profile::pick(),
+            jar: Mutex::new(CookieStore::default()),
+        }
+    }
+
+    fn jar(&self) -> std::sync::MutexGuard<'_, CookieStore> {
+        self.jar.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The `Cookie` header value for a request to `url`, if any cookie applies.
+    pub fn cookie_header(&self, url: &Url) -> Option<String> {
+        let jar = self.jar();
+        let pairs: Vec<String> = jar
+            .get_request_values(url)
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+
+    /// Stores the cookies a response from `url` sets (its `Set-Cookie` headers);
+    /// cookies the rules refuse (another domain, a Secure cookie over http) are dropped.
+    pub fn store(&self, url: &Url, headers: &[(String, String)]) {
+        let mut jar = self.jar();
+        for (_, value) in headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+        {
+            if let Err(e) = jar.parse(value, url) {
+                tracing::debug!(error = %e, host = url.host_str().unwrap_or_default(), "cookie refused");
+            }
+        }
+    }
+
+    /// The value of cookie `name` that a request to `url` would send.
+    pub fn cookie(&self, url: &Url, name: &str) -> Option<String> {
+        let jar = self.jar();
+        let value = jar
+            .get_request_values(url)
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_owned());
+        value
+    }
+
+    /// How many cookies the jar holds (expired ones excluded).
+    pub fn cookie_count(&self) -> usize {
+        self.jar().iter_unexpired().count()
+    }
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+/// How a fetch came by its session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opened {
+    /// A new fetch: a new session.
+    New,
+    /// A continuation whose session was still alive.
+    Continued,
+    /// A continuation whose session had expired (or lives on another server):
+    /// a new session was started.
+    Restarted,
+}
+
+impl Opened {
+    /// The word for `extra_information.session`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Opened::New => "new",
+            Opened::Continued => "continued",
+            Opened::Restarted => "expired_restarted",
+        }
+    }
+}
+
+/// Every live session of the server, each kept for a time to live after its last use.
+pub struct Sessions {
+    live: Mutex<HashMap<String, (Arc<Session>, Instant)>>,
+    ttl: Duration,
+    capacity: usize,
+}
+
+impl Sessions {
+    /// A store keeping sessions `ttl` after their last use, at most `capacity` at once.
+    pub fn new(ttl: Duration, capacity: usize) -> Sessions {
+        Sessions {
+            live: Mutex::new(HashMap::new()),
+            ttl,
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// The session `id` names if it is still alive, else a new one.
+    pub fn open(&self, id: Option<&str>) -> (Arc<Session>, Opened) {
+        let now = Instant::now();
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.retain(|_, (_, used)| now.duration_since(*used) < self.ttl);
+        if let Some(id) = id {
+            if let Some((session, used)) = live.get_mut(id) {
+                *used = now;
+                return (session.clone(), Opened::Continued);
+            }
+        }
+        if live.len() >= self.capacity {
+            let oldest = live
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                live.remove(&oldest);
+            }
+        }
+        let session = Arc::new(Session::new());
+        live.insert(session.id.clone(), (session.clone(), now));
+        let opened = if id.is_some() {
+            Opened::Restarted
+        } else {
+            Opened::New
+        };
+        (session, opened)
+    }
+
+    /// Live sessions now.
+    pub fn len(&self) -> usize {
+        self.live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Whether no session is alive.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    fn set(values: &[&str]) -> Vec<(String, String)> {
+        values
+            .iter()
+            .map(|v| ("Set-Cookie".to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn cookies_follow_the_rules_of_domain_path_and_secure() {
+        let s = Session::new();
+        let page = url("https://www.example.com/tour-t1/");
+        s.store(
+            &page,
+            &set(&[
+                "visitor_id=v1; Path=/; Domain=example.com; SameSite=Lax",
+                "csrf=c1; Path=/; Secure; HttpOnly",
+                "narrow=n1; Path=/api",
+                "foreign=f1; Domain=other.org",
+                "gone=g1; Max-Age=0",
+            ]),
+        );
+        let api = url("https://api.example.com/reviews");
+        assert_eq!(s.cookie_header(&api).as_deref(), Some("visitor_id=v1"));
+        let same_host = url("https://www.example.com/api/x");
+        let header = s.cookie_header(&same_host).unwrap();
+        for expected in ["visitor_id=v1", "csrf=c1", "narrow=n1"] {
+            assert!(header.contains(expected), "{header}");
+        }
+        assert!(
+            !header.contains("foreign") && !header.contains("gone"),
+            "{header}"
+        );
+        let plain = url("http://www.example.com/");
+        assert!(
+            !s.cookie_header(&plain).unwrap().contains("csrf"),
+            "Secure cookies need https"
+        );
+        assert_eq!(s.cookie(&page, "csrf").as_deref(), Some("c1"));
+        assert_eq!(s.cookie(&api, "csrf"), None);
+        assert_eq!(s.cookie_count(), 3);
+    }
+
+    #[test]
+    fn sessions_live_until_their_ttl_and_restart_after() {
+        let store = Sessions::new(Duration::from_millis(50), 2);
+        let (first, opened) = store.open(None);
+        assert_eq!(opened, Opened::New);
+        let (again, opened) = store.open(Some(&first.id));
+        assert_eq!(
+            (again.id.as_str(), opened),
+            (first.id.as_str(), Opened::Continued)
+        );
+        std::thread::sleep(Duration::from_millis(60));
+        let (fresh, opened) = store.open(Some(&first.id));
+        assert_eq!(opened, Opened::Restarted);
+        assert_ne!(fresh.id, first.id);
+        let (other, _) = store.open(Some("unknown"));
+        let _ = store.open(None);
+        assert_eq!(store.len(), 2, "the oldest is evicted at capacity");
+        assert_eq!(store.open(Some(&other.id)).1, Opened::Continued);
+    }
+}
