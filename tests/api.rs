@@ -300,6 +300,7 @@ async fn review_fetch_requests_are_validated_by_the_host() {
             sort: None,
             filter: None,
             sync_date: None,
+            session: None,
         },
     );
     let (status, body) = s

@@ -201,3 +201,28 @@ async fn each_kind_of_request_gets_its_browser_headers() {
         "client hints match the user agent: {agent} / {hints}"
     );
 }
+
+#[tokio::test]
+async fn a_wall_is_a_502_naming_the_vendor_never_zero_reviews() {
+    let router = axum::Router::new()
+        .route("/visit", get(|| async { "<html>hi</html>" }))
+        .route(
+            "/api/reviews",
+            get(|| async {
+                (
+                    StatusCode::FORBIDDEN,
+                    [("cf-mitigated", "challenge"), ("server", "cloudflare")],
+                    "<html><head><title>Just a moment...</title></head></html>",
+                )
+            }),
+        );
+    let base = format!("http://{}", common::upstream(router).await);
+    let s = server(&base, 1800).await;
+    let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
+    assert_eq!(status, 502, "{body}");
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("Cloudflare") && error.contains("proxy"),
+        "{error}"
+    );
+}

@@ -37,6 +37,7 @@ fn resume() -> impl Strategy<Value = Resume> {
             sort,
             filter: None,
             sync_date,
+            session: None,
         })
 }
 

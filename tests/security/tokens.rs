@@ -73,6 +73,7 @@ async fn forged_foreign_and_moved_tokens_are_refused() {
         sort: None,
         filter: None,
         sync_date: None,
+        session: None,
     };
     let foreign = gleaner::cursor::encode(&other, HUB, BH, &resume);
     let (status, body) = s

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use gleaner::config::Config;
 use gleaner::App;
 
+mod session;
 mod sources;
 
 fn root() -> PathBuf {
@@ -398,6 +399,7 @@ async fn main() -> anyhow::Result<()> {
     );
     instantiate_and_call().await?;
     sources::fetch_page_per_source().await?;
+    session::overhead_per_request(10_000);
     processor_latency().await?;
     compile_times().await?;
     startup().await?;

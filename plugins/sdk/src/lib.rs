@@ -10,6 +10,7 @@
 //! | [`review`] | the review builder (the host checks every review again) |
 //! | [`cursor`] | opaque cursor state |
 //! | [`html`] | HTML with CSS selectors |
+//! | [`json`] | reading loose JSON values (a trimmed, non-empty string) |
 //! | [`embedded`] | JSON embedded in pages: `__NEXT_DATA__`, JSON-LD, `window.__INITIAL_STATE__`, Next.js flight chunks |
 //! | [`date`], [`rating`] | dates and ratings as sites write them |
 //! | [`page`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
@@ -117,6 +118,7 @@ pub mod date;
 pub mod embedded;
 pub mod html;
 pub mod http;
+pub mod json;
 pub mod page;
 pub mod rating;
 pub mod request;

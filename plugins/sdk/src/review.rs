@@ -104,6 +104,20 @@ impl ReviewBuilder {
         });
         self
     }
+    /// Owner reply given as an HTML fragment (the host formats it like review text).
+    pub fn reply_html(
+        mut self,
+        html: Option<String>,
+        date: Option<String>,
+        author: Option<String>,
+    ) -> Self {
+        self.review.reply = non_empty(html).map(|t| Reply {
+            text: Text::Html(t),
+            date: non_empty(date),
+            author: non_empty(author),
+        });
+        self
+    }
     /// Helpful votes.
     pub fn helpful_votes(mut self, v: Option<i64>) -> Self {
         self.review.helpful_votes = v;
@@ -153,6 +167,20 @@ impl ReviewBuilder {
     }
 }
 
+/// A stable id for a review the site gives none: `prefix` and a 64-bit
+/// FNV-1a hash of `parts` (author, date, text …), so the same review gets the
+/// same id on every fetch and continuation tokens stay valid.
+pub fn stable_id(prefix: &str, parts: &[&str]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.bytes().chain([0u8]) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{prefix}{hash:016x}")
+}
+
 /// An image attached to a review, of unknown size.
 pub fn image(url: impl Into<String>) -> Media {
     Media {
@@ -182,6 +210,20 @@ fn non_empty(v: Option<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stable_ids_and_html_replies() {
+        assert_eq!(stable_id("t-", &["a", "b"]), stable_id("t-", &["a", "b"]));
+        assert_ne!(stable_id("t-", &["ab", ""]), stable_id("t-", &["a", "b"]));
+        assert!(stable_id("sf-", &["x"]).starts_with("sf-") && stable_id("", &[]).len() == 16);
+        let r = ReviewBuilder::new("r")
+            .reply_html(Some("<p>Thanks</p>".into()), None, Some(" Shop ".into()))
+            .build()
+            .unwrap();
+        let reply = r.reply.unwrap();
+        assert!(matches!(reply.text, Text::Html(ref h) if h == "<p>Thanks</p>"));
+        assert_eq!(reply.author.as_deref(), Some("Shop"));
+    }
 
     #[test]
     fn builds_and_validates() {

@@ -1,8 +1,9 @@
 //! What the four adapters share: reading loose JSON values, the author line,
-//! ratings and dates, Mux video URLs, transcripts, stable ids, the offset cursor,
+//! ratings and dates, Mux video URLs, transcripts, the offset cursor,
 //! and telling a bot challenge from a changed page.
 
 use gleaner_sdk::http::Response;
+use gleaner_sdk::json::string;
 use gleaner_sdk::{botwall, date, FetchError, SourceMeta};
 use serde_json::{json, Value};
 
@@ -19,14 +20,6 @@ pub const TRANSCRIPT_KEYS: &[&str] = &["transcript", "transcription"];
 pub struct Offset {
     /// Items of the wall already returned.
     pub offset: u32,
-}
-
-/// A trimmed, non-empty string at `v`.
-pub fn string(v: &Value) -> Option<String> {
-    v.as_str()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
 }
 
 /// `v` when it is an absolute http(s) URL (anything else is dropped, not guessed at).
@@ -83,18 +76,6 @@ pub fn transcript(item: &Value) -> Option<String> {
             .iter()
             .find_map(|k| string(&h[*k]).or_else(|| string(&h[*k]["text"])))
     })
-}
-
-/// A short stable id from content, for items the product gives no id (FNV-1a, 64 bits).
-pub fn stable_id(prefix: &str, parts: &[&str]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in part.bytes().chain([0u8]) {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    format!("{prefix}{hash:016x}")
 }
 
 /// Maps a non-2xx answer: a bot wall or a refusal status (401/403/429) is
@@ -189,7 +170,7 @@ mod tests {
     }
 
     #[test]
-    fn transcripts_ids_and_mux() {
+    fn transcripts_and_mux() {
         assert_eq!(
             transcript(&json!({"video": {"transcript": " hi "}})).as_deref(),
             Some("hi")
@@ -199,8 +180,6 @@ mod tests {
             Some("x")
         );
         assert_eq!(transcript(&json!({"video": {"playbackId": "p"}})), None);
-        assert_eq!(stable_id("t-", &["a", "b"]), stable_id("t-", &["a", "b"]));
-        assert_ne!(stable_id("t-", &["ab", ""]), stable_id("t-", &["a", "b"]));
         assert_eq!(
             mux_stream("abc"),
             "https://stream.mux.com/abc.m3u8".to_owned()

@@ -4,12 +4,13 @@
 //! leniently (a bare array, or one under `data` or `testimonials`), with the
 //! testimonial field names of Endorsal's API.
 
+use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{http, FetchError, Order, Page, PageRequest};
 use serde_json::{json, Value};
 
-use crate::common::{self, first_string, string, Offset};
+use crate::common::{self, first_string, Offset};
 
 /// One page of a wall.
 pub const WALL_API: &str =

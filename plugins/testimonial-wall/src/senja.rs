@@ -2,12 +2,13 @@
 //! `widget.senja.io/api/widget-config/<widget id>`, `{widget, builder, reviews}`,
 //! holds every review the widget shows, in one answer.
 
+use gleaner_sdk::json::string;
 use gleaner_sdk::review::{self, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{http, FetchError, Order, Page};
 use serde_json::{json, Value};
 
-use crate::common::{self, first_string, string};
+use crate::common::{self, first_string};
 
 /// The widget configuration.
 pub const CONFIG_URL: &str = "https://widget.senja.io/api/widget-config/{id}";
@@ -102,7 +103,7 @@ pub fn review(r: &Value, wall_url: &str) -> Result<Review, String> {
         .unwrap_or_else(|| {
             let customer_id = string(&customer["id"]).unwrap_or_default();
             let body = html.clone().or(plain.clone()).unwrap_or_default();
-            common::stable_id("senja-", &[&customer_id, &body])
+            review::stable_id("senja-", &[&customer_id, &body])
         });
     let mut builder = ReviewBuilder::new(id)
         .title(string(&r["title"]))

@@ -4,13 +4,14 @@
 //! it by itself.
 
 use gleaner_sdk::embedded::next_data;
+use gleaner_sdk::json::string;
 use gleaner_sdk::page::page_meta;
 use gleaner_sdk::review::{self, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{http, FetchError, Order, Page};
 use serde_json::{json, Value};
 
-use crate::common::{self, string};
+use crate::common;
 
 /// The wall page.
 pub const WALL_URL: &str = "https://shapo.io/wall-of-love/{id}";

@@ -196,7 +196,7 @@ fn card(name: ElementRef<'_>, s: &Selectors, wall_url: &str) -> Result<Review, S
     let uuid = token_after(&markup, TESTIMONIAL_CDN, |c| {
         c.is_ascii_hexdigit() || c == '-'
     });
-    let id = uuid.unwrap_or_else(|| common::stable_id("tt-", &[&line, &plain]));
+    let id = uuid.unwrap_or_else(|| review::stable_id("tt-", &[&line, &plain]));
     let social = card
         .select(&s.links)
         .filter_map(|a| a.attr("href"))

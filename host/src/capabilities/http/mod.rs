@@ -183,12 +183,14 @@ impl HttpService {
             session.store(&url, &response.headers);
             let location = response_location(&response, &url);
             let Some(next) = location else {
-                return Ok(OutboundResponse {
+                let mut answer = OutboundResponse {
                     status: response.status,
                     headers: response.headers,
                     body: response.body,
                     final_url: url.to_string(),
-                });
+                };
+                mark_wall(&policy.plugin, &mut answer);
+                return Ok(answer);
             };
             if response.status == 303 || (matches!(response.status, 301 | 302) && method == "POST")
             {
@@ -262,6 +264,27 @@ impl HttpService {
     }
 }
 
+/// The response header that names the wall the host recognised in a response.
+pub const WALL_HEADER: &str = "x-gleaner-wall";
+
+/// Classifies a final response (see `gleaner-walls`); a wall is logged with its
+/// vendor and named in the [`WALL_HEADER`] response header the plugin receives.
+fn mark_wall(plugin: &str, answer: &mut OutboundResponse) {
+    let wall = gleaner_walls::classify(&gleaner_walls::Response {
+        status: answer.status,
+        headers: &answer.headers,
+        final_url: &answer.final_url,
+        body: &answer.body,
+    });
+    if let Some(wall) = wall {
+        let url = credentials::redact_url(&answer.final_url);
+        tracing::info!(plugin, %url, status = answer.status, wall = wall.code(), "the site answered with a wall");
+        answer
+            .headers
+            .push((WALL_HEADER.to_owned(), wall.code().to_owned()));
+    }
+}
+
 /// Refuses URLs whose host is a literal non-public IP address (DNS names are checked by the resolver).
 fn check_ip_literal(url: &Url) -> Result<(), HttpError> {
     let ip: Option<IpAddr> = match url.host() {
@@ -292,6 +315,28 @@ fn response_location(response: &transport::HopResponse, base: &Url) -> Option<Ur
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn walls_are_named_in_a_header() {
+        let mut challenge = OutboundResponse {
+            status: 403,
+            headers: vec![("cf-mitigated".into(), "challenge".into())],
+            body: b"<title>Just a moment...</title>".to_vec(),
+            final_url: "https://www.example.com/r".into(),
+        };
+        mark_wall("p", &mut challenge);
+        assert!(challenge
+            .headers
+            .contains(&(WALL_HEADER.to_owned(), "cloudflare".to_owned())));
+        let mut content = OutboundResponse {
+            status: 200,
+            headers: vec![],
+            body: b"<p>The captcha was annoying.</p>".to_vec(),
+            final_url: "https://www.example.com/r".into(),
+        };
+        mark_wall("p", &mut content);
+        assert!(content.headers.is_empty());
+    }
 
     #[test]
     fn literal_private_addresses_are_denied() {
