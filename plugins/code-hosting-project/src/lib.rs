@@ -1,0 +1,280 @@
+//! code-hosting-project: user reviews of an open-source project on SourceForge.
+//!
+//! SourceForge shows reviews only on the project's server-rendered reviews
+//! page, `sourceforge.net/projects/<slug>/reviews/?offset=<n>`, 25 to a page,
+//! newest first, with `&stars=<n>` for one star rating. Each page also shows
+//! the project's rating summary (average, reviews per star, and the ease,
+//! features, design and support ratings). The cursor holds the next offset.
+
+mod parse;
+mod query;
+mod site;
+
+use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use serde_json::json;
+
+use parse::{Listing, ReviewsPage};
+
+gleaner_sdk::plugin_bindings!("source");
+
+/// What the plugin reads, for messages.
+const WHAT: &str = "the SourceForge reviews page";
+
+/// Where the next page of the listing starts.
+#[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Cursor {
+    /// Reviews of the listing already read.
+    offset: usize,
+}
+
+struct SourceForge;
+
+impl exports::gleaner::plugin::source_plugin::Guest for SourceForge {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!()
+    }
+
+    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+        fetch_page(&req)
+    }
+}
+
+export!(SourceForge);
+
+fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
+    let slug = query::parse(&req.query).map_err(FetchError::BadQuery)?;
+    let stars = req.filter::<u8>()?;
+    let offset = req.cursor_state::<Cursor>()?.map_or(0, |c| c.offset);
+    let url = site::page_url(&slug, offset, stars);
+    let response = checked(http::get_html(&url)?, &slug)?;
+    let parsed = parse::page(&response.text(), &slug)?.ok_or_else(|| changed(&response))?;
+    // A renamed project redirects to its new address: report that one.
+    let slug = query::parse(&response.final_url).unwrap_or(slug);
+    Ok(assemble(parsed, &slug, &url, offset, stars))
+}
+
+/// The page the host receives: reviews, the next cursor, the metadata, and a
+/// notice when the page says why it lists nothing.
+fn assemble(parsed: ReviewsPage, slug: &str, url: &str, offset: usize, stars: Option<u8>) -> Page {
+    let summary = parsed.summary;
+    let matching = summary.matching(stars);
+    let (reviews, notice) = match parsed.listing {
+        Listing::Reviews(reviews) => (reviews, None),
+        Listing::NotAllowed => (
+            Vec::new(),
+            Some(
+                "This SourceForge project does not allow reviews to be posted, so it has none"
+                    .to_owned(),
+            ),
+        ),
+        Listing::Empty if offset > 0 => (Vec::new(), None),
+        Listing::Empty => (
+            Vec::new(),
+            Some(match stars {
+                Some(n) => format!("This SourceForge project has no {n}-star reviews"),
+                None => "This SourceForge project has no reviews yet".to_owned(),
+            }),
+        ),
+    };
+    let next = offset + reviews.len();
+    let more = !reviews.is_empty()
+        && matching.map_or(reviews.len() >= site::PAGE_SIZE, |m| (next as u64) < m);
+    let mut extra = json!({
+        "project": slug,
+        "project_url": site::project_url(slug),
+        "page_url": url,
+        "offset": offset,
+        "stars_filter": stars,
+        "reviews_matching_filter": matching,
+        "rating_distribution": summary.distribution_json(),
+        "dimensional_ratings": summary.dimensions_json(),
+    });
+    if let Some(n) = notice {
+        extra["notice"] = json!(n);
+    }
+    Page {
+        reviews,
+        next_cursor: more.then(|| cursor::encode(&Cursor { offset: next })),
+        order: Order::NewestFirst,
+        meta: SourceMeta {
+            resolved_url: Some(site::reviews_url(slug)),
+            name: summary.name.clone(),
+            average_rating: summary.average,
+            total_reviews: summary.total(),
+            extra_json: extra.to_string(),
+        },
+    }
+}
+
+/// Passes a usable answer; a bot wall or refusal is "blocked" (what was seen,
+/// what would help), a 404 is "not found", anything else non-2xx "upstream".
+fn checked(response: Response, slug: &str) -> Result<Response, FetchError> {
+    if let Some(wall) = botwall::detect(&response) {
+        return Err(botwall::blocked(wall, WHAT, &response.final_url));
+    }
+    match response.status {
+        200..=299 => Ok(response),
+        404 | 410 => Err(FetchError::NotFound(format!(
+            "SourceForge has no project {slug:?}: {} answered HTTP {}; check the slug in the \
+             project's address, https://sourceforge.net/projects/<slug>/",
+            response.final_url, response.status
+        ))),
+        401 | 403 | 429 => Err(FetchError::Blocked(format!(
+            "{WHAT}: {} answered {} instead of the reviews; SourceForge refuses some automated \
+             clients: retry later at a slower pace, or route the requests through a proxy",
+            response.final_url,
+            botwall::seen(&response)
+        ))),
+        _ => response.ensure_success(WHAT),
+    }
+}
+
+/// The error for a 2xx page without any part of a reviews page.
+fn changed(response: &Response) -> FetchError {
+    FetchError::Upstream(format!(
+        "{WHAT}: {} shows no reviews ({}), no \"no reviews\" notice ({}) and no \"does not \
+         allow reviews\" text; SourceForge's page layout changed and the plugin's selectors \
+         need updating",
+        response.final_url,
+        site::SELECTORS.review,
+        site::SELECTORS.no_reviews
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: u16, body: &str) -> Response {
+        Response {
+            status,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+            final_url: "https://sourceforge.net/projects/x/reviews/?offset=0".into(),
+        }
+    }
+
+    const CHALLENGE: &str = include_str!("../tests/samples/bot-challenge.html");
+
+    #[test]
+    fn refusals_name_what_was_seen_and_what_helps() {
+        for status in [200, 403, 503] {
+            let e = checked(answer(status, CHALLENGE), "x").unwrap_err();
+            assert!(
+                matches!(&e, FetchError::Blocked(m) if m.contains("Cloudflare") && m.contains("proxy")),
+                "{e:?}"
+            );
+        }
+        let e = checked(answer(429, ""), "x").unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("HTTP 429 Too Many Requests") && m.contains("slower pace")),
+            "{e:?}"
+        );
+        let e = checked(answer(404, "<html>gone</html>"), "nope").unwrap_err();
+        assert!(
+            matches!(&e, FetchError::NotFound(m) if m.contains("no project \"nope\"")),
+            "{e:?}"
+        );
+        assert!(matches!(
+            checked(answer(500, "oops"), "x"),
+            Err(FetchError::Upstream(_))
+        ));
+        assert!(checked(answer(200, "<html></html>"), "x").is_ok());
+    }
+
+    fn listing(count: usize) -> Vec<gleaner_sdk::types::Review> {
+        (0..count)
+            .map(|i| {
+                gleaner_sdk::review::ReviewBuilder::new(format!("r{i}"))
+                    .build()
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    fn parsed(listing: Listing, distribution: Vec<(u8, u64)>) -> ReviewsPage {
+        ReviewsPage {
+            listing,
+            summary: parse::Summary {
+                distribution,
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn pages_by_the_count_the_page_shows() {
+        let full = vec![(5, 30), (4, 0), (3, 0), (2, 0), (1, 20)];
+        let page = assemble(
+            parsed(Listing::Reviews(listing(25)), full.clone()),
+            "x",
+            "u",
+            0,
+            None,
+        );
+        assert_eq!(
+            page.next_cursor,
+            Some(cursor::encode(&Cursor { offset: 25 }))
+        );
+        let page = assemble(
+            parsed(Listing::Reviews(listing(25)), full.clone()),
+            "x",
+            "u",
+            25,
+            None,
+        );
+        assert_eq!(page.next_cursor, None, "50 of 50 read");
+        let page = assemble(
+            parsed(Listing::Reviews(listing(20)), full),
+            "x",
+            "u",
+            0,
+            Some(1),
+        );
+        assert_eq!(page.next_cursor, None, "the 20 one-star reviews read");
+        // Without the counts, a full page asks for the next one.
+        let page = assemble(
+            parsed(Listing::Reviews(listing(25)), vec![]),
+            "x",
+            "u",
+            0,
+            None,
+        );
+        assert!(page.next_cursor.is_some());
+        let page = assemble(
+            parsed(Listing::Reviews(listing(24)), vec![]),
+            "x",
+            "u",
+            0,
+            None,
+        );
+        assert!(page.next_cursor.is_none());
+        let page = assemble(parsed(Listing::Empty, vec![]), "x", "u", 25, None);
+        assert!(page.next_cursor.is_none());
+        assert!(
+            !page.meta.extra_json.contains("notice"),
+            "past the end is no news"
+        );
+    }
+
+    #[test]
+    fn says_why_a_page_lists_nothing() {
+        let notice = |listing, stars| {
+            let page = assemble(parsed(listing, vec![]), "x", "u", 0, stars);
+            let extra: serde_json::Value = serde_json::from_str(&page.meta.extra_json).unwrap();
+            extra["notice"].as_str().map(str::to_owned)
+        };
+        assert_eq!(
+            notice(Listing::Empty, None).as_deref(),
+            Some("This SourceForge project has no reviews yet")
+        );
+        assert_eq!(
+            notice(Listing::Empty, Some(2)).as_deref(),
+            Some("This SourceForge project has no 2-star reviews")
+        );
+        assert!(
+            notice(Listing::NotAllowed, None).is_some_and(|n| n.contains("does not allow reviews"))
+        );
+    }
+}

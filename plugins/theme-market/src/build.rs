@@ -1,0 +1,200 @@
+//! From a fetched reviews page to the page the host receives: telling a
+//! changed layout from an item without reviews, deciding whether a next page
+//! exists, and the item's metadata (from the API when configured, else the page).
+
+use gleaner_sdk::http::Response;
+use gleaner_sdk::{cursor, FetchError, Order, Page, SourceMeta};
+use serde_json::{json, Value};
+
+use crate::parse::{self, ParsedPage};
+use crate::{dates, endpoints, query, Cursor, DEFAULT_SORT, SELECTORS};
+
+/// What comes after a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// Read page N next.
+    Page(u32),
+    /// The listing ended.
+    End,
+    /// The listing ended short of the count the site states: why.
+    Short(String),
+}
+
+/// Decides what follows page `page`, given the reviews on the pages before it
+/// (`seen_before`), those on it, whether it links a next page, and the
+/// item's review count. A next link, or a count not reached yet, means more
+/// (a page without reviews then ends the listing).
+pub fn next(page: u32, seen_before: u64, on_page: u64, has_next: bool, total: Option<u64>) -> Next {
+    let seen = seen_before + on_page;
+    let short_of_total = total.is_some_and(|t| seen < t);
+    if on_page > 0 && (has_next || short_of_total) {
+        Next::Page(page + 1)
+    } else if short_of_total && page > 1 {
+        Next::Short(format!(
+            "Envato Market states {} reviews for this item, but its pages ended after {seen}",
+            total.unwrap_or_default()
+        ))
+    } else {
+        Next::End
+    }
+}
+
+/// The reviews page read, checked and turned into the host's page.
+pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, FetchError> {
+    let reference = dates::reference_day(response.header("date"));
+    let parsed = parse::parse_page(&response.text(), &response.final_url, reference)?;
+    if state.page == 1 {
+        settle_place(&mut state, &parsed, &response.final_url);
+    }
+    let on_page = parsed.reviews.len() as u64;
+    let says_empty = parsed.no_reviews.is_some() || parsed.item.review_count == Some(0);
+    if on_page == 0 && !parsed.recognised() {
+        return Err(FetchError::Upstream(format!(
+            "{} carries none of the markup the plugin reads (no review `{}`, item header, \
+             pagination or \"no reviews\" notice): Envato changed the page layout and the plugin \
+             needs an update",
+            response.final_url, SELECTORS.review
+        )));
+    }
+    if on_page == 0 && state.page == 1 && !says_empty {
+        return Err(FetchError::Upstream(format!(
+            "{} shows the item but no review `{}` and no \"no reviews\" notice (`{}`): Envato \
+             changed the review markup and the plugin needs an update",
+            response.final_url, SELECTORS.review, SELECTORS.no_reviews
+        )));
+    }
+    let total = state
+        .api
+        .as_ref()
+        .and_then(|a| a.rating_count)
+        .or(parsed.item.review_count);
+    let step = next(state.page, state.seen, on_page, parsed.has_next, total);
+    let meta = meta(
+        &state,
+        &parsed,
+        reference,
+        sort,
+        total,
+        &step,
+        says_empty && on_page == 0,
+    );
+    let next_cursor = match step {
+        Next::Page(n) => {
+            state.page = n;
+            state.seen += on_page;
+            Some(cursor::encode(&state))
+        }
+        Next::End | Next::Short(_) => None,
+    };
+    Ok(Page {
+        reviews: parsed.reviews,
+        next_cursor,
+        order: if sort == DEFAULT_SORT {
+            Order::NewestFirst
+        } else {
+            Order::Unordered
+        },
+        meta,
+    })
+}
+
+/// On the first page, the item's own host and slug: from the canonical link,
+/// else from where the request landed (a redirect to the item's marketplace).
+fn settle_place(state: &mut Cursor, parsed: &ParsedPage, final_url: &str) {
+    let same_item = |url: &str| {
+        query::parse(url)
+            .ok()
+            .filter(|t| t.id == state.id)
+            .and_then(|t| Some((t.host?, t.slug?)))
+    };
+    let landed = same_item(final_url);
+    let canonical = parsed.item.canonical.as_deref().and_then(same_item);
+    if let Some((host, _)) = &landed {
+        state.host = host.clone();
+    }
+    if let Some((_, slug)) = canonical.or(landed) {
+        state.slug = slug;
+    }
+}
+
+/// The item's metadata and what the user should know.
+fn meta(
+    state: &Cursor,
+    parsed: &ParsedPage,
+    reference: Option<dates::Day>,
+    sort: &str,
+    total: Option<u64>,
+    step: &Next,
+    empty: bool,
+) -> SourceMeta {
+    let api = state.api.clone().unwrap_or_default();
+    let name = api.name.clone().or_else(|| parsed.item.name.clone());
+    let mut notices: Vec<String> = Vec::new();
+    if empty {
+        let said = parsed
+            .no_reviews
+            .as_deref()
+            .map(|t| format!(" (the page says: \"{t}\")"))
+            .unwrap_or_default();
+        notices.push(format!(
+            "{} has no reviews on {} yet{said}",
+            name.as_deref().unwrap_or("this item"),
+            state.host
+        ));
+    }
+    if parsed.relative_dates && reference.is_none() {
+        notices.push(
+            "the page gives relative dates (\"2 months ago\") and its answer carried no Date \
+             header to resolve them against, so those reviews have no review_date (their text is \
+             kept in extra.date_text)"
+                .into(),
+        );
+    }
+    notices.extend(state.api_notice.clone());
+    let mut extra = json!({
+        "marketplace": state.host,
+        "item_id": state.id,
+        "item_url": endpoints::item(&state.host, &state.slug, &state.id),
+        "item_author": api.author.clone().or_else(|| parsed.item.author.clone()),
+        "metadata_source": if state.api.is_some() { "envato_api" } else { "page" },
+        "number_of_sales": api.number_of_sales,
+        "sort": sort,
+        "page": state.page,
+        "date_reference": reference.map(dates::iso_day),
+    });
+    if !notices.is_empty() {
+        extra["notice"] = Value::String(notices.join("; "));
+    }
+    if let Next::Short(why) = step {
+        extra["source_limit"] = Value::String(why.clone());
+    }
+    SourceMeta {
+        resolved_url: Some(endpoints::reviews(&state.host, &state.slug, &state.id)),
+        name,
+        average_rating: api.rating.or(parsed.item.average_rating),
+        total_reviews: total,
+        extra_json: extra.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decides_the_next_page() {
+        assert_eq!(next(1, 0, 5, true, Some(12)), Next::Page(2));
+        assert_eq!(next(2, 5, 5, true, Some(12)), Next::Page(3));
+        assert_eq!(next(3, 10, 2, false, Some(12)), Next::End);
+        assert_eq!(next(1, 0, 5, false, None), Next::End);
+        // No next link, but the stated count is not reached: try the next page.
+        assert_eq!(next(1, 0, 5, false, Some(12)), Next::Page(2));
+        // That page is empty: the listing ended short of the count.
+        assert!(
+            matches!(next(2, 5, 0, false, Some(12)), Next::Short(m) if m.contains("states 12 reviews") && m.contains("after 5"))
+        );
+        assert_eq!(next(2, 5, 0, false, None), Next::End);
+        assert_eq!(next(1, 0, 0, false, Some(0)), Next::End);
+        assert_eq!(next(1, 0, 0, true, Some(3)), Next::End);
+    }
+}

@@ -1,0 +1,130 @@
+//! Review dates. Envato writes them relative to the moment the page was served
+//! ("2 months ago", and Rails' qualified forms "about 1 month ago", "over 1 year
+//! ago", "almost 2 years ago"); they are resolved against the response's `Date`
+//! header with the SDK's date parser and marked approximate. Absolute dates are
+//! kept at their own precision.
+
+use gleaner_sdk::date;
+
+/// Rails' `time_ago_in_words` qualifiers, removed before the SDK reads the rest.
+pub const QUALIFIERS: &[&str] = &["about ", "over ", "almost ", "less than "];
+
+/// A day as (year, month, day).
+pub type Day = (i64, u32, u32);
+
+/// The day of an HTTP `Date` header (`Fri, 18 Oct 2019 09:00:00 GMT`).
+pub fn reference_day(header: Option<&str>) -> Option<Day> {
+    let words: Vec<&str> = header?.split_whitespace().collect();
+    let start = usize::from(words.first()?.ends_with(','));
+    let day = words.get(start..start + 3)?.join(" ");
+    split_iso(&date::parse(&day, None)?)
+}
+
+/// `YYYY-MM-DD…` as a [`Day`].
+pub fn split_iso(iso: &str) -> Option<Day> {
+    Some((
+        iso.get(..4)?.parse().ok()?,
+        iso.get(5..7)?.parse().ok()?,
+        iso.get(8..10)?.parse().ok()?,
+    ))
+}
+
+/// A day written `YYYY-MM-DD`.
+pub fn iso_day((y, m, d): Day) -> String {
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A review's date as the page wrote it, and what it means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewDate {
+    /// ISO 8601: a day resolved from a relative date, or an absolute date at its precision.
+    pub iso: Option<String>,
+    /// The text on the page.
+    pub text: String,
+    /// Whether the text was relative (and the date therefore approximate).
+    pub relative: bool,
+}
+
+/// Reads a review's date text against the day the page was served.
+pub fn review_date(text: &str, reference: Option<Day>) -> ReviewDate {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower = text.to_ascii_lowercase();
+    let relative =
+        lower.ends_with(" ago") || matches!(lower.as_str(), "today" | "yesterday" | "just now");
+    let iso = if relative {
+        let bare = QUALIFIERS
+            .iter()
+            .find_map(|q| lower.strip_prefix(q))
+            .unwrap_or(&lower);
+        reference.and_then(|day| date::parse(bare, Some(day)))
+    } else {
+        date::parse(&text, None)
+    };
+    ReviewDate {
+        iso,
+        text,
+        relative,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OCT_18: Option<Day> = Some((2019, 10, 18));
+
+    #[test]
+    fn reads_the_date_header() {
+        assert_eq!(
+            reference_day(Some("Fri, 18 Oct 2019 09:00:00 GMT")),
+            Some((2019, 10, 18))
+        );
+        assert_eq!(
+            reference_day(Some("Mon, 29 Feb 2016 23:59:59 GMT")),
+            Some((2016, 2, 29))
+        );
+        assert_eq!(reference_day(Some("garbage")), None);
+        assert_eq!(reference_day(Some("")), None);
+        assert_eq!(reference_day(None), None);
+    }
+
+    #[test]
+    fn resolves_relative_dates_against_the_served_day() {
+        for (text, want) in [
+            ("2 months ago", "2019-08-18"),
+            ("about 2 months ago", "2019-08-18"),
+            ("about 1 month ago", "2019-09-18"),
+            ("18 days ago", "2019-09-30"),
+            ("1 day ago", "2019-10-17"),
+            ("about 5 hours ago", "2019-10-18"),
+            ("less than a minute ago", "2019-10-18"),
+            ("over 1 year ago", "2018-10-18"),
+            ("almost 2 years ago", "2017-10-18"),
+            ("  5 months\n ago ", "2019-05-18"),
+        ] {
+            let d = review_date(text, OCT_18);
+            assert_eq!(d.iso.as_deref(), Some(want), "{text}");
+            assert!(d.relative, "{text}");
+        }
+        assert_eq!(
+            review_date("  5 months\n ago ", OCT_18).text,
+            "5 months ago"
+        );
+    }
+
+    #[test]
+    fn keeps_absolute_dates_and_leaves_unknowns_empty() {
+        let d = review_date("October 8, 2018", OCT_18);
+        assert_eq!(d.iso.as_deref(), Some("2018-10-08"));
+        assert!(!d.relative);
+        assert_eq!(
+            review_date("2018-10-08T10:11:12Z", None).iso.as_deref(),
+            Some("2018-10-08T10:11:12Z")
+        );
+        let no_header = review_date("2 months ago", None);
+        assert_eq!(no_header.iso, None);
+        assert!(no_header.relative);
+        assert_eq!(review_date("a while back", OCT_18).iso, None);
+        assert_eq!(iso_day((2019, 8, 3)), "2019-08-03");
+    }
+}
