@@ -5,6 +5,7 @@
 mod common;
 
 mod api;
+mod attraction_booking_session;
 mod cli;
 mod containment;
 mod driver;
@@ -13,7 +14,7 @@ mod hotswap;
 mod manifests;
 mod plugin_replay;
 mod sandbox;
-mod sessions;
 mod security;
+mod sessions;
 mod site_processors;
 mod text_processors;

@@ -1,0 +1,223 @@
+//! The older listing beside the activity page,
+//! `GET {activity URL}reviews.json?count=20&page={n}&rating=0[&sortBy=…&direction=…]`,
+//! answered with `{status, total_reviews_comments, data:[…]}`. It is read only
+//! once the review API has refused; a refusal here ends the fetch with both
+//! answers named.
+
+use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::review::ReviewBuilder;
+use gleaner_sdk::types::Review;
+use gleaner_sdk::{botwall, date, FetchError};
+use serde_json::{json, Value};
+
+use crate::endpoints::{self, PAGE_SIZE};
+use crate::query::Target;
+use crate::review::{self, id, split_author, text, SCALE};
+use crate::{answered, Listing, Sort};
+
+/// What would help when GetYourGuide refuses this address.
+pub const WHAT_HELPS: &str =
+    "GetYourGuide is refusing this address: retry later with slower pacing \
+(a lower `upstream_concurrency`), or through a proxy (residential addresses fare best)";
+
+/// Reads the page of the listing that holds position `offset`.
+pub fn fetch(
+    target: &Target,
+    sort: Sort,
+    offset: u32,
+    fallback: Option<&str>,
+) -> Result<Listing, FetchError> {
+    let page = offset / PAGE_SIZE;
+    let url = endpoints::legacy(&target.url, sort.legacy(), page);
+    let headers = [
+        http::XHR,
+        ("accept", "application/json, text/javascript, */*; q=0.01"),
+        ("x-requested-with", "XMLHttpRequest"),
+        ("referer", target.url.as_str()),
+    ];
+    let response = http::get(&url, &headers)?;
+    let v = json(&response, fallback)?;
+    parse(&v, target, page)
+}
+
+/// The answer as JSON, or the error naming both refusals.
+fn json(response: &Response, fallback: Option<&str>) -> Result<Value, FetchError> {
+    let first = fallback.map_or_else(String::new, |why| {
+        format!("its review API answered {why}, and ")
+    });
+    let parsed = serde_json::from_slice::<Value>(&response.body).ok();
+    let walled = botwall::detect(response).is_some();
+    match parsed {
+        Some(v) if response.is_success() && !walled => Ok(v),
+        _ if walled || matches!(response.status, 401 | 403 | 429) || response.is_success() => {
+            Err(FetchError::Blocked(format!(
+                "GetYourGuide refused the reviews: {first}its reviews.json listing answered {} ({}); {WHAT_HELPS}",
+                answered(response),
+                response.final_url
+            )))
+        }
+        _ => Err(FetchError::Upstream(format!(
+            "GetYourGuide's reviews could not be read: {first}its reviews.json listing answered {} ({}); retry later",
+            answered(response),
+            response.final_url
+        ))),
+    }
+}
+
+/// Reads page `page` of the listing.
+pub fn parse(v: &Value, target: &Target, page: u32) -> Result<Listing, FetchError> {
+    let Some(data) = v["data"].as_array() else {
+        return Err(FetchError::Upstream(
+            "GetYourGuide's reviews.json answered without a `data` list: the listing changed and the plugin needs an update".into(),
+        ));
+    };
+    let total = v["total_reviews_comments"].as_u64();
+    let reviews = data
+        .iter()
+        .map(|r| map(r, target).map_err(FetchError::Upstream))
+        .collect::<Result<Vec<_>, _>>()?;
+    let after = (page + 1) * PAGE_SIZE;
+    let more = data.len() as u32 >= PAGE_SIZE && total.is_none_or(|t| u64::from(after) < t);
+    Ok(Listing {
+        reviews,
+        next_offset: more.then_some(after),
+        total,
+        empty: data.is_empty(),
+    })
+}
+
+/// Maps one `data[]` review.
+fn map(r: &Value, target: &Target) -> Result<Review, String> {
+    let review_id = id(&r["review_id"]).ok_or("a reviews.json review has no review_id")?;
+    let (line_name, line_country) = text(&r["author"])
+        .map(|a| split_author(&a))
+        .unwrap_or_default();
+    let country = text(&r["reviewerCountry"]).or(line_country);
+    let language = text(&r["languageCode"]);
+    let foreign = r["foreignLanguage"].as_bool();
+    let extra = json!({
+        "traveler_type": text(&r["traveler_type"]),
+        "reviewer_country": country,
+        "foreign_language": foreign,
+        "original_language": if foreign == Some(true) { language.clone() } else { None },
+        "contract": "reviews-json",
+    });
+    ReviewBuilder::new(review_id)
+        .title(text(&r["title"]))
+        .text_plain(text(&r["message"]))
+        .rating(review::rating(&r["rating"]), SCALE)
+        .date(text(&r["date"]).and_then(|d| date::parse(&d, None)))
+        .author_name(text(&r["reviewerName"]).or(line_name))
+        .author_title(country)
+        .review_url(Some(endpoints::review_url(&target.url)))
+        .language(language)
+        .extra(extra)
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RECORDED: &str = include_str!("../tests/samples/gyg-legacy-reviews-json-t23776.json");
+
+    fn target() -> Target {
+        crate::query::parse(
+            "https://www.getyourguide.com/berlin-l17/tempelhof-2-hour-airport-history-tour-berlin-airlift-more-t23776/",
+        )
+        .unwrap()
+    }
+
+    fn response(status: u16, body: &str) -> Response {
+        Response {
+            status,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+            final_url: "https://www.getyourguide.com/x/reviews.json".into(),
+        }
+    }
+
+    #[test]
+    fn maps_the_recorded_review_field_by_field() {
+        let v: Value = serde_json::from_str(RECORDED).unwrap();
+        let page = parse(&v, &target(), 0).unwrap();
+        assert_eq!(page.total, Some(579));
+        assert_eq!(
+            page.next_offset, None,
+            "one review on a page of 20 is the end"
+        );
+        let r = &page.reviews[0];
+        assert_eq!(r.id, "3946905");
+        assert_eq!(r.title.as_deref(), Some("Imponerende bygningsværk"));
+        assert!(matches!(&r.text, Some(gleaner_sdk::Text::Plain(t))
+            if t == "Spændende rundvisning i og ovenpå bygningen.\nRigtig god og vidende guide"));
+        assert_eq!(r.rating, Some(5.0));
+        assert_eq!(r.date.as_deref(), Some("2018-10-08"));
+        assert_eq!(r.author_name.as_deref(), Some("Jette Vinther"));
+        assert_eq!(r.author_title.as_deref(), Some("Denmark"));
+        assert_eq!(r.language.as_deref(), Some("da"));
+        let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
+        assert_eq!(extra["traveler_type"], "friends");
+        assert_eq!(extra["foreign_language"], true);
+        assert_eq!(extra["original_language"], "da");
+    }
+
+    #[test]
+    fn the_author_line_serves_when_the_split_fields_are_missing() {
+        let v = json!({"total_reviews_comments": 45, "data": [{"review_id": 1, "rating": "4.0", "author": "Ola – Norway", "foreignLanguage": false, "languageCode": "no"}]});
+        let page = parse(&v, &target(), 2).unwrap();
+        let r = &page.reviews[0];
+        assert_eq!(
+            (r.author_name.as_deref(), r.author_title.as_deref()),
+            (Some("Ola"), Some("Norway"))
+        );
+        let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
+        assert_eq!(extra["original_language"], Value::Null);
+    }
+
+    #[test]
+    fn pages_by_the_total() {
+        let full: Vec<Value> = (0..20).map(|i| json!({"review_id": i})).collect();
+        let page = parse(
+            &json!({"total_reviews_comments": 45, "data": full}),
+            &target(),
+            1,
+        )
+        .unwrap();
+        assert_eq!(page.next_offset, Some(40));
+        let page = parse(
+            &json!({"total_reviews_comments": 40, "data": full}),
+            &target(),
+            1,
+        )
+        .unwrap();
+        assert_eq!(page.next_offset, None);
+        assert!(
+            matches!(parse(&json!({"status": false}), &target(), 0), Err(FetchError::Upstream(m)) if m.contains("changed"))
+        );
+    }
+
+    #[test]
+    fn refusals_name_both_answers_and_what_helps() {
+        let wall = include_str!("../tests/samples/cloudflare_challenge.html");
+        let e = json(
+            &response(403, wall),
+            Some("HTTP 403 with a Cloudflare bot challenge"),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("review API answered HTTP 403 with a Cloudflare")
+                && m.contains("reviews.json listing answered HTTP 403 with a Cloudflare")
+                && m.contains("proxy")),
+            "{e:?}"
+        );
+        assert!(matches!(
+            json(&response(200, "<html><body>wait"), None),
+            Err(FetchError::Blocked(_))
+        ));
+        assert!(
+            matches!(json(&response(404, ""), Some("HTTP 500")), Err(FetchError::Upstream(m)) if m.contains("HTTP 404"))
+        );
+        assert!(json(&response(200, "{\"data\":[]}"), None).is_ok());
+    }
+}

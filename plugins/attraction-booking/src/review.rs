@@ -1,0 +1,127 @@
+//! Helpers both recipes share to map a review: ratings, the "Name – Country"
+//! author line, media URLs, ids.
+
+use serde_json::Value;
+
+/// GetYourGuide rates on 1–5 stars.
+pub const SCALE: f64 = 5.0;
+
+/// Image sizes, best first, as media items list them in `urls[]{size,url}`;
+/// `thumb` is the avatar size.
+const PHOTO_SIZES: &[&str] = &["original", "large", "medium", "small"];
+const AVATAR_SIZE: &str = "thumb";
+
+/// A string, or a number written out (ids come as either).
+pub fn id(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Non-empty trimmed text.
+pub fn text(v: &Value) -> Option<String> {
+    v.as_str()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// A star rating, from a number or text such as `"5.0"`; none outside 1–5
+/// (an unrated review's 0, say).
+pub fn rating(v: &Value) -> Option<f64> {
+    v.as_f64()
+        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        .filter(|r| (1.0..=SCALE).contains(r))
+}
+
+/// Splits "Name – Country" at its last en or em dash; no dash: a name only.
+pub fn split_author(line: &str) -> (Option<String>, Option<String>) {
+    let clean = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+    match line.rfind(['–', '—']) {
+        Some(at) => {
+            let dash = line[at..].chars().next().map_or(1, char::len_utf8);
+            (clean(&line[..at]), clean(&line[at + dash..]))
+        }
+        None => (clean(line), None),
+    }
+}
+
+/// The URL of `size` in a media item's `urls[]`.
+fn sized(item: &Value, size: &str) -> Option<String> {
+    item["urls"]
+        .as_array()?
+        .iter()
+        .find(|u| u["size"].as_str() == Some(size))
+        .and_then(|u| text(&u["url"]))
+}
+
+/// The avatar and the photos of a `media[]` list: the first item is the
+/// reviewer's avatar when it has a `thumb` size; every other item is a
+/// traveller photo, at its largest listed size.
+pub fn media(list: &Value) -> (Option<String>, Vec<String>) {
+    let items = list.as_array().map(Vec::as_slice).unwrap_or_default();
+    let avatar = items.first().and_then(|m| sized(m, AVATAR_SIZE));
+    let skip = usize::from(avatar.is_some());
+    let photos = items
+        .iter()
+        .skip(skip)
+        .filter_map(|m| {
+            PHOTO_SIZES
+                .iter()
+                .find_map(|s| sized(m, s))
+                .or_else(|| m["urls"].as_array()?.iter().find_map(|u| text(&u["url"])))
+                .or_else(|| text(&m["url"]))
+        })
+        .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+        .collect();
+    (avatar.filter(|u| u.starts_with("http")), photos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ratings_ids_and_authors() {
+        assert_eq!(rating(&json!("5.0")), Some(5.0));
+        assert_eq!(rating(&json!(4)), Some(4.0));
+        assert_eq!(rating(&json!(0)), None);
+        assert_eq!(rating(&json!("n/a")), None);
+        assert_eq!(id(&json!(3946905)).as_deref(), Some("3946905"));
+        assert_eq!(id(&json!(" r-1 ")).as_deref(), Some("r-1"));
+        assert_eq!(id(&json!(null)), None);
+        assert_eq!(
+            split_author("Jette Vinther – Denmark"),
+            (Some("Jette Vinther".into()), Some("Denmark".into()))
+        );
+        assert_eq!(
+            split_author("Jean-Pierre — France"),
+            (Some("Jean-Pierre".into()), Some("France".into()))
+        );
+        assert_eq!(split_author("Anna"), (Some("Anna".into()), None));
+        assert_eq!(split_author(" – Germany"), (None, Some("Germany".into())));
+    }
+
+    #[test]
+    fn avatar_first_then_photos_at_their_largest_size() {
+        let (avatar, photos) = media(&json!([
+            {"urls": [{"size": "thumb", "url": "https://cdn.example/a.jpg"}]},
+            {"urls": [{"size": "thumb", "url": "https://cdn.example/p1-t.jpg"}, {"size": "large", "url": "https://cdn.example/p1-l.jpg"}]},
+            {"urls": [{"size": "tiny", "url": "https://cdn.example/p2.jpg"}]},
+            {"urls": [{"size": "large", "url": "/relative.jpg"}]}
+        ]));
+        assert_eq!(avatar.as_deref(), Some("https://cdn.example/a.jpg"));
+        assert_eq!(
+            photos,
+            vec!["https://cdn.example/p1-l.jpg", "https://cdn.example/p2.jpg"]
+        );
+        let (avatar, photos) =
+            media(&json!([{"urls": [{"size": "large", "url": "https://cdn.example/p.jpg"}]}]));
+        assert_eq!(avatar, None);
+        assert_eq!(photos, vec!["https://cdn.example/p.jpg"]);
+        assert_eq!(media(&json!(null)), (None, Vec::new()));
+    }
+}
