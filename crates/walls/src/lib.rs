@@ -3,11 +3,10 @@
 //! gateway's rate limit or a sign-in form answers instead of the content.
 //!
 //! One classifier for both sides: the host runs it after every response (to
-//! log the vendor, retire a proxy, report it), and the plugin SDK runs it to
-//! turn a wall into a `blocked` error that names the vendor and the remedy,
-//! never into "0 reviews". It reads the status, the headers, the final URL and
-//! the start of the body, and nothing else: no dependency, no allocation
-//! beyond one lower-cased copy of the body's head.
+//! log the vendor and name it to the plugin), and the plugin SDK uses its
+//! verdict (or runs it, without a host) to turn a wall into a `blocked` error
+//! that names the vendor and the remedy, never into "0 reviews". It reads the status, the headers, the final URL and
+//! the start of the body (in one case-insensitive pass), and nothing else.
 
 /// What a response is, when it is not the content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,6 +38,11 @@ impl Wall {
         Wall::RateLimit,
         Wall::LoginWall,
     ];
+
+    /// The wall a [`Wall::code`] names; none for any other text (`none`, for content).
+    pub fn from_code(code: &str) -> Option<Wall> {
+        Wall::ALL.into_iter().find(|w| w.code() == code.trim())
+    }
 
     /// A short code for logs and reports: `cloudflare`, `datadome`, ….
     pub fn code(self) -> &'static str {
@@ -194,36 +198,98 @@ pub fn classify(response: &Response<'_>) -> Option<Wall> {
         }
     }
     let head = &response.body[..response.body.len().min(SCAN_BYTES)];
-    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let found = Found::scan(head);
     // Akamai writes its reference line with entities: "Reference&#32;&#35;18&#46;…".
-    let akamai_reference = ["reference #", "reference&#32;&#35;", "edgesuite"]
-        .iter()
-        .any(|m| text.contains(m));
-    if text.contains("<title>access denied</title>") && (akamai_reference || refused) {
+    let akamai_reference = AKAMAI_REFERENCE.iter().any(|m| found.has(m));
+    if found.has(AKAMAI_TITLE) && (akamai_reference || refused) {
         return Some(Wall::Akamai);
     }
     if let Some((wall, _, _)) = BODY_MARKERS
         .iter()
-        .find(|(_, marker, strong)| (*strong || refused) && text.contains(marker))
+        .find(|(_, marker, strong)| (*strong || refused) && found.has(marker))
     {
         return Some(*wall);
     }
-    let title = title_of(&text);
-    let captcha_widget = ["g-recaptcha", "h-captcha", "cf-turnstile", "captcha"]
-        .iter()
-        .any(|m| text.contains(m));
+    let title = found.title(head);
+    let captcha_widget = CAPTCHA_WIDGETS.iter().any(|m| found.has(m));
     if captcha_widget && CAPTCHA_WORDS.iter().any(|w| title.contains(w)) {
         return Some(Wall::Captcha);
     }
-    if is_login(response, &text, title) {
+    let password_form = PASSWORD_FIELDS.iter().any(|m| found.has(m));
+    if is_login(response, password_form, &title) {
         return Some(Wall::LoginWall);
     }
     None
 }
 
+const AKAMAI_TITLE: &str = "<title>access denied</title>";
+const AKAMAI_REFERENCE: [&str; 3] = ["reference #", "reference&#32;&#35;", "edgesuite"];
+const CAPTCHA_WIDGETS: [&str; 4] = ["g-recaptcha", "h-captcha", "cf-turnstile", "captcha"];
+const PASSWORD_FIELDS: [&str; 2] = ["type=\"password\"", "type='password'"];
+const TITLE_OPEN: &str = "<title";
+
+/// Every body pattern, found in one case-insensitive pass over the body's head.
+fn patterns() -> &'static (aho_corasick::AhoCorasick, Vec<&'static str>) {
+    static PATTERNS: std::sync::OnceLock<(aho_corasick::AhoCorasick, Vec<&'static str>)> =
+        std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let mut all: Vec<&'static str> = BODY_MARKERS.iter().map(|(_, m, _)| *m).collect();
+        all.push(AKAMAI_TITLE);
+        all.extend(AKAMAI_REFERENCE);
+        all.extend(CAPTCHA_WIDGETS);
+        all.extend(PASSWORD_FIELDS);
+        all.push(TITLE_OPEN);
+        // A DFA: the pattern set is small, and a DFA searches fastest.
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(&all)
+            .expect("the wall patterns are valid");
+        (automaton, all)
+    })
+}
+
+/// Which patterns a body holds, and where its title starts.
+struct Found {
+    seen: Vec<bool>,
+    title_at: Option<usize>,
+}
+
+impl Found {
+    fn scan(head: &[u8]) -> Found {
+        let (automaton, all) = patterns();
+        let mut seen = vec![false; all.len()];
+        let mut title_at = None;
+        for m in automaton.find_overlapping_iter(head) {
+            let index = m.pattern().as_usize();
+            seen[index] = true;
+            if all[index] == TITLE_OPEN && title_at.is_none() {
+                title_at = Some(m.start());
+            }
+        }
+        Found { seen, title_at }
+    }
+
+    fn has(&self, pattern: &str) -> bool {
+        let all = &patterns().1;
+        all.iter()
+            .position(|p| *p == pattern)
+            .is_some_and(|i| self.seen[i])
+    }
+
+    /// The page's `<title>`, lower-cased, or "".
+    fn title(&self, head: &[u8]) -> String {
+        let Some(at) = self.title_at else {
+            return String::new();
+        };
+        let window = &head[at..head.len().min(at + 1024)];
+        title_of(&String::from_utf8_lossy(window).to_ascii_lowercase()).to_owned()
+    }
+}
+
 /// A sign-in page: a redirect that landed on a sign-in path, a 401 page, or a
 /// page titled for signing in that holds a password field.
-fn is_login(response: &Response<'_>, text: &str, title: &str) -> bool {
+fn is_login(response: &Response<'_>, password_form: bool, title: &str) -> bool {
     let path = response
         .final_url
         .split_once("://")
@@ -239,7 +305,6 @@ fn is_login(response: &Response<'_>, text: &str, title: &str) -> bool {
     {
         return true;
     }
-    let password_form = text.contains("type=\"password\"") || text.contains("type='password'");
     let titled = ["sign in", "log in", "login", "sign-in"]
         .iter()
         .any(|w| title.contains(w));

@@ -10,10 +10,17 @@ use crate::FetchError;
 
 pub use gleaner_walls::Wall;
 
-/// The wall this response is, if any (see [`gleaner_walls::classify`]). Any
-/// status can carry one: sites answer challenges with 403, 429 or 503, and
-/// some with 200.
+/// The response header with the host's verdict (a wall's code, or `none`).
+pub const WALL_HEADER: &str = "x-gleaner-wall";
+
+/// The wall this response is, if any. Any status can carry one: sites answer
+/// challenges with 403, 429 or 503, and some with 200. The host has already
+/// classified every response it hands over (its verdict is in [`WALL_HEADER`]);
+/// without that header, [`gleaner_walls::classify`] runs here.
 pub fn detect(response: &Response) -> Option<Wall> {
+    if let Some(verdict) = response.header(WALL_HEADER) {
+        return Wall::from_code(verdict);
+    }
     gleaner_walls::classify(&gleaner_walls::Response {
         status: response.status,
         headers: &response.headers,
@@ -96,6 +103,24 @@ mod tests {
         assert_eq!(
             seen(&page(500, &[], "oops")),
             "HTTP 500 with an unexpected body"
+        );
+    }
+
+    #[test]
+    fn the_host_s_verdict_is_trusted() {
+        let content = page(
+            200,
+            &[("x-gleaner-wall", "none")],
+            "<title>Just a moment...</title>",
+        );
+        assert_eq!(detect(&content), None, "the host said content");
+        let wall = page(403, &[("x-gleaner-wall", "datadome")], "");
+        assert_eq!(detect(&wall), Some(Wall::DataDome));
+        let unclassified = page(403, &[("cf-mitigated", "challenge")], "");
+        assert_eq!(
+            detect(&unclassified),
+            Some(Wall::Cloudflare),
+            "classified here without a verdict"
         );
     }
 

@@ -264,11 +264,13 @@ impl HttpService {
     }
 }
 
-/// The response header that names the wall the host recognised in a response.
+/// The response header with the host's verdict on a response: a wall's code
+/// (`cloudflare`, `login_wall` …) or `none` for content.
 pub const WALL_HEADER: &str = "x-gleaner-wall";
 
-/// Classifies a final response (see `gleaner-walls`); a wall is logged with its
-/// vendor and named in the [`WALL_HEADER`] response header the plugin receives.
+/// Classifies a final response (see `gleaner-walls`) once, natively: a wall is
+/// logged with its vendor; the verdict goes to the plugin in [`WALL_HEADER`],
+/// so the SDK need not classify again.
 fn mark_wall(plugin: &str, answer: &mut OutboundResponse) {
     let wall = gleaner_walls::classify(&gleaner_walls::Response {
         status: answer.status,
@@ -279,10 +281,14 @@ fn mark_wall(plugin: &str, answer: &mut OutboundResponse) {
     if let Some(wall) = wall {
         let url = credentials::redact_url(&answer.final_url);
         tracing::info!(plugin, %url, status = answer.status, wall = wall.code(), "the site answered with a wall");
-        answer
-            .headers
-            .push((WALL_HEADER.to_owned(), wall.code().to_owned()));
     }
+    answer
+        .headers
+        .retain(|(n, _)| !n.eq_ignore_ascii_case(WALL_HEADER));
+    let verdict = wall.map_or("none", gleaner_walls::Wall::code);
+    answer
+        .headers
+        .push((WALL_HEADER.to_owned(), verdict.to_owned()));
 }
 
 /// Refuses URLs whose host is a literal non-public IP address (DNS names are checked by the resolver).
@@ -335,7 +341,10 @@ mod tests {
             final_url: "https://www.example.com/r".into(),
         };
         mark_wall("p", &mut content);
-        assert!(content.headers.is_empty());
+        assert_eq!(
+            content.headers,
+            [(WALL_HEADER.to_owned(), "none".to_owned())]
+        );
     }
 
     #[test]
