@@ -270,3 +270,62 @@ fn har_rebuilds_every_committed_fixture_exactly() {
     assert_eq!(run.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&run.stderr).contains("cannot read body_file missing.html"));
 }
+
+/// `gleaner doctor` on replayed traffic: a healthy source, and one behind a
+/// Cloudflare challenge built from the wall classifier's fixture.
+#[test]
+fn doctor_reports_what_was_seen() {
+    let healthy = gleaner()
+        .args(["doctor", "customer-feedback-hub", "--replay"])
+        .arg("plugins/customer-feedback-hub/tests")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&healthy.stdout);
+    assert_eq!(healthy.status.code(), Some(0), "{report}");
+    assert!(report.contains("answer: 200, 20 reviews"), "{report}");
+    assert!(report.contains("wall: none seen"), "{report}");
+    assert!(
+        report.contains("every field the fixture has came back"),
+        "{report}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let page = common::root().join("crates/walls/tests/fixtures/cloudflare-challenge.html");
+    std::fs::copy(&page, dir.path().join("challenge.html")).unwrap();
+    std::fs::write(
+        dir.path().join("index.toml"),
+        "[[exchange]]\nurl = \"https://www.trustpilot.com/review/walled.example?languages=all&sort=recency\"\n\
+         status = 403\ncontent_type = \"text/html\"\nheaders = { \"cf-mitigated\" = \"challenge\" }\nbody_file = \"challenge.html\"\n",
+    )
+    .unwrap();
+    let har = dir.path().join("walled.har");
+    let built = gleaner()
+        .arg("har")
+        .arg(dir.path().join("index.toml"))
+        .arg(&har)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let walled = gleaner()
+        .args([
+            "doctor",
+            "customer-feedback-hub",
+            "https://www.trustpilot.com/review/walled.example",
+            "--replay",
+        ])
+        .arg(&har)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&walled.stdout);
+    assert_eq!(walled.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("HTTP 403") && report.contains("(cloudflare)"),
+        "{report}"
+    );
+    assert!(report.contains("wall: Cloudflare"), "{report}");
+    assert!(report.contains("answer: 502"), "{report}");
+}

@@ -14,14 +14,16 @@ use axum::response::{AppendHeaders, IntoResponse};
 use axum::routing::get;
 use serde_json::{json, Value};
 
-const ROUTE: &str = "/test-session-source/reviews";
-const PLUGIN: &str = "test-session-source";
+pub const ROUTE: &str = "/test-session-source/reviews";
+pub const PLUGIN: &str = "test-session-source";
 
 /// What the site saw.
 #[derive(Default)]
-struct Seen {
-    visits: AtomicUsize,
-    refused: AtomicUsize,
+pub struct Seen {
+    pub visits: AtomicUsize,
+    pub refused: AtomicUsize,
+    /// When each request arrived.
+    pub arrivals: Mutex<Vec<std::time::Instant>>,
     /// The user agent of every request.
     agents: Mutex<Vec<String>>,
     /// The headers of the last visit and the last API call.
@@ -40,9 +42,13 @@ fn header(headers: &HeaderMap, name: &str) -> String {
 /// A site that sets a visitor and a CSRF cookie on `/visit` (a new visitor id
 /// each time) and serves three pages of two reviews on `/api/reviews` only to
 /// a visitor that sends both cookies and echoes the CSRF value in `x-csrf`.
-async fn site() -> (Arc<Seen>, String) {
+pub async fn site() -> (Arc<Seen>, String) {
     let seen = Arc::new(Seen::default());
     let visit = |State(seen): State<Arc<Seen>>, headers: HeaderMap| async move {
+        seen.arrivals
+            .lock()
+            .unwrap()
+            .push(std::time::Instant::now());
         let n = seen.visits.fetch_add(1, Ordering::SeqCst) + 1;
         seen.agents
             .lock()
@@ -61,6 +67,10 @@ async fn site() -> (Arc<Seen>, String) {
     let api = |State(seen): State<Arc<Seen>>,
                Query(q): Query<std::collections::HashMap<String, String>>,
                headers: HeaderMap| async move {
+        seen.arrivals
+            .lock()
+            .unwrap()
+            .push(std::time::Instant::now());
         seen.agents
             .lock()
             .unwrap()

@@ -64,6 +64,10 @@ pub struct Config {
     /// its last use, in seconds (`GLEANER_SESSION_TTL_SECS`); a continuation
     /// arriving later starts a new session.
     pub session_ttl_secs: u64,
+    /// The pace of an upstream host across the server, over what plugins
+    /// declare: `[pacing."www.example.com"] min_delay_ms = 500, delay_jitter_ms = 200,
+    /// requests_per_minute = 60`.
+    pub pacing: BTreeMap<String, crate::capabilities::http::pacing::Pace>,
     /// Requests served at once before answering 503 (`GLEANER_MAX_CONCURRENT_REQUESTS`).
     pub max_concurrent_requests: usize,
     /// Requests one plugin serves at once before answering 503, so a slow upstream
@@ -102,7 +106,13 @@ pub struct Config {
     pub llm: crate::capabilities::llm::LlmConfig,
     /// Per-plugin settings and secrets: `[plugins.<name>] key = "value"`.
     /// Environment: `GLEANER_PLUGIN_<NAME>_<KEY>` (upper case, `-` as `_`).
+    /// A list (`proxies = ["http://…", "socks5://…"]`) is kept comma-joined.
+    #[serde(deserialize_with = "settings_tables")]
     pub plugins: BTreeMap<String, BTreeMap<String, String>>,
+    /// Proxies for every plugin without its own (`[proxies] urls = [...]`,
+    /// `cooldown_secs`; `GLEANER_PROXIES`, comma separated, and
+    /// `GLEANER_PROXY_COOLDOWN_SECS`). A plugin's own: `[plugins.<name>] proxies = [...]`.
+    pub proxies: ProxyConfig,
 }
 
 impl Default for Config {
@@ -118,6 +128,8 @@ impl Default for Config {
             max_body_bytes: 1024 * 1024,
             fetch_budget_ms: 30_000,
             session_ttl_secs: 1800,
+            pacing: BTreeMap::new(),
+            proxies: ProxyConfig::default(),
             max_concurrent_requests: 256,
             max_concurrent_per_plugin: 64,
             header_read_timeout_ms: 10_000,
@@ -181,6 +193,12 @@ impl Config {
         }
         if let Some(v) = var("GLEANER_ADMIN_KEYS") {
             self.admin_keys = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_PROXIES") {
+            self.proxies.urls = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_PROXY_COOLDOWN_SECS") {
+            self.proxies.cooldown_secs = parse_number("GLEANER_PROXY_COOLDOWN_SECS", v)?;
         }
         if let Some(v) = var("GLEANER_SESSION_TTL_SECS") {
             self.session_ttl_secs = parse_number("GLEANER_SESSION_TTL_SECS", v)?;
@@ -316,6 +334,69 @@ impl Config {
 
 fn env_part(s: &str) -> String {
     s.to_ascii_uppercase().replace(['-', '.'], "_")
+}
+
+/// The proxies of the configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProxyConfig {
+    /// Proxy URLs with their credentials: `http://`, `https://`, `socks5://`.
+    pub urls: Vec<String>,
+    /// How long a proxy a site blocked is left out for that site, in seconds.
+    pub cooldown_secs: u64,
+}
+
+impl Default for ProxyConfig {
+    fn default() -> Self {
+        ProxyConfig {
+            urls: Vec::new(),
+            cooldown_secs: 600,
+        }
+    }
+}
+
+impl Config {
+    /// The proxy settings: the server's list, and each plugin's own `proxies`.
+    pub fn proxy_settings(&self) -> crate::capabilities::http::proxies::ProxySettings {
+        let per_plugin = self
+            .plugins
+            .iter()
+            .filter_map(|(name, settings)| {
+                Some((name.clone(), split_list(settings.get("proxies")?)))
+            })
+            .collect();
+        crate::capabilities::http::proxies::ProxySettings {
+            urls: self.proxies.urls.clone(),
+            per_plugin,
+            cooldown: Duration::from_secs(self.proxies.cooldown_secs),
+        }
+    }
+}
+
+/// `[plugins.<name>]` tables: string values as they are, lists of strings comma-joined.
+fn settings_tables<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, BTreeMap<String, String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Value {
+        Text(String),
+        List(Vec<String>),
+    }
+    let tables: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::deserialize(d)?;
+    Ok(tables
+        .into_iter()
+        .map(|(plugin, table)| {
+            let table = table
+                .into_iter()
+                .map(|(k, v)| match v {
+                    Value::Text(s) => (k, s),
+                    Value::List(list) => (k, list.join(",")),
+                })
+                .collect();
+            (plugin, table)
+        })
+        .collect())
 }
 
 fn split_list(v: &str) -> Vec<String> {

@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::manifest::Continuation;
 use crate::record::{extra_object, Review};
 use crate::registry::Plugin;
-use crate::runtime::bindings::types::{Order, PageRequest, SourceMeta};
+use crate::runtime::bindings::types::{FetchError, Order, PageRequest, SourceMeta};
 use crate::runtime::Runtime;
 use crate::validate::SourceRequest;
 
@@ -185,8 +185,15 @@ pub async fn fetch(
             Ok(Err(e)) if reviews.is_empty() => return Err(ApiError::from_fetch(&label, e)),
             Err(e) if reviews.is_empty() => return Err(e.into()),
             Ok(Err(e)) => {
+                // A page that ran out of time (the site, or its pace, would
+                // have made it late) ends the fetch at the budget, with a token.
+                let reason = if matches!(e, FetchError::Timeout(_)) {
+                    StopReason::Budget
+                } else {
+                    StopReason::SourceError
+                };
                 source_error = Some(ApiError::from_fetch(&label, e).to_string());
-                break StopReason::SourceError;
+                break reason;
             }
             Err(e) => {
                 let reason = if matches!(e, crate::runtime::CallError::Timeout { .. }) {

@@ -43,6 +43,7 @@ pub fn services(
     config: &Config,
     replay: Option<HarReplay>,
     recorder: Option<HarRecorder>,
+    observe: bool,
 ) -> anyhow::Result<Services> {
     let overrides = Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?;
     let http = HttpService::new(HttpSettings {
@@ -50,6 +51,9 @@ pub fn services(
         recorder,
         overrides,
         resolver: Default::default(),
+        pacing: config.pacing.clone(),
+        proxies: config.proxy_settings(),
+        observe,
     })?;
     Ok(Services {
         http: Arc::new(http),
@@ -79,7 +83,7 @@ impl App {
             None => None,
         };
         let recorder = config.record.clone().map(HarRecorder::new);
-        let services = services(&config, replay, recorder)?;
+        let services = services(&config, replay, recorder, false)?;
         let runtime = runtime::Runtime::new(
             services,
             config.cache_dir.clone(),

@@ -43,6 +43,10 @@ enum Command {
     Plugin(PluginCommand),
     /// Runs a source locally: progress on stderr, the response JSON on stdout.
     Fetch(FetchCommand),
+    /// One real fetch of a source, for operators: each response's status and
+    /// wall, the answer, the review count, the fields that came back null
+    /// although the fixture has them; the exchanges are written to a HAR file.
+    Doctor(DoctorCommand),
     /// Builds a HAR file for replay tests from recorded response bodies listed
     /// in an index (TOML: [[exchange]] url, status, content_type, body_file).
     Har {
@@ -86,6 +90,23 @@ struct FetchCommand {
     replay: Option<PathBuf>,
 }
 
+#[derive(Args)]
+struct DoctorCommand {
+    /// The source label, e.g. customer-feedback-hub.
+    label: String,
+    /// The query; by default the one the source's fixture pages through.
+    query: Option<String>,
+    /// Where the HAR recording goes (default: doctor-<label>.har).
+    #[arg(long, value_name = "OUT.har")]
+    out: Option<PathBuf>,
+    /// Read this recording (a HAR file or directory) instead of the live site.
+    #[arg(long, value_name = "IN.har")]
+    replay: Option<PathBuf>,
+    /// The plugins' sources, for their fixtures.
+    #[arg(long, value_name = "DIR", default_value = "plugins")]
+    plugins_src: PathBuf,
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -115,6 +136,25 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let count = gleaner::cli::har(&index, &out)?;
             eprintln!("wrote {count} exchanges to {}", out.display());
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Doctor(d) => {
+            init_logging("warn");
+            let out = d
+                .out
+                .unwrap_or_else(|| PathBuf::from(format!("doctor-{}.har", d.label)));
+            let args = gleaner::cli::DoctorArgs {
+                label: d.label,
+                query: d.query,
+                out,
+                replay: d.replay,
+                plugins_src: d.plugins_src,
+            };
+            let healthy = gleaner::cli::doctor(&config, args).await?;
+            Ok(if healthy {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Fetch(f) => {
             init_logging("warn");

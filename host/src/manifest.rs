@@ -113,6 +113,13 @@ pub struct Limits {
     pub request_timeout_ms: u64,
     /// Retries on 429/503.
     pub max_retries: u32,
+    /// Least time between the starts of two requests to one host, across the
+    /// server, in ms (the site's politeness; operators may override per host).
+    pub min_delay_ms: u64,
+    /// A random extra of up to this many ms on top of `min_delay_ms`.
+    pub delay_jitter_ms: u64,
+    /// Most requests a minute to one host, across the server (0: no limit).
+    pub requests_per_minute: u32,
 }
 
 impl Default for Limits {
@@ -127,6 +134,9 @@ impl Default for Limits {
             first_byte_timeout_ms: 10_000,
             request_timeout_ms: 15_000,
             max_retries: 2,
+            min_delay_ms: 0,
+            delay_jitter_ms: 0,
+            requests_per_minute: 0,
         }
     }
 }

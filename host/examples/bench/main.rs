@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use gleaner::config::Config;
 use gleaner::App;
 
+mod proxy;
 mod session;
 mod sources;
 
@@ -400,6 +401,7 @@ async fn main() -> anyhow::Result<()> {
     instantiate_and_call().await?;
     sources::fetch_page_per_source().await?;
     session::overhead_per_request(10_000);
+    proxy::overhead_per_request(2_000).await?;
     processor_latency().await?;
     compile_times().await?;
     startup().await?;

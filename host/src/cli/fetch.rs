@@ -38,26 +38,16 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
         args.record.is_none() || args.replay.is_none(),
         "--record and --replay exclude each other: record against the live site, then replay offline"
     );
-    let manifest_path = find_source(config, &args.label)?;
-    let manifest = Manifest::load(&manifest_path)?;
-    let options = manifest.source.clone().with_context(|| {
-        format!(
-            "{} is a {} plugin, not a review source",
-            manifest.name,
-            manifest.kind.world()
-        )
-    })?;
     let replay = match &args.replay {
         Some(p) => Some(HarReplay::load_list(p)?),
         None => None,
     };
     let recorder = args.record.clone().map(HarRecorder::new);
-    let runtime = super::runtime(config, replay, recorder)?;
-    let values = config.plugin_settings(&manifest.name, &manifest.config_keys(), |n| {
-        std::env::var(n).ok()
-    });
-    let settings = Settings::new(values, &manifest.config_keys());
-    let plugin = runtime.load(&manifest_path, manifest, settings).await?;
+    let Source {
+        runtime,
+        plugin,
+        options,
+    } = load_source(config, &args.label, replay, recorder).await?;
 
     let mut body = json!({ "query": args.query });
     if let Some(n) = args.max {
@@ -107,6 +97,45 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
     let body = outcome.into_body(options.continuation);
     println!("{}", serde_json::to_string_pretty(&body)?);
     Ok(())
+}
+
+/// A source plugin loaded for one-off CLI work.
+pub(super) struct Source {
+    /// Its runtime (with the replay or recorder it was given).
+    pub runtime: crate::runtime::Runtime,
+    /// The plugin.
+    pub plugin: crate::registry::Plugin,
+    /// Its request options.
+    pub options: crate::manifest::SourceOptions,
+}
+
+/// Loads the source labelled `label` from the plugin directory, with its settings.
+pub(super) async fn load_source(
+    config: &Config,
+    label: &str,
+    replay: Option<HarReplay>,
+    recorder: Option<HarRecorder>,
+) -> anyhow::Result<Source> {
+    let manifest_path = find_source(config, label)?;
+    let manifest = Manifest::load(&manifest_path)?;
+    let options = manifest.source.clone().with_context(|| {
+        format!(
+            "{} is a {} plugin, not a review source",
+            manifest.name,
+            manifest.kind.world()
+        )
+    })?;
+    let runtime = super::runtime(config, replay, recorder)?;
+    let values = config.plugin_settings(&manifest.name, &manifest.config_keys(), |n| {
+        std::env::var(n).ok()
+    });
+    let settings = Settings::new(values, &manifest.config_keys());
+    let plugin = runtime.load(&manifest_path, manifest, settings).await?;
+    Ok(Source {
+        runtime,
+        plugin,
+        options,
+    })
 }
 
 /// The manifest of the source whose route starts with `/<label>/`.

@@ -1,11 +1,13 @@
-//! Command-line tools for plugin authors: `gleaner plugin check`, `gleaner fetch`
-//! and `gleaner har`.
+//! Command-line tools for plugin authors and operators: `gleaner plugin check`,
+//! `gleaner fetch`, `gleaner har` and `gleaner doctor`.
 
 mod check;
+mod doctor;
 mod fetch;
 mod har;
 
 pub use check::check;
+pub use doctor::{doctor, DoctorArgs};
 pub use fetch::{fetch, FetchArgs};
 pub use har::har;
 
@@ -20,7 +22,7 @@ pub fn runtime(
     recorder: Option<HarRecorder>,
 ) -> anyhow::Result<Runtime> {
     Runtime::new(
-        crate::services(config, replay, recorder)?,
+        crate::services(config, replay, recorder, true)?,
         config.cache_dir.clone(),
         config.max_total_memory_mib,
     )

@@ -10,8 +10,10 @@ pub mod credentials;
 pub mod guest;
 pub mod har;
 pub mod overrides;
+pub mod pacing;
 pub mod policy;
 pub mod profile;
+pub mod proxies;
 pub mod resolver;
 pub mod session;
 pub mod ssrf;
@@ -79,11 +81,17 @@ pub enum HttpError {
     Transport(String),
 }
 
+/// What tells connection pools apart: override target, connect timeout (ms), proxy URL.
+type ClientKey = (bool, u64, Option<String>);
+
 /// Server-wide outbound HTTP state: connection pools, replay/record, overrides, per-host caps.
 pub struct HttpService {
-    /// Connection pools by (override target?, connect timeout in ms): the connect
-    /// timeout is per plugin, and reqwest sets it per client.
-    clients: Mutex<HashMap<(bool, u64), reqwest::Client>>,
+    /// Connection pools by (override target?, connect timeout in ms, proxy):
+    /// the connect timeout is per plugin and the proxy per session, and reqwest
+    /// sets both per client.
+    clients: Mutex<HashMap<ClientKey, reqwest::Client>>,
+    /// The operator's proxies and which hosts have blocked them.
+    proxies: proxies::Proxies,
     replay: Option<Arc<HarReplay>>,
     recorder: Option<Arc<HarRecorder>>,
     overrides: Overrides,
@@ -91,6 +99,21 @@ pub struct HttpService {
     /// Upstream connection slots per (plugin, host): a slow host fills only the
     /// share of the plugin that talks to it.
     host_slots: Mutex<HashMap<(String, String), Arc<tokio::sync::Semaphore>>>,
+    /// Each host's turn, across the server.
+    pacer: pacing::Pacer,
+    /// The final responses seen, when asked for (`gleaner doctor`).
+    observed: Option<Mutex<Vec<Observed>>>,
+}
+
+/// A final response as `gleaner doctor` reports it.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    /// The URL that answered, credentials redacted.
+    pub url: String,
+    /// Its status.
+    pub status: u16,
+    /// The wall it is, if any.
+    pub wall: Option<gleaner_walls::Wall>,
 }
 
 /// How the service is built.
@@ -104,6 +127,12 @@ pub struct HttpSettings {
     pub overrides: Overrides,
     /// DNS with the SSRF guard (the system resolver and the public-address filter by default).
     pub resolver: resolver::GuardedResolver,
+    /// The operator's pace per host, over the manifests'.
+    pub pacing: std::collections::BTreeMap<String, pacing::Pace>,
+    /// The operator's proxies.
+    pub proxies: proxies::ProxySettings,
+    /// Keep every final response's status and wall, for [`HttpService::observed`].
+    pub observe: bool,
 }
 
 impl HttpService {
@@ -116,30 +145,52 @@ impl HttpService {
             overrides: settings.overrides,
             resolver: settings.resolver,
             host_slots: Mutex::new(HashMap::new()),
+            pacer: pacing::Pacer::new(settings.pacing),
+            proxies: proxies::Proxies::new(settings.proxies).map_err(anyhow::Error::msg)?,
+            observed: settings.observe.then(|| Mutex::new(Vec::new())),
         };
-        service.client(false, 5_000)?;
+        service.client(false, 5_000, None)?;
         Ok(service)
     }
 
-    /// The pool for public targets (SSRF-guarded DNS) or override targets, with a connect timeout.
-    fn client(&self, overridden: bool, connect_ms: u64) -> Result<reqwest::Client, HttpError> {
+    /// The pool for public targets (SSRF-guarded DNS) or override targets, with
+    /// a connect timeout, direct or through a proxy.
+    fn client(
+        &self,
+        overridden: bool,
+        connect_ms: u64,
+        proxy: Option<&proxies::Proxy>,
+    ) -> Result<reqwest::Client, HttpError> {
+        let key = (overridden, connect_ms, proxy.map(|p| p.url.clone()));
         let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(client) = clients.get(&(overridden, connect_ms)) {
+        if let Some(client) = clients.get(&key) {
             return Ok(client.clone());
         }
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(std::time::Duration::from_millis(connect_ms.max(1)))
-            .pool_idle_timeout(std::time::Duration::from_secs(30))
-            .no_proxy();
+            .pool_idle_timeout(std::time::Duration::from_secs(30));
+        builder = match proxy {
+            Some(p) => builder.proxy(reqwest::Proxy::all(&p.url).map_err(|e| {
+                HttpError::Transport(format!("proxy {} cannot be used: {e}", p.shown))
+            })?),
+            None => builder.no_proxy(),
+        };
         if !overridden {
             builder = builder.dns_resolver(Arc::new(self.resolver.clone()));
         }
         let client = builder
             .build()
             .map_err(|e| HttpError::Transport(format!("cannot build the HTTP client: {e}")))?;
-        clients.insert((overridden, connect_ms), client.clone());
+        clients.insert(key, client.clone());
         Ok(client)
+    }
+
+    /// The final responses seen so far, when the service was built to observe.
+    pub fn observed(&self) -> Vec<Observed> {
+        self.observed.as_ref().map_or_else(Vec::new, |o| {
+            o.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        })
     }
 
     /// Whether requests are answered from recordings.
@@ -179,7 +230,7 @@ impl HttpService {
                 headers: &hop_headers,
                 body: body.as_deref(),
             };
-            let response = self.send_hop(policy, hop, deadline).await?;
+            let response = self.send_hop(policy, session, hop, deadline).await?;
             session.store(&url, &response.headers);
             let location = response_location(&response, &url);
             let Some(next) = location else {
@@ -189,7 +240,15 @@ impl HttpService {
                     body: response.body,
                     final_url: url.to_string(),
                 };
-                mark_wall(&policy.plugin, &mut answer);
+                let wall = mark_wall(&policy.plugin, &mut answer);
+                if let Some(observed) = &self.observed {
+                    let mut observed = observed.lock().unwrap_or_else(|p| p.into_inner());
+                    observed.push(Observed {
+                        url: credentials::redact_url(&answer.final_url),
+                        status: answer.status,
+                        wall,
+                    });
+                }
                 return Ok(answer);
             };
             if response.status == 303 || (matches!(response.status, 301 | 302) && method == "POST")
@@ -211,20 +270,87 @@ impl HttpService {
     async fn send_hop(
         &self,
         policy: &Policy,
+        session: &Session,
         hop: transport::Hop<'_>,
         deadline: Instant,
     ) -> Result<transport::HopResponse, HttpError> {
         if let Some(replay) = &self.replay {
             return transport::replay(replay, &hop);
         }
-        let connect_ms = policy.limits.connect_timeout_ms;
-        let (client, target) = match self.overrides.rewrite(&policy.plugin, hop.url) {
-            Some(target) => (self.client(true, connect_ms)?, target),
-            None => {
-                check_ip_literal(hop.url)?;
-                (self.client(false, connect_ms)?, hop.url.clone())
+        let host = hop.url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let overridden = self.overrides.rewrite(&policy.plugin, hop.url);
+        if overridden.is_none() {
+            check_ip_literal(hop.url)?;
+        }
+        let proxied = !self.proxies.for_plugin(&policy.plugin).is_empty();
+        loop {
+            let proxy = if proxied {
+                let picked = self
+                    .proxies
+                    .pick(&policy.plugin, &host, session.proxy().as_deref())
+                    .cloned()
+                    .ok_or_else(|| {
+                        HttpError::Transport(format!(
+                            "{host} has blocked every configured proxy for now; retry after the cool-down \
+                             ([proxies] cooldown_secs), or add proxies"
+                        ))
+                    })?;
+                session.set_proxy(Some(picked.url.clone()));
+                Some(picked)
+            } else {
+                None
+            };
+            if proxy.is_some() && overridden.is_none() {
+                // The proxy resolves the name: refuse names that point inside.
+                self.resolver
+                    .check_public(&host)
+                    .await
+                    .map_err(HttpError::Denied)?;
             }
+            let response = self
+                .send_network(policy, &hop, overridden.clone(), proxy.as_ref(), deadline)
+                .await?;
+            let Some(proxy) = proxy else {
+                return Ok(response);
+            };
+            if !blocks_proxy(&response, hop.url) {
+                return Ok(response);
+            }
+            self.proxies.retire(&proxy, &host);
+            session.set_proxy(None);
+            let another = self.proxies.pick(&policy.plugin, &host, None).is_some();
+            if !another || Instant::now() >= deadline {
+                return Ok(response);
+            }
+        }
+    }
+
+    /// One hop over the network: the host's pace, a connection slot, the request.
+    async fn send_network(
+        &self,
+        policy: &Policy,
+        hop: &transport::Hop<'_>,
+        overridden: Option<Url>,
+        proxy: Option<&proxies::Proxy>,
+        deadline: Instant,
+    ) -> Result<transport::HopResponse, HttpError> {
+        let connect_ms = policy.limits.connect_timeout_ms;
+        let (client, target) = match overridden {
+            Some(target) => (self.client(true, connect_ms, proxy)?, target),
+            None => (self.client(false, connect_ms, proxy)?, hop.url.clone()),
         };
+        let host = hop.url.host_str().unwrap_or_default();
+        let pace = self.pacer.pace_for(host, policy.limits.pace);
+        self.pacer
+            .wait_turn(host, pace, deadline)
+            .await
+            .map_err(|late| {
+                HttpError::Timeout(format!(
+                    "the next request to {host} may start only in {} ms, after this call's deadline \
+                     (the site's pace: [limits] min_delay_ms / requests_per_minute, or [pacing] for the host)",
+                    late.wait.as_millis()
+                ))
+            })?;
         let slot = self.host_slot(policy, hop.url);
         // Waiting for a slot is bounded by one request's timeout, and only this
         // plugin's requests to this host compete for it.
@@ -242,9 +368,9 @@ impl HttpService {
             .map_err(|_| HttpError::Transport("connection slots closed".into()))?;
         let started = std::time::SystemTime::now();
         let clock = Instant::now();
-        let response = transport::network(&client, &target, &hop, &policy.limits, deadline).await?;
+        let response = transport::network(&client, &target, hop, &policy.limits, deadline).await?;
         if let Some(recorder) = &self.recorder {
-            let exchange = transport::exchange(&hop, &response);
+            let exchange = transport::exchange(hop, &response);
             let elapsed = clock.elapsed().as_secs_f64() * 1000.0;
             if let Err(e) = recorder.record(exchange, started, elapsed) {
                 tracing::warn!(error = %e, "could not write the HAR recording");
@@ -264,6 +390,19 @@ impl HttpService {
     }
 }
 
+/// Whether a site's answer means it blocks the proxy it came through: a 403,
+/// a 429, or a wall.
+fn blocks_proxy(response: &transport::HopResponse, url: &Url) -> bool {
+    matches!(response.status, 403 | 429)
+        || gleaner_walls::classify(&gleaner_walls::Response {
+            status: response.status,
+            headers: &response.headers,
+            final_url: url.as_str(),
+            body: &response.body,
+        })
+        .is_some()
+}
+
 /// The response header with the host's verdict on a response: a wall's code
 /// (`cloudflare`, `login_wall` …) or `none` for content.
 pub const WALL_HEADER: &str = "x-gleaner-wall";
@@ -271,7 +410,7 @@ pub const WALL_HEADER: &str = "x-gleaner-wall";
 /// Classifies a final response (see `gleaner-walls`) once, natively: a wall is
 /// logged with its vendor; the verdict goes to the plugin in [`WALL_HEADER`],
 /// so the SDK need not classify again.
-fn mark_wall(plugin: &str, answer: &mut OutboundResponse) {
+fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_walls::Wall> {
     let wall = gleaner_walls::classify(&gleaner_walls::Response {
         status: answer.status,
         headers: &answer.headers,
@@ -289,6 +428,7 @@ fn mark_wall(plugin: &str, answer: &mut OutboundResponse) {
     answer
         .headers
         .push((WALL_HEADER.to_owned(), verdict.to_owned()));
+    wall
 }
 
 /// Refuses URLs whose host is a literal non-public IP address (DNS names are checked by the resolver).

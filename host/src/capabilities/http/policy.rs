@@ -82,6 +82,8 @@ pub struct HttpLimits {
     pub request_timeout_ms: u64,
     /// Retries on 429/503.
     pub max_retries: u32,
+    /// The pace the manifest asks for its hosts.
+    pub pace: super::pacing::Pace,
 }
 
 impl From<&Limits> for HttpLimits {
@@ -93,6 +95,11 @@ impl From<&Limits> for HttpLimits {
             first_byte_timeout_ms: l.first_byte_timeout_ms,
             request_timeout_ms: l.request_timeout_ms,
             max_retries: l.max_retries,
+            pace: super::pacing::Pace {
+                min_delay_ms: l.min_delay_ms,
+                delay_jitter_ms: l.delay_jitter_ms,
+                requests_per_minute: l.requests_per_minute,
+            },
         }
     }
 }

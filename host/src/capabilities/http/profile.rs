@@ -140,7 +140,15 @@ pub fn apply(profile: &Profile, headers: &[(String, String)]) -> Vec<(String, St
         .filter(|(n, _)| !n.eq_ignore_ascii_case(PROFILE_HEADER))
         .cloned()
         .collect();
+    // Client hints describe the profile's browser: a plugin that names its own
+    // user agent (an API that wants a descriptive one) gets none of them.
+    let own_agent = merged
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("user-agent"));
     for (name, value) in profile.headers(kind) {
+        if own_agent && name.starts_with("sec-ch-ua") {
+            continue;
+        }
         if !merged.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
             merged.push((name.to_owned(), value.to_owned()));
         }
@@ -193,6 +201,10 @@ mod tests {
         assert_eq!(header(&h, "Accept"), Some("application/vnd.api+json"));
         assert_eq!(header(&h, "User-Agent"), Some("my-bot/1.0"));
         assert!(header(&h, "accept").is_none() && header(&h, "user-agent").is_none());
+        assert!(
+            header(&h, "sec-ch-ua").is_none(),
+            "no browser hints beside another agent"
+        );
         let plain = apply(&PROFILES[1], &[]);
         assert_eq!(header(&plain, "user-agent"), Some(PROFILES[1].user_agent));
         assert!(

@@ -60,6 +60,19 @@ impl GuardedResolver {
     pub fn new(lookup: Arc<dyn Lookup>, allowed: AddressFilter) -> GuardedResolver {
         GuardedResolver { lookup, allowed }
     }
+
+    /// Checks that `host` resolves to a public address, for requests a proxy
+    /// makes: the proxy resolves the name itself, so this cannot pin the
+    /// address it connects to, only refuse names that point inside.
+    pub async fn check_public(&self, host: &str) -> Result<(), String> {
+        let name: Name = host
+            .parse()
+            .map_err(|_| format!("{host} is not a host name"))?;
+        self.resolve(name)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// The typed error of a name with no allowed address, so callers need not read messages.

@@ -22,6 +22,8 @@ pub struct Session {
     /// The browser the session presents itself as.
     pub profile: &'static Profile,
     jar: Mutex<CookieStore>,
+    /// The proxy the session's requests go through (its URL), once one is picked.
+    proxy: Mutex<Option<String>>,
 }
 
 impl Session {
@@ -31,7 +33,21 @@ impl Session {
             id: uuid::Uuid::new_v4().simple().to_string(),
             profile: Profile::pick(),
             jar: Mutex::new(CookieStore::default()),
+            proxy: Mutex::new(None),
         }
+    }
+
+    /// The proxy the session uses, if one was picked.
+    pub fn proxy(&self) -> Option<String> {
+        self.proxy
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Keeps `proxy` for the session's later requests.
+    pub fn set_proxy(&self, proxy: Option<String>) {
+        *self.proxy.lock().unwrap_or_else(PoisonError::into_inner) = proxy;
     }
 
     fn jar(&self) -> std::sync::MutexGuard<'_, CookieStore> {

@@ -1,0 +1,224 @@
+//! `gleaner doctor <label> [query]`: for an operator on a machine with
+//! internet, one real fetch of a source and what was seen: each response's
+//! status and wall, the answer, the review count, and the review fields that
+//! came back null although the source's own fixture has them. The exchanges
+//! are written to a HAR file, so a failing site becomes a fixture. With
+//! `--replay` it reads a recording instead, which is how it is tested.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde_json::{json, Value};
+
+use super::fetch::{load_source, Source};
+use crate::capabilities::http::har::{HarRecorder, HarReplay};
+use crate::config::Config;
+use crate::{driver, validate};
+
+/// Reviews asked for: enough for one or two pages.
+const SAMPLE_REVIEWS: u64 = 20;
+
+/// Arguments of `gleaner doctor`.
+#[derive(Debug, Default)]
+pub struct DoctorArgs {
+    /// Source label.
+    pub label: String,
+    /// The query; by default the one the source's fixture pages through.
+    pub query: Option<String>,
+    /// Where the HAR recording goes.
+    pub out: PathBuf,
+    /// Read this recording instead of the live site.
+    pub replay: Option<PathBuf>,
+    /// The repository's plugins directory, for the fixture (`plugins/<label>/tests`).
+    pub plugins_src: PathBuf,
+}
+
+/// What one fetch answered: status, body.
+struct Answer {
+    status: u16,
+    body: Value,
+}
+
+/// Runs the check, prints the report; true when the source looks healthy.
+pub async fn doctor(config: &Config, args: DoctorArgs) -> anyhow::Result<bool> {
+    let fixture = args.plugins_src.join(&args.label).join("tests");
+    let fixture_request = fixture_request(&fixture)?;
+    let query = match (&args.query, &fixture_request) {
+        (Some(q), _) => q.clone(),
+        (None, Some(body)) => body["query"].as_str().unwrap_or_default().to_owned(),
+        (None, None) => anyhow::bail!(
+            "give a query: {} has no fixture to take one from",
+            fixture.display()
+        ),
+    };
+    let (replay, recorder) = match &args.replay {
+        Some(path) => (Some(HarReplay::load_list(path)?), None),
+        None => (None, Some(HarRecorder::new(args.out.clone()))),
+    };
+    let source = load_source(config, &args.label, replay, recorder).await?;
+    let answer = run(
+        config,
+        &source,
+        json!({"query": query, "reviews_to_fetch": SAMPLE_REVIEWS}),
+    )
+    .await?;
+    println!("doctor {} {query}", args.label);
+    let observed = source.runtime.services().http.observed();
+    println!("  requests: {}", observed.len());
+    let mut walls = Vec::new();
+    for seen in &observed {
+        let wall = match seen.wall {
+            Some(w) => w.code(),
+            None if matches!(seen.status, 401 | 403 | 429) => "refused, no wall recognised",
+            None => "content",
+        };
+        println!("    HTTP {} {} ({wall})", seen.status, seen.url);
+        if let Some(w) = seen.wall {
+            walls.push(w);
+        }
+    }
+    match walls.first() {
+        Some(w) => println!("  wall: {} — {}", w.name(), w.remedy()),
+        None => println!("  wall: none seen"),
+    }
+    let reviews = answer.body["all_reviews"].as_array().map_or(0, Vec::len);
+    if answer.status == 200 {
+        println!(
+            "  answer: 200, {reviews} reviews — {}",
+            answer.body["message"].as_str().unwrap_or_default()
+        );
+    } else {
+        println!(
+            "  answer: {} — {}",
+            answer.status,
+            answer.body["error"].as_str().unwrap_or_default()
+        );
+    }
+    let mut missing = Vec::new();
+    if reviews == 0 {
+        println!("  fields: no reviews to compare with the fixture");
+    } else if let (Some(request), true) = (fixture_request, fixture.is_dir()) {
+        let expected = fixture_fields(config, &args.label, &fixture, request).await?;
+        let got = non_null_fields(&answer.body);
+        missing = expected.difference(&got).cloned().collect();
+        if missing.is_empty() {
+            println!("  fields: every field the fixture has came back");
+        } else {
+            println!(
+                "  fields null here but set in the fixture: {}",
+                missing.join(", ")
+            );
+        }
+    }
+    match &args.replay {
+        Some(path) => println!("  replayed from {}; nothing recorded", path.display()),
+        None => println!(
+            "  recorded: {} (a fixture in the making: see PLUGINS.md, \"Recording a HAR\")",
+            args.out.display()
+        ),
+    }
+    Ok(answer.status == 200 && reviews > 0 && walls.is_empty() && missing.is_empty())
+}
+
+/// Runs one fetch of `body` against the source and answers as the server would.
+async fn run(config: &Config, source: &Source, body: Value) -> anyhow::Result<Answer> {
+    let key = config.token_key()?;
+    let request = validate::source_request(
+        &key,
+        &source.plugin.manifest.route,
+        &source.options,
+        body.to_string().as_bytes(),
+    )
+    .map_err(anyhow::Error::msg)?;
+    let outcome = driver::fetch(
+        &source.runtime,
+        &source.plugin,
+        &request,
+        &key,
+        config.fetch_budget(),
+        "doctor",
+        &|_, _| {},
+    )
+    .await;
+    Ok(match outcome {
+        Ok(o) => Answer {
+            status: 200,
+            body: o.into_body(source.options.continuation),
+        },
+        Err(e) => Answer {
+            status: e.status().as_u16(),
+            body: json!({"error": e.to_string()}),
+        },
+    })
+}
+
+/// The request the fixture pages through (`[continuation] request`), if any.
+fn fixture_request(fixture: &Path) -> anyhow::Result<Option<Value>> {
+    let Ok(text) = std::fs::read_to_string(fixture.join("replay.toml")) else {
+        return Ok(None);
+    };
+    let cases: toml::Value = toml::from_str(&text).with_context(|| {
+        format!(
+            "{} is not valid TOML",
+            fixture.join("replay.toml").display()
+        )
+    })?;
+    let paging = match cases.get("continuation") {
+        Some(toml::Value::Array(list)) => list.first().cloned(),
+        other => other.cloned(),
+    };
+    let Some(request) = paging.as_ref().and_then(|p| p.get("request")?.as_str()) else {
+        return Ok(None);
+    };
+    Ok(Some(serde_json::from_str(request)?))
+}
+
+/// The review fields set on at least one review of the fixture's answer.
+async fn fixture_fields(
+    config: &Config,
+    label: &str,
+    fixture: &Path,
+    mut request: Value,
+) -> anyhow::Result<BTreeSet<String>> {
+    let replay = HarReplay::load(fixture)?;
+    let source = load_source(config, label, Some(replay), None).await?;
+    request["reviews_to_fetch"] = json!(SAMPLE_REVIEWS);
+    let answer = run(config, &source, request).await?;
+    Ok(non_null_fields(&answer.body))
+}
+
+/// The review fields set (not null, not empty) on at least one review.
+fn non_null_fields(body: &Value) -> BTreeSet<String> {
+    let mut fields = BTreeSet::new();
+    for review in body["all_reviews"].as_array().into_iter().flatten() {
+        for (name, value) in review.as_object().into_iter().flatten() {
+            let set = match value {
+                Value::Null => false,
+                Value::Array(a) => !a.is_empty(),
+                Value::Object(o) => !o.is_empty(),
+                Value::String(s) => !s.is_empty(),
+                _ => true,
+            };
+            if set {
+                fields.insert(name.clone());
+            }
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_set_on_any_review() {
+        let body = json!({"all_reviews": [
+            {"review_id": "1", "review_reply": null, "review_media": [], "extra": {}},
+            {"review_id": "2", "review_reply": {"text": "x"}, "review_title": ""}
+        ]});
+        let fields: Vec<String> = non_null_fields(&body).into_iter().collect();
+        assert_eq!(fields, ["review_id", "review_reply"]);
+    }
+}
