@@ -5,6 +5,7 @@
 //! default (`sort=recency`) so `sync_date` can stop early, and filters by stars.
 
 use gleaner_sdk::embedded::next_data;
+use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{cursor, http};
@@ -163,10 +164,6 @@ pub fn parse_page(
             .to_string(),
         },
     })
-}
-
-fn string(v: &Value) -> Option<String> {
-    v.as_str().map(str::to_owned).filter(|s| !s.is_empty())
 }
 
 /// Maps one `pageProps.reviews[]` object.

@@ -12,6 +12,7 @@
 //! tips name no author.
 
 use gleaner_sdk::date::iso_from_epoch_secs;
+use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::{Media, Review};
 use serde_json::{json, Value};
@@ -20,13 +21,6 @@ use serde_json::{json, Value};
 const AVATAR_SIZE: &str = "100x100";
 /// The photo size that asks for the original.
 const ORIGINAL_SIZE: &str = "original";
-
-fn string(v: &Value) -> Option<String> {
-    v.as_str()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
 
 fn epoch_iso(v: &Value) -> Option<String> {
     v.as_f64().and_then(iso_from_epoch_secs)
