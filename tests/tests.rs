@@ -9,6 +9,7 @@ mod attraction_booking_session;
 mod cli;
 mod containment;
 mod driver;
+mod home_services;
 mod hostel_site_key;
 mod hotswap;
 mod manifests;

@@ -168,6 +168,14 @@ pub struct SourceOptions {
     /// Whether review dates are the source's local dates rather than UTC.
     #[serde(default)]
     pub local_dates: bool,
+    /// The endpoint's `is_text_formatted` when a request omits it (true unless
+    /// the endpoint documents otherwise).
+    #[serde(default = "default_text_formatted")]
+    pub text_formatted_default: bool,
+}
+
+fn default_text_formatted() -> bool {
+    true
 }
 
 /// The declared type of a request field.

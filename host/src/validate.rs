@@ -228,7 +228,8 @@ pub fn source_request(
             ))
         }
     };
-    let is_text_formatted = optional_bool(&map, "is_text_formatted", true)?;
+    let is_text_formatted =
+        optional_bool(&map, "is_text_formatted", options.text_formatted_default)?;
     let sync_date = match map.get("sync_date") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(parse_date(s)?),
@@ -510,6 +511,25 @@ sort = { field = "sort_type", type = "enum", values = ["-date", "date"] }
 filter = { field = "filter_type", type = "boolean", nullable = true }"#,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn text_formatted_defaults_to_the_manifest_value() {
+        let body = br#"{"query":"x"}"#;
+        let r = source_request(&key(), "/r", &options(), body).unwrap();
+        assert!(r.is_text_formatted);
+        let mut plain = options();
+        plain.text_formatted_default = false;
+        let r = source_request(&key(), "/r", &plain, body).unwrap();
+        assert!(!r.is_text_formatted);
+        let r = source_request(
+            &key(),
+            "/r",
+            &plain,
+            br#"{"query":"x","is_text_formatted":true}"#,
+        )
+        .unwrap();
+        assert!(r.is_text_formatted);
     }
 
     fn key() -> TokenKey {

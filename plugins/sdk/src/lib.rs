@@ -16,6 +16,7 @@
 //! | [`page`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
 //! | [`website`] | fetching a website's home page and manifest |
 //! | `segment`, `transcript` | sentence segmentation and transcripts (feature `text`, for processors) |
+//! | `walls` | walls of love on Shapo, Testimonial.to, Senja and Endorsal, one adapter per product (feature `walls`) |
 //!
 //! A plugin generates its world's export bindings with [`plugin_bindings!`],
 //! which maps the shared interfaces onto this crate's bindings, and reports its
@@ -127,6 +128,8 @@ pub mod review;
 pub mod segment;
 #[cfg(feature = "text")]
 pub mod transcript;
+#[cfg(feature = "walls")]
+pub mod walls;
 pub mod website;
 
 pub use wit::gleaner::plugin::types;

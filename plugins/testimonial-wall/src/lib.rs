@@ -1,22 +1,12 @@
 //! testimonial-wall: the testimonials of a wall of love on Shapo, Testimonial.to,
 //! Senja or Endorsal.
 //!
-//! The URL's host picks one small adapter per product ([`dispatch`]):
-//! - [`shapo`]: the wall page's `__NEXT_DATA__`, the whole wall in one page;
-//! - [`testimonial_to`]: the server-rendered embed's cards, paged by offset;
-//! - [`senja`]: the public widget configuration JSON, in one answer;
-//! - [`endorsal`]: the public wall API, paged by offset and limit.
-//!
-//! [`common`] holds what they share. No product sorts its wall by date, so every
-//! page is declared unordered.
+//! A thin plugin over the SDK's wall adapters ([`gleaner_sdk::walls`]): the URL's
+//! host picks the product's adapter, and the cursor holds the offset of the
+//! next page for the products that page (Testimonial.to, Endorsal). No product
+//! sorts its wall by date, so every page is declared unordered.
 
-pub mod common;
-pub mod dispatch;
-pub mod endorsal;
-pub mod senja;
-pub mod shapo;
-pub mod testimonial_to;
-
+use gleaner_sdk::walls::{self, Offset};
 use gleaner_sdk::{FetchError, Page, PageRequest, PluginInfo};
 
 gleaner_sdk::plugin_bindings!("source");
@@ -29,8 +19,18 @@ impl exports::gleaner::plugin::source_plugin::Guest for TestimonialWall {
     }
 
     fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        dispatch::fetch_page(&req)
+        fetch_page(&req)
     }
 }
 
 export!(TestimonialWall);
+
+/// Resolves the wall and reads the page the cursor points at.
+fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
+    let wall = walls::parse_query(&req.query).map_err(FetchError::BadQuery)?;
+    let offset = req.cursor_state::<Offset>()?.map_or(0, |c| c.offset);
+    walls::fetch_page(&wall, offset)
+}
+
+#[cfg(test)]
+mod tests;

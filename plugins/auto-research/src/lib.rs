@@ -1,0 +1,347 @@
+//! auto-research: Cars.com consumer reviews of one vehicle model year.
+//!
+//! Recipe (built against the documented markup of the consumer-reviews page,
+//! not against recorded pages): `GET
+//! https://www.cars.com/research/{make}-{model}-{year}/consumer-reviews/?page_size=N&sort=S[&rating=R]`
+//! ([`query`] reads the vehicle, [`paging`] makes the address), read the review
+//! cards and the vehicle's summary ([`page`], every selector in
+//! [`page::SELECTORS`]; each card in [`reviews`]), and follow the page's own
+//! next link (`.sds-pagination__next`), kept in `pagination_data`.
+//!
+//! The order is declared newest-first only for the `newest` sort, and only when
+//! the page's dates really run from newest to oldest (also across pages).
+
+pub mod page;
+pub mod paging;
+pub mod query;
+pub mod reviews;
+
+use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::types::Review;
+use gleaner_sdk::{
+    botwall, config, cursor, date, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta,
+};
+use serde_json::{json, Value};
+use url::Url;
+
+use crate::page::Parsed;
+use crate::paging::{Params, State, DEFAULT_SORT};
+use crate::query::Vehicle;
+use crate::reviews::Context;
+
+gleaner_sdk::plugin_bindings!("source");
+
+/// What the plugin reads, for messages.
+const WHAT: &str = "Cars.com consumer-reviews page";
+
+struct AutoResearch;
+
+impl exports::gleaner::plugin::source_plugin::Guest for AutoResearch {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!()
+    }
+
+    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+        fetch_page(&req)
+    }
+}
+
+export!(AutoResearch);
+
+/// The day of an HTTP `Date` header ("Tue, 02 Apr 2024 10:00:00 GMT").
+pub fn header_day(value: &str) -> Option<(i64, u32, u32)> {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    let iso = date::parse(&words.get(1..4)?.join(" "), None)?;
+    Some((
+        iso.get(..4)?.parse().ok()?,
+        iso.get(5..7)?.parse().ok()?,
+        iso.get(8..10)?.parse().ok()?,
+    ))
+}
+
+fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
+    let vehicle = query::parse(&req.query).map_err(FetchError::BadQuery)?;
+    let params = Params {
+        sort: req.sort_or(DEFAULT_SORT).to_owned(),
+        rating: req.filter_text().and_then(|f| f.parse().ok()),
+        page_size: paging::page_size(config::get("page_size").as_deref())?,
+    };
+    let state = req.cursor_state::<State>()?;
+    let url = match &state {
+        Some(s) => paging::own_page(&s.slug, &s.url, &params).ok_or_else(|| {
+            FetchError::BadCursor(format!(
+                "the continuation points to {}, which is not a page of the consumer reviews of {}; \
+                 start the fetch again",
+                s.url, s.slug
+            ))
+        })?,
+        None => paging::first_url(&vehicle.slug, &params),
+    };
+    let page_no = state.as_ref().map_or(1, |s| s.page);
+    let response = checked(http::get_html(&url)?, &vehicle)?;
+    let resolved = resolved_vehicle(&vehicle, &url, &response)?;
+    let ctx = Context {
+        reviews_url: resolved.reviews_url(),
+        today: response.header("date").and_then(header_day),
+    };
+    let mut parsed = page::parse(&response.text(), &response.final_url, &ctx)?;
+    let mut extra = json!({
+        "vehicle": resolved.slug,
+        "make": resolved.make,
+        "model": resolved.model,
+        "year": resolved.year,
+        "research_url": resolved.research_url(),
+        "sort": params.sort,
+        "rating_filter": params.rating,
+        "page": page_no,
+        "recommend_percent": parsed.summary.recommend_percent,
+        "category_averages": std::mem::take(&mut parsed.summary.category_averages),
+    });
+    if parsed.reviews.is_empty() {
+        let says_empty = parsed.says_empty || parsed.summary.total == Some(0);
+        if page_no == 1 && !says_empty {
+            return Err(layout_changed(&url, &parsed));
+        }
+        if page_no == 1 {
+            extra["notice"] = json!(match params.rating {
+                Some(r) => format!("this vehicle has no {r}-star consumer reviews"),
+                None => "this vehicle has no consumer reviews yet".to_owned(),
+            });
+        }
+        return Ok(page_of(
+            parsed,
+            Vec::new(),
+            None,
+            Order::Unordered,
+            &ctx,
+            extra,
+        ));
+    }
+    let state = state.unwrap_or(State {
+        url: url.clone(),
+        slug: resolved.slug.clone(),
+        page: 1,
+        seen: 0,
+        last_day: None,
+        first_id: None,
+    });
+    let first_id = parsed.reviews.first().map(|r| r.id.clone());
+    if page_no > 1 && first_id == state.first_id {
+        extra["source_limit"] = json!(format!(
+            "page {page_no} of the reviews ({url}) repeats the page before it, so the site pages no further"
+        ));
+        return Ok(page_of(
+            parsed,
+            Vec::new(),
+            None,
+            Order::Unordered,
+            &ctx,
+            extra,
+        ));
+    }
+    let reviews = std::mem::take(&mut parsed.reviews);
+    let seen = state.seen + reviews.len() as u64;
+    let order = paging::declared_order(&params.sort, &reviews, state.last_day.as_deref());
+    extra["dates_newest_first"] = json!(order == Order::NewestFirst);
+    let next = parsed
+        .next
+        .as_deref()
+        .and_then(|n| paging::own_page(&resolved.slug, n, &params))
+        .filter(|n| *n != url);
+    if let (None, None, Some(total)) = (&next, params.rating, parsed.summary.total) {
+        if seen < total {
+            extra["source_limit"] = json!(format!(
+                "the review list shows {seen} of the {total} reviews it counts and links no further page"
+            ));
+        }
+    }
+    let next_cursor = next.map(|next| {
+        cursor::encode(&State {
+            url: next,
+            slug: resolved.slug.clone(),
+            page: page_no + 1,
+            seen,
+            last_day: reviews.last().and_then(paging::day).map(str::to_owned),
+            first_id,
+        })
+    });
+    Ok(page_of(parsed, reviews, next_cursor, order, &ctx, extra))
+}
+
+/// Maps a refusal: a bot wall (whatever its status) or 401/403/429 is
+/// "blocked", saying what was seen and what would help (the site needs no
+/// credentials); 404/410 is "not found"; other failures are upstream errors.
+fn checked(response: Response, vehicle: &Vehicle) -> Result<Response, FetchError> {
+    let wall = botwall::detect(&response);
+    if wall.is_some() || matches!(response.status, 401 | 403 | 429) {
+        let seen = match wall {
+            Some(wall) => format!("HTTP {} with {}", response.status, wall.phrase()),
+            None => botwall::seen(&response),
+        };
+        return Err(FetchError::Blocked(format!(
+            "{WHAT}: {} answered {seen} instead of the review list; Cars.com needs no credentials, \
+             so retry later at a slower pace (a larger [pacing] min_delay_ms for www.cars.com), or \
+             run the requests from a residential network or through a residential proxy \
+             (public Cars.com crawlers use proxies)",
+            response.final_url
+        )));
+    }
+    if matches!(response.status, 404 | 410) {
+        return Err(not_found(vehicle, &response));
+    }
+    response.ensure_success(WHAT)
+}
+
+fn not_found(vehicle: &Vehicle, response: &Response) -> FetchError {
+    FetchError::NotFound(format!(
+        "Cars.com has no consumer reviews of {} {} {} (the make-model-year slug {:?}): {} answered \
+         HTTP {}; check the make, model and year on the site, e.g. \
+         https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/",
+        vehicle.year,
+        vehicle.make,
+        vehicle.model,
+        vehicle.slug,
+        response.final_url,
+        response.status
+    ))
+}
+
+/// The vehicle whose review list answered; an answer from any other page (the
+/// site redirected an unknown model year to the model's overview, say) is "not found".
+fn resolved_vehicle(
+    vehicle: &Vehicle,
+    url: &str,
+    response: &Response,
+) -> Result<Vehicle, FetchError> {
+    Url::parse(&response.final_url)
+        .ok()
+        .filter(|u| u.host_str().is_some_and(query::is_site_host))
+        .and_then(|u| query::reviews_page_vehicle(u.path()))
+        .ok_or_else(|| {
+            FetchError::NotFound(format!(
+                "Cars.com has no consumer-reviews page for {:?}: {url} led to {}, which is not a \
+                 consumer-reviews page; check the make, model and year on the site",
+                vehicle.slug, response.final_url
+            ))
+        })
+}
+
+fn layout_changed(url: &str, parsed: &Parsed) -> FetchError {
+    let counted = match parsed.summary.total {
+        Some(n) => format!(", although the page counts {n} reviews"),
+        None => String::new(),
+    };
+    FetchError::Upstream(format!(
+        "{WHAT}: {url} answered, but its review cards (`{}`) and its \"no reviews\" note (`{}`) \
+         are both missing{counted}; the page layout changed and the plugin's selectors need an update",
+        page::SELECTORS.review,
+        page::SELECTORS.empty,
+    ))
+}
+
+fn page_of(
+    parsed: Parsed,
+    reviews: Vec<Review>,
+    next_cursor: Option<String>,
+    order: Order,
+    ctx: &Context,
+    extra: Value,
+) -> Page {
+    Page {
+        reviews,
+        next_cursor,
+        order,
+        meta: SourceMeta {
+            resolved_url: Some(ctx.reviews_url.clone()),
+            name: parsed.summary.name,
+            average_rating: parsed.summary.average,
+            total_reviews: parsed.summary.total,
+            extra_json: extra.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vehicle() -> Vehicle {
+        query::parse("mazda-cx_5-2021").unwrap()
+    }
+
+    fn answer(status: u16, headers: &[(&str, &str)], body: &str, final_url: &str) -> Response {
+        Response {
+            status,
+            headers: headers
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+                .collect(),
+            body: body.as_bytes().to_vec(),
+            final_url: final_url.into(),
+        }
+    }
+
+    const LIST: &str =
+        "https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/?page_size=50&sort=newest";
+    const AKAMAI: &str = include_str!("../tests/samples/akamai-denied.html");
+    const CLOUDFLARE: &str = include_str!("../tests/samples/cloudflare-challenge.html");
+
+    #[test]
+    fn refusals_say_what_was_seen_and_what_helps() {
+        let e = checked(answer(403, &[], AKAMAI, LIST), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("answered HTTP 403 with an Akamai \"Access Denied\" page")
+                && m.contains("residential proxy") && m.contains("needs no credentials")),
+            "{e:?}"
+        );
+        let e = checked(answer(200, &[], CLOUDFLARE, LIST), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("HTTP 200 with a Cloudflare bot challenge"))
+        );
+        let e = checked(answer(429, &[], "", LIST), &vehicle()).unwrap_err();
+        assert!(matches!(&e, FetchError::Blocked(m) if m.contains("HTTP 429 Too Many Requests")));
+        let e = checked(answer(404, &[], "<html>", LIST), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::NotFound(m) if m.contains("2021 mazda cx_5")),
+            "{e:?}"
+        );
+        assert!(matches!(
+            checked(answer(500, &[], "oops", LIST), &vehicle()),
+            Err(FetchError::Upstream(_))
+        ));
+        assert!(checked(
+            answer(200, &[], "<html><h1>2021 Mazda CX-5</h1></html>", LIST),
+            &vehicle()
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn a_redirect_away_from_the_review_list_is_not_found() {
+        let v = vehicle();
+        let ok = answer(
+            200,
+            &[],
+            "",
+            "https://cars.com/research/mazda-cx_5-2021/consumer-reviews?page=2",
+        );
+        assert_eq!(
+            resolved_vehicle(&v, LIST, &ok).unwrap().slug,
+            "mazda-cx_5-2021"
+        );
+        let away = answer(200, &[], "", "https://www.cars.com/research/mazda-cx_5/");
+        let e = resolved_vehicle(&v, LIST, &away).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::NotFound(m) if m.contains("led to https://www.cars.com/research/mazda-cx_5/"))
+        );
+    }
+
+    #[test]
+    fn reads_the_date_header() {
+        assert_eq!(
+            header_day("Mon, 03 Jun 2024 10:00:00 GMT"),
+            Some((2024, 6, 3))
+        );
+        assert_eq!(header_day("garbage"), None);
+    }
+}

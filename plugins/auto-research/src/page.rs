@@ -1,0 +1,250 @@
+//! Reading a consumer-reviews page: the vehicle's summary (name, average
+//! rating, review count, share of owners who recommend it, category averages),
+//! its review cards and the link to the next page. Every CSS selector is in
+//! [`SELECTORS`].
+
+use gleaner_sdk::html::{self, ElementRef, Html};
+use gleaner_sdk::types::Review;
+use gleaner_sdk::FetchError;
+use serde_json::{Map, Value};
+
+use crate::reviews::{self, Context};
+
+/// Every CSS selector and attribute the plugin reads, in one place: a layout
+/// change of the site is a one-line fix here.
+pub struct Selectors {
+    /// One review card.
+    pub review: &'static str,
+    /// The review's title.
+    pub title: &'static str,
+    /// A star rating element; its value is in [`Selectors::rating_attr`].
+    pub rating: &'static str,
+    /// The attribute holding a 1–5 rating.
+    pub rating_attr: &'static str,
+    /// The date line of the byline.
+    pub date: &'static str,
+    /// The "By {author} from {place}" line of the byline.
+    pub byline: &'static str,
+    /// The reviewer's relation to the car ("Owner", "Purchased new" …).
+    pub review_type: &'static str,
+    /// The review text.
+    pub body: &'static str,
+    /// One category rating of the review (comfort, performance, value …).
+    pub category: &'static str,
+    /// The category's name inside [`Selectors::category`].
+    pub category_label: &'static str,
+    /// The category's value as text, where it has no rating element.
+    pub category_value: &'static str,
+    /// The "recommends this car" answer (Yes / No).
+    pub recommends: &'static str,
+    /// The "was this review helpful?" block.
+    pub feedback: &'static str,
+    /// Its "yes" button, with the count of yes votes.
+    pub helpful_yes: &'static str,
+    /// Its "no" button, with the count of no votes.
+    pub helpful_no: &'static str,
+    /// The link to the next page of reviews.
+    pub next: &'static str,
+    /// The page's statement that there are no reviews (for the vehicle or the star filter).
+    pub empty: &'static str,
+    /// The page's heading ("2021 Mazda CX-5 consumer reviews").
+    pub heading: &'static str,
+    /// The vehicle's average rating in the summary.
+    pub average: &'static str,
+    /// The line under the average ("Based on 12 reviews").
+    pub count: &'static str,
+    /// The share of reviewers who recommend the vehicle ("92% of drivers recommend this car").
+    pub recommend_share: &'static str,
+    /// One category average of the summary: a `<strong>` value and the category's name.
+    pub category_average: &'static str,
+}
+
+/// The selectors of the Cars.com consumer-reviews page as public crawlers read
+/// it in 2023–2025; the feedback block, the empty-list note and the summary's
+/// recommendation line are unverified against the live site.
+pub const SELECTORS: Selectors = Selectors {
+    review: ".consumer-review-container",
+    title: "h3.title, h3",
+    rating: "spark-rating[rating], fuse-rating[rating]",
+    rating_attr: "rating",
+    date: ".review-date, .review-byline > div:nth-child(1)",
+    byline: ".author-details > div:first-child, .review-byline > div:nth-child(2)",
+    review_type: ".review-type",
+    body: ".review-body",
+    category: ".review-breakdown--list li",
+    category_label: ".label, .sds-definition-list__display-name",
+    category_value: ".sds-definition-list__value",
+    recommends: ".review-recommendation strong",
+    feedback: ".review-feedback",
+    helpful_yes: ".review-feedback__yes",
+    helpful_no: ".review-feedback__no",
+    next: "a.sds-pagination__next[href]",
+    empty: ".consumer-reviews-empty",
+    heading: "h1",
+    average: ".rating-out-of .rating-count",
+    count: ".rating-out-of + div",
+    recommend_share: ".reviews-recommended",
+    category_average: ".ratings-breakdown .review-text",
+};
+
+/// The vehicle as the page's summary describes it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// The vehicle's name ("2021 Mazda CX-5").
+    pub name: Option<String>,
+    /// Average rating, 1–5.
+    pub average: Option<f64>,
+    /// Number of reviews the page counts (all stars).
+    pub total: Option<u64>,
+    /// Share of reviewers who recommend it, in percent.
+    pub recommend_percent: Option<f64>,
+    /// Category averages, by category key.
+    pub category_averages: Map<String, Value>,
+}
+
+/// One consumer-reviews page, read.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// What the page says about the vehicle.
+    pub summary: Summary,
+    /// The page's reviews, in page order.
+    pub reviews: Vec<Review>,
+    /// The next page of reviews (absolute URL), as the page links it.
+    pub next: Option<String>,
+    /// Whether the page says there are no reviews to list.
+    pub says_empty: bool,
+}
+
+/// Reads a page. `page_url` is the URL that answered (relative links resolve
+/// against it); `ctx` says what the reviews are mapped against.
+pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, FetchError> {
+    let doc = Html::parse_document(html_text);
+    let s = &SELECTORS;
+    let root = doc.root_element();
+    let mut reviews_out = Vec::new();
+    for card in html::select(&doc, s.review)? {
+        reviews_out.push(reviews::from_card(card, ctx).map_err(FetchError::Upstream)?);
+    }
+    let next = html::first_attr(root, s.next, "href")
+        .and_then(|href| gleaner_sdk::page::url::resolve(page_url, &href));
+    Ok(Parsed {
+        summary: summary(root)?,
+        reviews: reviews_out,
+        next,
+        says_empty: !html::select(&doc, s.empty)?.is_empty(),
+    })
+}
+
+fn summary(root: ElementRef<'_>) -> Result<Summary, FetchError> {
+    let s = &SELECTORS;
+    let mut category_averages = Map::new();
+    for item in root.select(&html::selector(s.category_average)?) {
+        let value = html::first_text(item, "strong").and_then(|v| number(&v));
+        let label = html::text(item);
+        let label = label.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
+        if let (Some(value), Some(key)) = (value, reviews::category_key(label)) {
+            category_averages.insert(key, value.into());
+        }
+    }
+    Ok(Summary {
+        name: html::first_text(root, s.heading).map(|h| vehicle_name(&h)),
+        average: html::first_text(root, s.average)
+            .and_then(|t| number(&t))
+            .filter(|v| (0.0..=5.0).contains(v)),
+        total: html::first_text(root, s.count).and_then(|t| count(&t)),
+        recommend_percent: html::first_text(root, s.recommend_share)
+            .and_then(|t| number(t.split('%').next()?))
+            .filter(|p| (0.0..=100.0).contains(p)),
+        category_averages,
+    })
+}
+
+/// "2021 Mazda CX-5 consumer reviews" → "2021 Mazda CX-5".
+fn vehicle_name(heading: &str) -> String {
+    let lower = heading.to_ascii_lowercase();
+    ["consumer reviews", "reviews"]
+        .iter()
+        .find_map(|suffix| {
+            lower
+                .strip_suffix(suffix)
+                .map(|rest| heading[..rest.len()].trim())
+        })
+        .filter(|name| !name.is_empty())
+        .unwrap_or(heading)
+        .to_owned()
+}
+
+/// A number written as text: "4.6" → 4.6.
+pub fn number(text: &str) -> Option<f64> {
+    text.trim().parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+/// The first number of a text, thousands separators allowed: "Based on 1,204 reviews" → 1204.
+pub fn count(text: &str) -> Option<u64> {
+    let start = text.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Context {
+        Context {
+            reviews_url: "https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/".into(),
+            today: Some((2024, 6, 3)),
+        }
+    }
+
+    const PAGE_1: &str = include_str!("../tests/samples/cx5-newest-1.html");
+    const CHANGED: &str = include_str!("../tests/samples/layout-changed.html");
+    const EMPTY: &str = include_str!("../tests/samples/no-reviews.html");
+
+    #[test]
+    fn reads_the_cards_the_summary_and_the_next_link() {
+        let c = ctx();
+        let url = format!("{}?page_size=5&sort=newest", c.reviews_url);
+        let p = parse(PAGE_1, &url, &c).unwrap();
+        assert_eq!(p.reviews.len(), 5);
+        assert_eq!(p.summary.name.as_deref(), Some("2021 Mazda CX-5"));
+        assert_eq!(p.summary.average, Some(4.1));
+        assert_eq!(p.summary.total, Some(12));
+        assert_eq!(p.summary.recommend_percent, Some(83.0));
+        assert_eq!(p.summary.category_averages["comfort"], 4.3);
+        assert_eq!(p.summary.category_averages["value"], 4.0);
+        assert_eq!(
+            p.next.as_deref(),
+            Some("https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/?page=2&page_size=5&sort=newest")
+        );
+        assert!(!p.says_empty);
+    }
+
+    #[test]
+    fn tells_an_empty_list_from_a_changed_page() {
+        let c = ctx();
+        let empty = parse(EMPTY, &c.reviews_url, &c).unwrap();
+        assert!(empty.reviews.is_empty() && empty.says_empty);
+        let changed = parse(CHANGED, &c.reviews_url, &c).unwrap();
+        assert!(changed.reviews.is_empty() && !changed.says_empty);
+        assert_eq!(changed.summary.total, Some(40));
+    }
+
+    #[test]
+    fn reads_names_and_numbers_as_text() {
+        assert_eq!(
+            vehicle_name("2021 Mazda CX-5 consumer reviews"),
+            "2021 Mazda CX-5"
+        );
+        assert_eq!(vehicle_name("2021 Mazda CX-5 Reviews"), "2021 Mazda CX-5");
+        assert_eq!(vehicle_name("Consumer reviews"), "Consumer reviews");
+        assert_eq!(count("Based on 1,204 reviews"), Some(1204));
+        assert_eq!(count("No reviews"), None);
+        assert_eq!(number(" 4.6 "), Some(4.6));
+        assert_eq!(number("n/a"), None);
+    }
+}

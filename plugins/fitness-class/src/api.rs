@@ -1,0 +1,114 @@
+//! GET requests to the ClassPass API, with its answers mapped to clear errors:
+//! a Cloudflare challenge or a refusal → blocked (502), 404 → not found, other
+//! failures and bodies that are not JSON → upstream (502).
+
+use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::{botwall, FetchError};
+use serde_json::Value;
+
+/// What to tell the user when ClassPass refuses this address.
+const WHAT_HELPS: &str = "ClassPass sits behind Cloudflare, which refuses some addresses \
+(data-centre ranges especially): retry later with slower pacing (a lower `upstream_concurrency` \
+or a larger `min_delay_ms`), or through a proxy with a residential address";
+
+/// GETs `url` as a script's JSON request and parses the answer; `what` names
+/// it in errors, `missing` says what a 404 means ("no studio …").
+pub fn get_json(url: &str, what: &str, missing: &str) -> Result<Value, FetchError> {
+    json(http::get(url, &[http::JSON])?, what, missing)
+}
+
+/// Whether the answer is a refusal: a bot wall (whatever the status), or
+/// HTTP 401, 403 or 429.
+fn refused(response: &Response) -> bool {
+    matches!(response.status, 401 | 403 | 429) || botwall::detect(response).is_some()
+}
+
+/// Maps an answer: JSON on 2xx → the value; a refusal → blocked; 404/410 →
+/// not found; other failures → upstream; 2xx that is not JSON → upstream
+/// (the API changed).
+pub fn json(response: Response, what: &str, missing: &str) -> Result<Value, FetchError> {
+    if refused(&response) {
+        return Err(FetchError::Blocked(format!(
+            "{what}: ClassPass answered {} for {}; {WHAT_HELPS}",
+            seen(&response),
+            response.final_url
+        )));
+    }
+    if matches!(response.status, 404 | 410) {
+        return Err(FetchError::NotFound(format!(
+            "{what}: {missing} ({} answered HTTP {}); check the studio page's address",
+            response.final_url, response.status
+        )));
+    }
+    let response = response.ensure_success(what)?;
+    serde_json::from_slice(&response.body).map_err(|_| {
+        FetchError::Upstream(format!(
+            "{what}: {} answered {} instead of JSON; the ClassPass API changed and the plugin needs an update",
+            response.final_url,
+            botwall::seen(&response)
+        ))
+    })
+}
+
+/// What a refusal was: the wall with its status, else the status.
+fn seen(response: &Response) -> String {
+    match botwall::detect(response) {
+        Some(wall) => format!("HTTP {} with {}", response.status, wall.phrase()),
+        None => botwall::seen(response),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(status: u16, body: &str) -> Response {
+        Response {
+            status,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+            final_url: "https://api.classpass.com/v2/venues/x".into(),
+        }
+    }
+
+    fn map(status: u16, body: &str) -> Result<Value, FetchError> {
+        json(
+            response(status, body),
+            "the studio",
+            "ClassPass has no such studio",
+        )
+    }
+
+    #[test]
+    fn a_cloudflare_challenge_is_blocked_naming_what_helps() {
+        let page = include_str!("../tests/samples/cloudflare_challenge.html");
+        let Err(FetchError::Blocked(m)) = map(403, page) else {
+            panic!("expected blocked")
+        };
+        assert!(
+            m.contains("HTTP 403 with a Cloudflare")
+                && m.contains("https://api.classpass.com/v2/venues/x")
+                && m.contains("residential"),
+            "{m}"
+        );
+        assert!(matches!(map(200, page), Err(FetchError::Blocked(_))));
+        let Err(FetchError::Blocked(m)) = map(429, "") else {
+            panic!("expected blocked")
+        };
+        assert!(m.contains("HTTP 429 Too Many Requests"), "{m}");
+    }
+
+    #[test]
+    fn maps_statuses_and_bodies() {
+        assert!(matches!(
+            map(404, "{}"),
+            Err(FetchError::NotFound(m)) if m.contains("no such studio") && m.contains("HTTP 404")
+        ));
+        assert!(matches!(map(500, "oops"), Err(FetchError::Upstream(m)) if m.contains("HTTP 500")));
+        assert!(matches!(
+            map(200, "<!DOCTYPE html><p>maintenance"),
+            Err(FetchError::Upstream(m)) if m.contains("instead of JSON")
+        ));
+        assert_eq!(map(200, "{\"a\":1}").unwrap()["a"], 1);
+    }
+}

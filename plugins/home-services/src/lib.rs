@@ -1,0 +1,216 @@
+//! home-services: reviews of a pro's profile on Angi (formerly Angie's List).
+//!
+//! One request per page: the server-rendered profile page
+//! (`…/companylist/us/{state}/{city}/{name}-reviews-{id}.htm`, then
+//! `?page=N&featuredReviewsLimit=25&featuredReviewsOffset=…`). Its reviews are
+//! read from the page's flight data ([`rsc`], through [`flight`]), else from
+//! the older review markup ([`dom`]); [`page`] makes the request and tells
+//! refusals, missing profiles and pages without review data apart. Angi prints
+//! review dates by month only, so dates are `YYYY-MM`.
+
+mod dom;
+mod flight;
+mod page;
+mod query;
+mod review;
+mod rsc;
+
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+pub use query::Profile;
+
+gleaner_sdk::plugin_bindings!("source");
+
+/// Every URL and limit the plugin uses, in one place.
+pub mod endpoints {
+    use crate::Cursor;
+
+    /// Reviews per page, as the profile page's own page links ask.
+    pub const PAGE_SIZE: u32 = 25;
+
+    /// The page of the profile the cursor points at: the plain profile URL for
+    /// the first page, then the page, limit and offset the site's page links carry.
+    pub fn page_url(profile_url: &str, cursor: &Cursor) -> String {
+        if cursor.page <= 1 {
+            return profile_url.to_owned();
+        }
+        format!(
+            "{profile_url}?page={}&featuredReviewsLimit={}&featuredReviewsOffset={}",
+            cursor.page, cursor.limit, cursor.offset
+        )
+    }
+}
+
+/// The only order the site lists reviews in.
+pub const DEFAULT_SORT: &str = "most_recent";
+
+/// The plugin's cursor, the `pagination_data` the host signs: the page to
+/// read, and the limit and offset its URL carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cursor {
+    /// 1-based page number.
+    pub page: u32,
+    /// Reviews per page.
+    pub limit: u32,
+    /// Reviews before this page.
+    pub offset: u32,
+}
+
+impl Cursor {
+    /// The first page.
+    pub fn start() -> Cursor {
+        Cursor {
+            page: 1,
+            limit: endpoints::PAGE_SIZE,
+            offset: 0,
+        }
+    }
+
+    /// The page after this one, for pages of `limit` reviews.
+    fn next(&self, limit: u32) -> Cursor {
+        Cursor {
+            page: self.page + 1,
+            limit,
+            offset: self.page * limit,
+        }
+    }
+}
+
+struct Angi;
+
+impl exports::gleaner::plugin::source_plugin::Guest for Angi {
+    fn info() -> PluginInfo {
+        gleaner_sdk::plugin_info!()
+    }
+
+    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+        fetch_page(&req)
+    }
+}
+
+export!(Angi);
+
+fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
+    let profile = query::parse(&req.query).map_err(FetchError::BadQuery)?;
+    let sort = req.sort_or(DEFAULT_SORT);
+    if sort != DEFAULT_SORT {
+        return Err(FetchError::BadQuery(format!(
+            "sort_type {sort:?} is not offered by Angi; the one value is {DEFAULT_SORT}"
+        )));
+    }
+    let cursor = req.cursor_state::<Cursor>()?.unwrap_or_else(Cursor::start);
+    if cursor.page == 0 || cursor.limit == 0 {
+        return Err(FetchError::BadCursor(
+            "pagination_data names no page; send back the object a previous answer returned".into(),
+        ));
+    }
+    let read = page::read(&profile, &cursor)?;
+    if let Some(served) = read.listing.page.filter(|p| *p != cursor.page) {
+        return Err(FetchError::Upstream(format!(
+            "Angi answered review page {served} when page {} was asked for: the page parameters \
+             changed and the plugin needs an update",
+            cursor.page
+        )));
+    }
+    let listing = &read.listing;
+    let limit = listing.page_size.unwrap_or(cursor.limit);
+    let count = listing.reviews.len() as u32;
+    let total = listing.total.or(read.business.total_reviews);
+    let more = count > 0
+        && match (listing.total_pages, total) {
+            (Some(pages), _) => cursor.page < pages,
+            (None, Some(total)) => u64::from(cursor.offset + count) < total,
+            (None, None) => count >= limit,
+        };
+    let reviews = read
+        .listing
+        .reviews
+        .iter()
+        .cloned()
+        .map(|entry| entry.build(&profile.url))
+        .collect::<Result<Vec<_>, _>>()?;
+    let order = if newest_first(&reviews) {
+        Order::NewestFirst
+    } else {
+        Order::Unordered
+    };
+    let meta = meta(&profile, &cursor, &read, total, reviews.is_empty());
+    Ok(Page {
+        reviews,
+        next_cursor: more.then(|| cursor::encode(&cursor.next(limit))),
+        order,
+        meta,
+    })
+}
+
+/// Whether the page's (month) dates never increase: only then may the host
+/// stop early on `sync_date`.
+fn newest_first(reviews: &[gleaner_sdk::types::Review]) -> bool {
+    let dates: Vec<&str> = reviews.iter().filter_map(|r| r.date.as_deref()).collect();
+    dates.len() == reviews.len() && dates.windows(2).all(|w| w[0] >= w[1])
+}
+
+fn meta(
+    profile: &Profile,
+    cursor: &Cursor,
+    read: &page::Read,
+    total: Option<u64>,
+    empty: bool,
+) -> SourceMeta {
+    let business = &read.business;
+    let mut extra = json!({
+        "profile_id": profile.id,
+        "business_id": business.business_id,
+        "categories": business.categories,
+        "rating_distribution": business.distribution,
+        "recipe": read.recipe.map(page::Recipe::label),
+        "sort": DEFAULT_SORT,
+        "page": cursor.page,
+        "total_pages": read.listing.total_pages,
+        "attempts": read.attempts,
+        "rating_scale_max": review::SCALE,
+    });
+    if empty && cursor.page == 1 {
+        extra["notice"] = json!("Angi lists no reviews for this pro");
+    }
+    SourceMeta {
+        resolved_url: Some(profile.url.clone()),
+        name: business.name.clone(),
+        average_rating: business.average_rating,
+        total_reviews: total,
+        extra_json: extra.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_urls_carry_page_limit_and_offset() {
+        let url = "https://www.angi.com/companylist/us/il/barrington/x-reviews-1.htm";
+        let first = Cursor::start();
+        assert_eq!(endpoints::page_url(url, &first), url);
+        let second = first.next(25);
+        assert_eq!(
+            second,
+            Cursor {
+                page: 2,
+                limit: 25,
+                offset: 25
+            }
+        );
+        assert_eq!(
+            endpoints::page_url(url, &second.next(25)),
+            format!("{url}?page=3&featuredReviewsLimit=25&featuredReviewsOffset=50")
+        );
+    }
+
+    #[test]
+    fn the_cursor_is_page_limit_offset() {
+        let text = serde_json::to_string(&Cursor::start().next(25)).unwrap();
+        assert_eq!(text, r#"{"page":2,"limit":25,"offset":25}"#);
+    }
+}

@@ -1,0 +1,196 @@
+//! One review as either reading of the page gives it, and its record.
+
+use gleaner_sdk::html::Html;
+use gleaner_sdk::review::{image, stable_id, ReviewBuilder};
+use gleaner_sdk::types::Review;
+use gleaner_sdk::FetchError;
+use serde_json::{Map, Value};
+
+/// Angi's star scale.
+pub const SCALE: f64 = 5.0;
+
+/// A review's text as the page holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// Text with HTML entities (`I&#39;ve`) and meaningful line breaks.
+    Escaped(String),
+    /// An HTML fragment (markup).
+    Html(String),
+}
+
+/// A review read from the page, before it becomes a record.
+#[derive(Debug, Clone, Default)]
+pub struct Entry {
+    /// The site's review id (none in the older markup).
+    pub id: Option<String>,
+    /// The reviewer's display name ("Carl S.").
+    pub author: Option<String>,
+    /// Stars, 1–5 (halves occur).
+    pub rating: Option<f64>,
+    /// The date as printed: "April 2026" or "04/2026".
+    pub date_text: Option<String>,
+    /// The review text.
+    pub body: Option<Body>,
+    /// The pro's response and who wrote it.
+    pub reply: Option<(Body, Option<String>)>,
+    /// Full-size photo URLs.
+    pub photos: Vec<String>,
+    /// Source-specific fields.
+    pub extra: Map<String, Value>,
+}
+
+impl Entry {
+    /// The review record. Reviews have no permalink: `review_url` is the profile.
+    pub fn build(self, profile_url: &str) -> Result<Review, FetchError> {
+        let date = self.date_text.as_deref().and_then(month);
+        let id = self.id.clone().unwrap_or_else(|| {
+            stable_id(
+                "angi-",
+                &[
+                    self.author.as_deref().unwrap_or_default(),
+                    self.date_text.as_deref().unwrap_or_default(),
+                    &self.body.as_ref().map(body_text).unwrap_or_default(),
+                ],
+            )
+        });
+        let mut extra = self.extra;
+        extra.insert("date_text".into(), self.date_text.clone().into());
+        extra.insert(
+            "date_precision".into(),
+            date.as_ref().map(|_| "month").into(),
+        );
+        let mut builder = ReviewBuilder::new(id)
+            .rating(self.rating, SCALE)
+            .author_name(self.author)
+            .review_url(Some(profile_url.to_owned()))
+            .extra(Value::Object(extra));
+        builder = match self.body {
+            Some(Body::Html(h)) => builder.text_html(Some(h)),
+            Some(Body::Escaped(t)) => builder.text_plain(Some(unescape(&t))),
+            None => builder,
+        };
+        builder = match self.reply {
+            Some((Body::Html(h), author)) => builder.reply_html(Some(h), None, author),
+            Some((Body::Escaped(t), author)) => builder.reply(Some(unescape(&t)), None, author),
+            None => builder,
+        };
+        for url in self.photos {
+            builder = builder.media(image(url));
+        }
+        let mut review = builder.build().map_err(|e| {
+            FetchError::Upstream(format!(
+                "Angi's page holds a review the plugin cannot read: {e}"
+            ))
+        })?;
+        // The builder checks for a day; the host's contract also takes a
+        // month (`YYYY-MM`), which is all Angi prints, and `month` made it.
+        review.date = date;
+        Ok(review)
+    }
+}
+
+/// A text as the page holds it: markup stays HTML; otherwise escaped text.
+pub fn body(text: String) -> Body {
+    let lower = text.to_ascii_lowercase();
+    if ["<br", "<p>", "<p ", "<div", "<ul", "<li"]
+        .iter()
+        .any(|t| lower.contains(t))
+    {
+        Body::Html(text)
+    } else {
+        Body::Escaped(text)
+    }
+}
+
+fn body_text(b: &Body) -> String {
+    match b {
+        Body::Escaped(t) | Body::Html(t) => t.clone(),
+    }
+}
+
+/// Undoes HTML entities (`&#39;`, `&amp;`), keeping every space and line break.
+pub fn unescape(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_owned();
+    }
+    let fragment = Html::parse_fragment(text);
+    fragment.root_element().text().collect()
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// A month-precision date, `YYYY-MM`, from "April 2026", "Apr 2026" or "04/2026".
+pub fn month(text: &str) -> Option<String> {
+    let text = text.trim();
+    let (m, y) = match text.split_once('/') {
+        Some((m, y)) => (m.trim().parse::<usize>().ok()?, y.trim()),
+        None => {
+            let (name, y) = text.split_once(char::is_whitespace)?;
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            let index = MONTHS
+                .iter()
+                .position(|full| name.len() >= 3 && full.starts_with(name.as_str()))?;
+            (index + 1, y.trim())
+        }
+    };
+    let year: u32 = y.parse().ok()?;
+    ((1..=12).contains(&m) && (1900..=2999).contains(&year) && y.len() == 4)
+        .then(|| format!("{year:04}-{m:02}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months_keep_their_precision() {
+        assert_eq!(month("April 2026").as_deref(), Some("2026-04"));
+        assert_eq!(month("Sept. 2024").as_deref(), Some("2024-09"));
+        assert_eq!(month("04/2026").as_deref(), Some("2026-04"));
+        assert_eq!(month(" 12/2024 ").as_deref(), Some("2024-12"));
+        assert_eq!(month("13/2024"), None);
+        assert_eq!(month("Ma 2024"), None);
+        assert_eq!(month("April"), None);
+        assert_eq!(month("yesterday"), None);
+    }
+
+    #[test]
+    fn entities_are_undone_and_spacing_kept() {
+        assert_eq!(
+            unescape("I&#39;ve  retained\nthem &amp; more"),
+            "I've  retained\nthem & more"
+        );
+        assert_eq!(unescape("no entities"), "no entities");
+        assert_eq!(body("a<br>b".into()), Body::Html("a<br>b".into()));
+        assert_eq!(body("a &lt; b".into()), Body::Escaped("a &lt; b".into()));
+    }
+
+    #[test]
+    fn a_review_without_id_gets_a_stable_one() {
+        let entry = || Entry {
+            author: Some("Carl S.".into()),
+            date_text: Some("04/2026".into()),
+            body: Some(Body::Escaped("Polite.".into())),
+            rating: Some(5.0),
+            ..Entry::default()
+        };
+        let a = entry().build("https://www.angi.com/x").unwrap();
+        let b = entry().build("https://www.angi.com/x").unwrap();
+        assert_eq!(a.id, b.id);
+        assert!(a.id.starts_with("angi-"));
+        assert_eq!(a.date.as_deref(), Some("2026-04"));
+    }
+}

@@ -1,0 +1,290 @@
+//! One review of the review API (`productReviewVOList[]`) as a review record.
+//!
+//! - text: the buyer's own words (`oriReviewContent`), else the translation
+//!   the site shows (`reviewContent`, kept in `extra.translated_text` when it
+//!   differs);
+//! - rating: the review's "product quality" score (the axis the product
+//!   page averages), else its only axis; every axis is in `extra.scores`;
+//! - date: `reviewTime` (`YYYY/MM/DD`); the supplier's reply is dated
+//!   `MM-DD-YYYY`;
+//! - author: the masked buyer name, the buyer's country as `author_title`;
+//! - `extra.review_level`: `product` for a review of the product (it names
+//!   the product and the variant bought), `supplier` for a review of the
+//!   store as a whole.
+
+use gleaner_sdk::review::{self as builder, ReviewBuilder};
+use gleaner_sdk::types::Review;
+use gleaner_sdk::{date, json};
+use serde_json::{json, Map, Value};
+
+use crate::product::{whole, Product};
+use crate::query::Target;
+
+/// Alibaba rates on 1–5 stars, every axis alike.
+pub const SCALE: f64 = 5.0;
+
+/// The site's axis types → the keys of `extra.scores` (always present, null
+/// where the review has no such score). Other axes keep their own name.
+const AXES: &[(&str, &str)] = &[
+    ("productQuality", "product_quality"),
+    ("shippingTime", "shipping_time"),
+    ("supplierServices", "supplier_service"),
+];
+
+/// The axis that is the review's rating.
+const RATING_AXIS: &str = "productQuality";
+
+/// A date written `YYYY/MM/DD` or `MM-DD-YYYY`, as ISO `YYYY-MM-DD`; other
+/// forms go through the SDK's parser ("July 1, 2026").
+pub fn day(text: &str) -> Option<String> {
+    let t = text.trim();
+    let numbers = |sep: char| -> Option<Vec<u32>> {
+        t.split(sep)
+            .map(|n| n.parse().ok())
+            .collect::<Option<Vec<u32>>>()
+    };
+    let ymd = match (numbers('/'), numbers('-')) {
+        (Some(p), _) if p.len() == 3 && p[0] > 999 => (p[0], p[1], p[2]),
+        (_, Some(p)) if p.len() == 3 && p[2] > 999 => (p[2], p[0], p[1]),
+        _ => return date::parse(t, None),
+    };
+    let (y, m, d) = ymd;
+    date::parse(&format!("{y:04}-{m:02}-{d:02}"), None)
+}
+
+/// An id written as a number or as text.
+fn id(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(n) => Some(n.to_string()),
+        other => json::string(other),
+    }
+}
+
+/// Every axis score of a review: `latitudeScore` is one object in the
+/// recorded answers; a list of them is read alike.
+fn axes(r: &Value) -> Vec<(String, f64)> {
+    let items: Vec<&Value> = match (&r["latitudeScore"], &r["latitudeScoreList"]) {
+        (Value::Object(_), _) => vec![&r["latitudeScore"]],
+        (Value::Array(list), _) | (_, Value::Array(list)) => list.iter().collect(),
+        _ => Vec::new(),
+    };
+    items
+        .into_iter()
+        .filter_map(|a| {
+            let kind = ["type", "latitudeType", "latitudeName"]
+                .iter()
+                .find_map(|k| json::string(&a[*k]))?;
+            let score =
+                crate::product::number(&a["score"]).filter(|s| (1.0..=SCALE).contains(s))?;
+            Some((kind, score))
+        })
+        .collect()
+}
+
+/// `extra.scores`: the three known axes (null where absent), then any other.
+fn scores(axes: &[(String, f64)]) -> Value {
+    let mut map = Map::new();
+    for (site, key) in AXES {
+        let score = axes.iter().find(|(k, _)| k == site).map(|(_, s)| *s);
+        map.insert((*key).into(), json!(score));
+    }
+    for (kind, score) in axes {
+        if !AXES.iter().any(|(site, _)| site == kind) {
+            map.insert(kind.clone(), json!(score));
+        }
+    }
+    Value::Object(map)
+}
+
+/// The review's rating: the product-quality axis, else its only axis.
+fn rating(axes: &[(String, f64)]) -> Option<f64> {
+    axes.iter()
+        .find(|(k, _)| k == RATING_AXIS)
+        .or(match axes {
+            [only] => Some(only),
+            _ => None,
+        })
+        .map(|(_, s)| *s)
+}
+
+/// `[{key, value}]` attributes as an object (`{"color": "Black"}`).
+fn attributes(list: &Value) -> Value {
+    let map: Map<String, Value> = list
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|a| Some((json::string(&a["key"])?, json!(json::string(&a["value"])))))
+        .collect();
+    Value::Object(map)
+}
+
+/// The text the buyer wrote and, when the site shows another (a translation), that one.
+fn original_and_shown(r: &Value, original: &str, shown: &str) -> (Option<String>, Option<String>) {
+    let ori = json::string(&r[original]);
+    let shown = json::string(&r[shown]);
+    match ori {
+        Some(o) => {
+            let other = shown.filter(|s| *s != o);
+            (Some(o), other)
+        }
+        None => (shown, None),
+    }
+}
+
+/// An absolute https URL from the site's `//host/…` or `https://…` forms.
+fn absolute(v: &Value) -> Option<String> {
+    let s = json::string(v)?;
+    match s.strip_prefix("//") {
+        Some(rest) => Some(format!("https://{rest}")),
+        None => s.starts_with("https://").then_some(s),
+    }
+}
+
+/// The review's media: images, and videos (their cover in `extra.video_covers`).
+fn media(r: &Value) -> (Vec<gleaner_sdk::types::Media>, Vec<String>) {
+    let mut items = Vec::new();
+    let mut covers = Vec::new();
+    for m in r["mediaList"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        match m["type"].as_str() {
+            Some("video") => {
+                if let Some(url) = absolute(&m["videoUrl"]).or_else(|| absolute(&m["url"])) {
+                    items.push(builder::video(id(&m["videoId"]), url));
+                    covers.extend(absolute(&m["coverUrl"]));
+                }
+            }
+            _ => items.extend(absolute(&m["url"]).map(builder::image)),
+        }
+    }
+    (items, covers)
+}
+
+/// Maps one review; `product` names the supplier who replies.
+pub fn map(r: &Value, target: &Target, product: &Product) -> Result<Review, String> {
+    let review_id = id(&r["reviewId"]).ok_or("a review has no reviewId")?;
+    let user = &r["simpleReviewUserVO"];
+    let axes = axes(r);
+    let (text, translated) = original_and_shown(r, "oriReviewContent", "reviewContent");
+    let (reply, reply_translated) = original_and_shown(r, "oriReplyContent", "replyContent");
+    let (items, covers) = media(r);
+    let info = &r["productInfo"];
+    let is_product = info.is_object() || whole(&r["productId"]).is_some_and(|p| p > 0);
+    let bought: Vec<Value> = r["productList"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|p| json!({"quantity": whole(&p["quantity"]), "attributes": attributes(&p["attributes"])}))
+        .collect();
+    let country = json::string(&user["fullNameCountry"]);
+    let extra = json!({
+        "review_level": if is_product { "product" } else { "supplier" },
+        "scores": scores(&axes),
+        "buyer_country": country,
+        "buyer_country_code": json::string(&user["country"]),
+        "verified_purchase": user["purchased"].as_bool(),
+        "buyer_level": json::string(&user["buyerLevel"]),
+        "translated_text": translated,
+        "reply_translated_text": reply_translated,
+        "date_text": json::string(&r["reviewTimeFormat"]),
+        "product_id": whole(&r["productId"]).or_else(|| whole(&info["id"])),
+        "variant": attributes(&info["attributes"]),
+        "order_items": bought,
+        "video_covers": covers,
+    });
+    let review_url = absolute(&r["action"]).unwrap_or_else(|| target.url.clone());
+    items
+        .into_iter()
+        .fold(ReviewBuilder::new(review_id), ReviewBuilder::media)
+        .text_plain(text)
+        .rating(rating(&axes), SCALE)
+        .date(
+            json::string(&r["reviewTime"])
+                .and_then(|d| day(&d))
+                .or_else(|| {
+                    json::string(&r["reviewTimeFormat"]).and_then(|d| date::parse(&d, None))
+                }),
+        )
+        .author_name(json::string(&user["anonymousName"]))
+        .author_title(country)
+        .review_url(Some(review_url))
+        .reply(
+            reply,
+            json::string(&r["replyTime"]).and_then(|d| day(&d)),
+            product.supplier.clone(),
+        )
+        .helpful_votes(r["rateCnt"].as_i64())
+        .extra(extra)
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_in_the_site_s_forms() {
+        assert_eq!(day("2026/07/01").as_deref(), Some("2026-07-01"));
+        assert_eq!(day("08-03-2026").as_deref(), Some("2026-08-03"));
+        assert_eq!(day("2026-07-01").as_deref(), Some("2026-07-01"));
+        assert_eq!(day("July 1, 2026").as_deref(), Some("2026-07-01"));
+        assert_eq!(day("2026/13/01"), None);
+        assert_eq!(day("soon"), None);
+    }
+
+    #[test]
+    fn axes_scores_and_the_rating() {
+        let one = json!({"latitudeScore": {"latitudeName": "productQuality", "score": 5, "type": "productQuality"}});
+        let a = axes(&one);
+        assert_eq!(rating(&a), Some(5.0));
+        assert_eq!(
+            scores(&a),
+            json!({"product_quality": 5.0, "shipping_time": null, "supplier_service": null})
+        );
+        let store = json!({"latitudeScore": [
+            {"type": "supplierServices", "score": 4},
+            {"latitudeType": "shippingTime", "score": "3"},
+            {"type": "packaging", "score": 5},
+            {"type": "productQuality", "score": 0}
+        ]});
+        let a = axes(&store);
+        assert_eq!(
+            rating(&a),
+            None,
+            "no product-quality score and several axes"
+        );
+        assert_eq!(
+            scores(&a),
+            json!({"product_quality": null, "shipping_time": 3.0, "supplier_service": 4.0, "packaging": 5.0})
+        );
+        let only = json!({"latitudeScoreList": [{"type": "supplierServices", "score": 4}]});
+        assert_eq!(rating(&axes(&only)), Some(4.0));
+        assert_eq!(rating(&axes(&json!({}))), None);
+    }
+
+    #[test]
+    fn a_store_review_without_product_is_supplier_level() {
+        let target = crate::query::parse("1601302079515").unwrap();
+        let r = json!({
+            "reviewId": "77", "reviewContent": "Fast answers", "reviewTime": "2025/01/02",
+            "latitudeScore": [{"type": "supplierServices", "score": 5}, {"type": "shippingTime", "score": 4}],
+            "simpleReviewUserVO": {"anonymousName": "A***b", "country": "DE", "fullNameCountry": "Germany"},
+            "mediaList": [{"type": "video", "videoId": 9, "videoUrl": "//play.example/9.mp4", "coverUrl": "https://img.example/9.jpg"}]
+        });
+        let review = map(&r, &target, &Product::default()).unwrap();
+        let extra: Value = serde_json::from_str(&review.extra_json).unwrap();
+        assert_eq!(extra["review_level"], "supplier");
+        assert_eq!(extra["scores"]["supplier_service"], 5.0);
+        assert_eq!(extra["video_covers"], json!(["https://img.example/9.jpg"]));
+        assert_eq!(review.rating, None);
+        assert_eq!(review.date.as_deref(), Some("2025-01-02"));
+        assert_eq!(review.media[0].url, "https://play.example/9.mp4");
+        assert_eq!(review.media[0].id.as_deref(), Some("9"));
+        assert_eq!(review.review_url.as_deref(), Some(target.url.as_str()));
+        assert!(map(&json!({}), &target, &Product::default()).is_err());
+    }
+}
