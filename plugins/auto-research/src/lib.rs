@@ -48,17 +48,6 @@ impl exports::gleaner::plugin::source_plugin::Guest for AutoResearch {
 
 export!(AutoResearch);
 
-/// The day of an HTTP `Date` header ("Tue, 02 Apr 2024 10:00:00 GMT").
-pub fn header_day(value: &str) -> Option<(i64, u32, u32)> {
-    let words: Vec<&str> = value.split_whitespace().collect();
-    let iso = date::parse(&words.get(1..4)?.join(" "), None)?;
-    Some((
-        iso.get(..4)?.parse().ok()?,
-        iso.get(5..7)?.parse().ok()?,
-        iso.get(8..10)?.parse().ok()?,
-    ))
-}
-
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let vehicle = query::parse(&req.query).map_err(FetchError::BadQuery)?;
     let params = Params {
@@ -82,7 +71,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let resolved = resolved_vehicle(&vehicle, &url, &response)?;
     let ctx = Context {
         reviews_url: resolved.reviews_url(),
-        today: response.header("date").and_then(header_day),
+        today: response.header("date").and_then(date::http_day),
     };
     let mut parsed = page::parse(&response.text(), &response.final_url, &ctx)?;
     let mut extra = json!({
@@ -334,14 +323,5 @@ mod tests {
         assert!(
             matches!(&e, FetchError::NotFound(m) if m.contains("led to https://www.cars.com/research/mazda-cx_5/"))
         );
-    }
-
-    #[test]
-    fn reads_the_date_header() {
-        assert_eq!(
-            header_day("Mon, 03 Jun 2024 10:00:00 GMT"),
-            Some((2024, 6, 3))
-        );
-        assert_eq!(header_day("garbage"), None);
     }
 }

@@ -4,6 +4,7 @@
 //! [`SELECTORS`].
 
 use gleaner_sdk::html::{self, ElementRef, Html};
+use gleaner_sdk::number;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::FetchError;
 use serde_json::{Map, Value};
@@ -139,7 +140,7 @@ fn summary(root: ElementRef<'_>) -> Result<Summary, FetchError> {
     let s = &SELECTORS;
     let mut category_averages = Map::new();
     for item in root.select(&html::selector(s.category_average)?) {
-        let value = html::first_text(item, "strong").and_then(|v| number(&v));
+        let value = html::first_text(item, "strong").and_then(|v| number::parse(&v));
         let label = html::text(item);
         let label = label.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
         if let (Some(value), Some(key)) = (value, reviews::category_key(label)) {
@@ -149,11 +150,11 @@ fn summary(root: ElementRef<'_>) -> Result<Summary, FetchError> {
     Ok(Summary {
         name: html::first_text(root, s.heading).map(|h| vehicle_name(&h)),
         average: html::first_text(root, s.average)
-            .and_then(|t| number(&t))
+            .and_then(|t| number::parse(&t))
             .filter(|v| (0.0..=5.0).contains(v)),
-        total: html::first_text(root, s.count).and_then(|t| count(&t)),
+        total: html::first_text(root, s.count).and_then(|t| number::first_count(&t)),
         recommend_percent: html::first_text(root, s.recommend_share)
-            .and_then(|t| number(t.split('%').next()?))
+            .and_then(|t| number::parse(t.split('%').next()?))
             .filter(|p| (0.0..=100.0).contains(p)),
         category_averages,
     })
@@ -172,22 +173,6 @@ fn vehicle_name(heading: &str) -> String {
         .filter(|name| !name.is_empty())
         .unwrap_or(heading)
         .to_owned()
-}
-
-/// A number written as text: "4.6" → 4.6.
-pub fn number(text: &str) -> Option<f64> {
-    text.trim().parse::<f64>().ok().filter(|n| n.is_finite())
-}
-
-/// The first number of a text, thousands separators allowed: "Based on 1,204 reviews" → 1204.
-pub fn count(text: &str) -> Option<u64> {
-    let start = text.find(|c: char| c.is_ascii_digit())?;
-    let digits: String = text[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ',')
-        .filter(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
 }
 
 #[cfg(test)]
@@ -242,9 +227,9 @@ mod tests {
         );
         assert_eq!(vehicle_name("2021 Mazda CX-5 Reviews"), "2021 Mazda CX-5");
         assert_eq!(vehicle_name("Consumer reviews"), "Consumer reviews");
-        assert_eq!(count("Based on 1,204 reviews"), Some(1204));
-        assert_eq!(count("No reviews"), None);
-        assert_eq!(number(" 4.6 "), Some(4.6));
-        assert_eq!(number("n/a"), None);
+        assert_eq!(number::first_count("Based on 1,204 reviews"), Some(1204));
+        assert_eq!(number::first_count("No reviews"), None);
+        assert_eq!(number::parse(" 4.6 "), Some(4.6));
+        assert_eq!(number::parse("n/a"), None);
     }
 }

@@ -122,23 +122,10 @@ pub fn day(review: &Review) -> Option<&str> {
 /// never rise, from the previous page's last day on; otherwise `Unordered`, so
 /// a site that ignores the sort never makes `sync_date` stop early by mistake.
 pub fn declared_order(sort: &str, reviews: &[Review], last_day: Option<&str>) -> Order {
-    if sort != "newest" || reviews.is_empty() {
+    if sort != "newest" {
         return Order::Unordered;
     }
-    let Some(days) = reviews.iter().map(day).collect::<Option<Vec<&str>>>() else {
-        return Order::Unordered;
-    };
-    let descending = last_day
-        .into_iter()
-        .chain(days)
-        .collect::<Vec<&str>>()
-        .windows(2)
-        .all(|w| w[0] >= w[1]);
-    if descending {
-        Order::NewestFirst
-    } else {
-        Order::Unordered
-    }
+    gleaner_sdk::review::order_by_dates(reviews, last_day)
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 
 use gleaner_sdk::date;
 use gleaner_sdk::html::{self, ElementRef};
+use gleaner_sdk::number;
 use gleaner_sdk::review::{stable_id, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use serde_json::{json, Map, Value};
 
-use crate::page::{count, number, SELECTORS};
+use crate::page::SELECTORS;
 
 /// The prefix of review ids: cards carry no id, so the id is a hash of the
 /// author, date, title and text.
@@ -39,7 +40,7 @@ pub fn from_card(card: ElementRef<'_>, ctx: &Context) -> Result<Review, String> 
     let body = first(card, s.body);
     let body_text = body.map(html::text).unwrap_or_default();
     let rating = html::first_attr(card, s.rating, s.rating_attr)
-        .and_then(|v| number(&v))
+        .and_then(|v| number::parse(&v))
         .filter(|v| (1.0..=5.0).contains(v));
     let (helpful_yes, helpful_no) = first(card, s.feedback).map_or((None, None), helpful_counts);
     let categories = category_ratings(card)?;
@@ -101,8 +102,8 @@ fn category_ratings(card: ElementRef<'_>) -> Result<Map<String, Value>, String> 
     for item in card.select(&items) {
         let key = html::first_text(item, s.category_label).and_then(|l| category_key(&l));
         let value = html::first_attr(item, s.rating, s.rating_attr)
-            .and_then(|v| number(&v))
-            .or_else(|| html::first_text(item, s.category_value).and_then(|v| number(&v)))
+            .and_then(|v| number::parse(&v))
+            .or_else(|| html::first_text(item, s.category_value).and_then(|v| number::parse(&v)))
             .filter(|v| (0.0..=5.0).contains(v));
         if let (Some(key), Some(value)) = (key, value) {
             out.insert(key, value.into());
@@ -163,7 +164,8 @@ fn recommends(text: &str) -> Option<bool> {
 /// buttons (a button without a number counts 0), else the sentence
 /// "12 out of 15 people found this review helpful".
 fn helpful_counts(block: ElementRef<'_>) -> (Option<u64>, Option<u64>) {
-    let button = |css: &str| first(block, css).map(|b| count(&html::text(b)).unwrap_or(0));
+    let button =
+        |css: &str| first(block, css).map(|b| number::first_count(&html::text(b)).unwrap_or(0));
     let (yes, no) = (button(SELECTORS.helpful_yes), button(SELECTORS.helpful_no));
     if yes.is_some() || no.is_some() {
         return (yes, no);
@@ -183,7 +185,7 @@ fn out_of(text: &str) -> Option<(u64, u64)> {
         .replace(',', "")
         .parse()
         .ok()?;
-    Some((yes, count(after)?))
+    Some((yes, number::first_count(after)?))
 }
 
 #[cfg(test)]

@@ -89,38 +89,13 @@ pub fn own_page(product: &Product, link: &str) -> Option<String> {
     })
 }
 
-/// The day of an HTTP `Date` header ("Tue, 02 Apr 2024 10:00:00 GMT").
-pub fn header_day(value: &str) -> Option<(i64, u32, u32)> {
-    let words: Vec<&str> = value.split_whitespace().collect();
-    let iso = date::parse(&words.get(1..4)?.join(" "), None)?;
-    Some((
-        iso.get(..4)?.parse().ok()?,
-        iso.get(5..7)?.parse().ok()?,
-        iso.get(8..10)?.parse().ok()?,
-    ))
-}
-
 /// `NewestFirst` for the `newest` sort when every review is dated and the days
 /// never rise, from the previous page's last day on; otherwise `Unordered`.
 pub fn declared_order(sort: &str, reviews: &[Review], last_day: Option<&str>) -> Order {
-    if sort != DEFAULT_SORT || reviews.is_empty() {
+    if sort != DEFAULT_SORT {
         return Order::Unordered;
     }
-    let days: Option<Vec<&str>> = reviews
-        .iter()
-        .map(|r| r.date.as_deref().and_then(|d| d.get(..10)))
-        .collect();
-    let Some(mut days) = days else {
-        return Order::Unordered;
-    };
-    if let Some(previous) = last_day {
-        days.insert(0, previous);
-    }
-    if days.windows(2).all(|w| w[0] >= w[1]) {
-        Order::NewestFirst
-    } else {
-        Order::Unordered
-    }
+    gleaner_sdk::review::order_by_dates(reviews, last_day)
 }
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
@@ -144,7 +119,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         product_url: product_url.clone(),
         page_url: response.final_url.clone(),
         shop_name: None,
-        today: response.header("date").and_then(header_day),
+        today: response.header("date").and_then(date::http_day),
     };
     let mut parsed = page::parse(&response.text(), &response.final_url, &ctx)?;
     let mut extra = json!({
@@ -462,14 +437,5 @@ mod tests {
             matches!(&e, FetchError::Blocked(m) if m.contains("a login wall")),
             "{e:?}"
         );
-    }
-
-    #[test]
-    fn reads_the_date_header() {
-        assert_eq!(
-            header_day("Tue, 02 Apr 2024 10:00:00 GMT"),
-            Some((2024, 4, 2))
-        );
-        assert_eq!(header_day("garbage"), None);
     }
 }

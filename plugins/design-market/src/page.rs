@@ -6,6 +6,7 @@
 use gleaner_sdk::embedded::json_ld;
 use gleaner_sdk::html::{self, ElementRef, Html};
 use gleaner_sdk::json::string;
+use gleaner_sdk::number;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::FetchError;
 use serde_json::Value;
@@ -158,7 +159,7 @@ pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, F
         product.average = html::first_text(root, s.average).and_then(|t| stars(&t));
     }
     if product.total.is_none() {
-        product.total = html::first_text(root, s.count).and_then(|t| leading_number(&t));
+        product.total = html::first_text(root, s.count).and_then(|t| number::first_count(&t));
     }
     let ctx = Context {
         shop_name: product.shop_name.clone().or(ctx.shop_name.clone()),
@@ -203,36 +204,18 @@ fn product_info(p: &Value) -> ProductInfo {
     ProductInfo {
         name: string(&p["name"]),
         shop_name: named(&p["brand"]).or_else(|| named(&p["offers"]["seller"])),
-        average: number(&aggregate["ratingValue"]).filter(|v| (0.0..=5.0).contains(v)),
-        total: number(&aggregate["reviewCount"])
-            .or_else(|| number(&aggregate["ratingCount"]))
+        average: number::of_json(&aggregate["ratingValue"]).filter(|v| (0.0..=5.0).contains(v)),
+        total: number::of_json(&aggregate["reviewCount"])
+            .or_else(|| number::of_json(&aggregate["ratingCount"]))
             .filter(|n| *n >= 0.0)
             .map(|n| n as u64),
     }
-}
-
-/// A number, or a number written as text.
-pub fn number(v: &Value) -> Option<f64> {
-    v.as_f64()
-        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-        .filter(|n| n.is_finite())
 }
 
 fn stars(text: &str) -> Option<f64> {
     gleaner_sdk::rating::parse(text, 5.0)
         .filter(|(_, max)| *max == 5.0)
         .map(|(v, _)| v)
-}
-
-/// The number a text starts with, thousands separators allowed: "1,204 Reviews" → 1204.
-fn leading_number(text: &str) -> Option<u64> {
-    let digits: String = text
-        .trim()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ',')
-        .filter(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
 }
 
 /// The "more reviews" link, resolved against the page.
@@ -303,10 +286,10 @@ mod tests {
 
     #[test]
     fn reads_counts_and_ratings_as_text() {
-        assert_eq!(leading_number("1,204 Reviews"), Some(1204));
-        assert_eq!(leading_number("Reviews"), None);
+        assert_eq!(number::first_count("1,204 Reviews"), Some(1204));
+        assert_eq!(number::first_count("Reviews"), None);
         assert_eq!(stars("4.5"), Some(4.5));
-        assert_eq!(number(&serde_json::json!("4.80")), Some(4.8));
+        assert_eq!(number::of_json(&serde_json::json!("4.80")), Some(4.8));
         let html = r#"<html><h1>Plain Name</h1><section id="reviews">
             <span class="product-reviews__average">4.5</span>
             <span class="product-reviews__count">1,204 Reviews</span></section></html>"#;

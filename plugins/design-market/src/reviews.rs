@@ -9,7 +9,8 @@ use gleaner_sdk::{date, rating};
 use serde_json::{json, Value};
 use url::Url;
 
-use crate::page::{number, SELECTORS};
+use crate::page::SELECTORS;
+use gleaner_sdk::number;
 
 /// The prefix of the content-hash ids of reviews the page gives no id.
 pub const ID_PREFIX: &str = "cm-";
@@ -92,8 +93,9 @@ pub fn from_json_ld(v: &Value, ctx: &Context) -> Result<Review, String> {
     let author = string(&v["author"]["name"]).or_else(|| string(&v["author"]));
     let published = string(&v["datePublished"]).and_then(|d| date::parse(&d, None));
     let body = string(&v["reviewBody"]);
-    let max = number(&v["reviewRating"]["bestRating"]).unwrap_or(5.0);
-    let stars = number(&v["reviewRating"]["ratingValue"]).filter(|r| (0.0..=max).contains(r));
+    let max = number::of_json(&v["reviewRating"]["bestRating"]).unwrap_or(5.0);
+    let stars =
+        number::of_json(&v["reviewRating"]["ratingValue"]).filter(|r| (0.0..=max).contains(r));
     ReviewBuilder::new(stable_id(
         ID_PREFIX,
         &[

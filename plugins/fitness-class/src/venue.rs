@@ -6,6 +6,7 @@
 //! fetching the same studio again asks the API for reviews only; a fetch's
 //! later pages carry the venue in their cursor.
 
+use gleaner_sdk::number;
 use gleaner_sdk::{cache, json, log, FetchError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -38,14 +39,6 @@ pub struct Venue {
     pub timezone: Option<String>,
 }
 
-/// A number the API writes as a number or as text ("4.9", "22,596").
-fn number(v: &Value) -> Option<f64> {
-    v.as_f64().or_else(|| {
-        v.as_str()
-            .and_then(|s| s.trim().replace(',', "").parse::<f64>().ok())
-    })
-}
-
 impl Venue {
     /// Reads the venue endpoint's answer (the venue object, or one wrapped in `venue`).
     pub fn parse(v: &Value, target: &Target) -> Result<Venue, FetchError> {
@@ -56,7 +49,7 @@ impl Venue {
         };
         let id = [&v["id"], &v["venue_id"]]
             .into_iter()
-            .find_map(|x| number(x).filter(|n| *n >= 1.0 && n.fract() == 0.0))
+            .find_map(|x| number::of_json(x).filter(|n| *n >= 1.0 && n.fract() == 0.0))
             .ok_or_else(|| {
                 FetchError::Upstream(format!(
                     "the venue answer for studio {:?} has no numeric `id`: the ClassPass API changed and the plugin needs an update",
@@ -68,9 +61,9 @@ impl Venue {
             alias: json::string(&v["alias"]).unwrap_or_else(|| target.alias.clone()),
             name: json::string(&v["name"]).or_else(|| json::string(&v["venue_name"])),
             location: json::string(&v["location_name"]),
-            average: number(&v["display_rating_average"])
+            average: number::of_json(&v["display_rating_average"])
                 .filter(|x| (0.0..=crate::reviews::SCALE).contains(x)),
-            total: number(&v["display_rating_total"])
+            total: number::of_json(&v["display_rating_total"])
                 .filter(|x| *x >= 0.0 && x.fract() == 0.0)
                 .map(|x| x as u64),
             timezone: json::string(&v["timezone"]),

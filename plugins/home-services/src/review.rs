@@ -1,5 +1,6 @@
 //! One review as either reading of the page gives it, and its record.
 
+use gleaner_sdk::date;
 use gleaner_sdk::html::Html;
 use gleaner_sdk::review::{image, stable_id, ReviewBuilder};
 use gleaner_sdk::types::Review;
@@ -42,7 +43,7 @@ pub struct Entry {
 impl Entry {
     /// The review record. Reviews have no permalink: `review_url` is the profile.
     pub fn build(self, profile_url: &str) -> Result<Review, FetchError> {
-        let date = self.date_text.as_deref().and_then(month);
+        let date = self.date_text.as_deref().and_then(date::month);
         let id = self.id.clone().unwrap_or_else(|| {
             stable_id(
                 "angi-",
@@ -61,6 +62,7 @@ impl Entry {
         );
         let mut builder = ReviewBuilder::new(id)
             .rating(self.rating, SCALE)
+            .date(date)
             .author_name(self.author)
             .review_url(Some(profile_url.to_owned()))
             .extra(Value::Object(extra));
@@ -77,15 +79,11 @@ impl Entry {
         for url in self.photos {
             builder = builder.media(image(url));
         }
-        let mut review = builder.build().map_err(|e| {
+        builder.build().map_err(|e| {
             FetchError::Upstream(format!(
                 "Angi's page holds a review the plugin cannot read: {e}"
             ))
-        })?;
-        // The builder checks for a day; the host's contract also takes a
-        // month (`YYYY-MM`), which is all Angi prints, and `month` made it.
-        review.date = date;
-        Ok(review)
+        })
     }
 }
 
@@ -117,54 +115,20 @@ pub fn unescape(text: &str) -> String {
     fragment.root_element().text().collect()
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
-/// A month-precision date, `YYYY-MM`, from "April 2026", "Apr 2026" or "04/2026".
-pub fn month(text: &str) -> Option<String> {
-    let text = text.trim();
-    let (m, y) = match text.split_once('/') {
-        Some((m, y)) => (m.trim().parse::<usize>().ok()?, y.trim()),
-        None => {
-            let (name, y) = text.split_once(char::is_whitespace)?;
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            let index = MONTHS
-                .iter()
-                .position(|full| name.len() >= 3 && full.starts_with(name.as_str()))?;
-            (index + 1, y.trim())
-        }
-    };
-    let year: u32 = y.parse().ok()?;
-    ((1..=12).contains(&m) && (1900..=2999).contains(&year) && y.len() == 4)
-        .then(|| format!("{year:04}-{m:02}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn months_keep_their_precision() {
-        assert_eq!(month("April 2026").as_deref(), Some("2026-04"));
-        assert_eq!(month("Sept. 2024").as_deref(), Some("2024-09"));
-        assert_eq!(month("04/2026").as_deref(), Some("2026-04"));
-        assert_eq!(month(" 12/2024 ").as_deref(), Some("2024-12"));
-        assert_eq!(month("13/2024"), None);
-        assert_eq!(month("Ma 2024"), None);
-        assert_eq!(month("April"), None);
-        assert_eq!(month("yesterday"), None);
+        assert_eq!(date::month("April 2026").as_deref(), Some("2026-04"));
+        assert_eq!(date::month("Sept. 2024").as_deref(), Some("2024-09"));
+        assert_eq!(date::month("04/2026").as_deref(), Some("2026-04"));
+        assert_eq!(date::month(" 12/2024 ").as_deref(), Some("2024-12"));
+        assert_eq!(date::month("13/2024"), None);
+        assert_eq!(date::month("Ma 2024"), None);
+        assert_eq!(date::month("April"), None);
+        assert_eq!(date::month("yesterday"), None);
     }
 
     #[test]

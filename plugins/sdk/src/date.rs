@@ -1,6 +1,11 @@
 //! Dates as ISO 8601 strings, from the forms review sites use: epoch seconds and
-//! milliseconds, ISO dates, `MM/DD/YYYY`, "October 8, 2018", "8 Oct 2018", and
-//! relative dates ("3 days ago") against a reference date.
+//! milliseconds, ISO dates, `MM/DD/YYYY`, `YYYY/MM/DD`, `MM-DD-YYYY`, "October 8,
+//! 2018", "8 Oct 2018", and relative dates ("3 days ago") against a reference
+//! date; month-precision dates ("April 2026"); and HTTP `Date` headers, the
+//! reference a page's relative dates are resolved against.
+
+/// A day as (year, month, day).
+pub type Day = (i64, u32, u32);
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -134,11 +139,7 @@ pub fn parse(text: &str, today: Option<(i64, u32, u32)>) -> Option<String> {
     let cleaned = t.replace(',', " ");
     let words: Vec<&str> = cleaned.split_whitespace().collect();
     if let [single] = words.as_slice() {
-        let parts: Vec<&str> = single.split('/').collect();
-        if let [m, d, y] = parts.as_slice() {
-            return ymd(y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-        }
-        return None;
+        return numeric(single);
     }
     let number = |w: &str| {
         w.trim_end_matches(|c: char| c.is_ascii_alphabetic())
@@ -154,6 +155,85 @@ pub fn parse(text: &str, today: Option<(i64, u32, u32)>) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `MM/DD/YYYY`, `YYYY/MM/DD` or `MM-DD-YYYY` (a four-digit first part is the year).
+fn numeric(word: &str) -> Option<String> {
+    let separator = if word.contains('/') { '/' } else { '-' };
+    let parts: Vec<&str> = word.split(separator).collect();
+    let [a, b, c] = parts.as_slice() else {
+        return None;
+    };
+    if a.len() == 4 {
+        ymd(a.parse().ok()?, b.parse().ok()?, c.parse().ok()?)
+    } else if c.len() == 4 {
+        ymd(c.parse().ok()?, a.parse().ok()?, b.parse().ok()?)
+    } else {
+        None
+    }
+}
+
+/// Whether `s` is exactly a month-precision date, `YYYY-MM`.
+pub fn looks_iso_month(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 7
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && (1..=12).contains(&s[5..].parse::<u32>().unwrap_or(0))
+}
+
+/// A month-precision date, `YYYY-MM`, from "April 2026", "Apr. 2026" or
+/// "04/2026"; the day stays unknown.
+pub fn month(text: &str) -> Option<String> {
+    let text = text.trim();
+    let (m, y) = match text.split_once('/') {
+        Some((m, y)) => (m.trim().parse::<u32>().ok()?, y.trim()),
+        None => {
+            let (name, y) = text.split_once(char::is_whitespace)?;
+            (month_number(name)?, y.trim())
+        }
+    };
+    let year: i64 = y.parse().ok().filter(|_| y.len() == 4)?;
+    (1..=12).contains(&m).then(|| format!("{year:04}-{m:02}"))
+}
+
+const HTTP_MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Unix milliseconds of an HTTP date (IMF-fixdate, `Mon, 14 Sep 2026 12:21:35
+/// GMT`; the weekday may be missing).
+pub fn http_epoch_millis(value: &str) -> Option<u64> {
+    let value = value.trim();
+    let rest = value.split_once(", ").map_or(value, |(_, r)| r);
+    let parts: Vec<&str> = rest.split_whitespace().collect();
+    let [day, month, year, time, "GMT"] = parts.as_slice() else {
+        return None;
+    };
+    let month = HTTP_MONTHS
+        .iter()
+        .position(|m| m.eq_ignore_ascii_case(month))? as u32
+        + 1;
+    let day: u32 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let year: i64 = year.parse().ok().filter(|y| *y >= 1970)?;
+    let hms: Vec<u64> = time
+        .split(':')
+        .map(|n| n.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, m, s] = hms.as_slice() else {
+        return None;
+    };
+    if *h > 23 || *m > 59 || *s > 60 {
+        return None;
+    }
+    let days = u64::try_from(days_from_civil(year, month, day)).ok()?;
+    Some(((days * 24 + h) * 60 + m) * 60 * 1000 + s * 1000)
+}
+
+/// The day of an HTTP date: the reference for a page's relative dates.
+pub fn http_day(value: &str) -> Option<Day> {
+    let millis = http_epoch_millis(value)?;
+    Some(civil_from_days((millis / 86_400_000) as i64))
 }
 
 fn parse_relative(text: &str, today: (i64, u32, u32)) -> Option<String> {
@@ -193,6 +273,55 @@ fn parse_relative(text: &str, today: (i64, u32, u32)) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numeric_forms_put_the_four_digit_year_first_or_last() {
+        assert_eq!(parse("2025/10/03", None).unwrap(), "2025-10-03");
+        assert_eq!(parse("10-03-2025", None).unwrap(), "2025-10-03");
+        assert_eq!(parse("10/03/2025", None).unwrap(), "2025-10-03");
+        assert_eq!(parse("10/03/25", None), None);
+        assert_eq!(parse("2025/13/03", None), None);
+    }
+
+    #[test]
+    fn months_keep_month_precision() {
+        assert_eq!(month("April 2026").unwrap(), "2026-04");
+        assert_eq!(month("Sept. 2021").unwrap(), "2021-09");
+        assert_eq!(month("04/2026").unwrap(), "2026-04");
+        for bad in ["13/2026", "April", "April 26", "Aprilis 2026", ""] {
+            assert_eq!(month(bad), None, "{bad}");
+        }
+        assert!(looks_iso_month("2026-04"));
+        assert!(!looks_iso_month("2026-13"));
+        assert!(!looks_iso_month("2026-04-01"));
+    }
+
+    #[test]
+    fn http_dates() {
+        assert_eq!(
+            http_epoch_millis("Mon, 14 Sep 2026 12:21:35 GMT"),
+            Some(1_789_388_495_000)
+        );
+        assert_eq!(http_epoch_millis("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
+        assert_eq!(
+            http_epoch_millis("14 Sep 2026 12:21:35 GMT"),
+            Some(1_789_388_495_000)
+        );
+        assert_eq!(
+            http_day("Tue, 02 Apr 2024 23:59:59 GMT"),
+            Some((2024, 4, 2))
+        );
+        for bad in [
+            "",
+            "yesterday",
+            "Mon, 14 Sep 2026 12:21:35 CEST",
+            "Mon, 32 Sep 2026 12:21:35 GMT",
+            "Mon, 14 Sept 2026 12:21:35 GMT",
+            "Mon, 14 Sep 2026 24:00:00 GMT",
+        ] {
+            assert_eq!(http_epoch_millis(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn epoch_conversions() {

@@ -12,7 +12,7 @@
 //! | [`html`] | HTML with CSS selectors |
 //! | [`json`] | reading loose JSON values (a trimmed, non-empty string) |
 //! | [`embedded`] | JSON embedded in pages: `__NEXT_DATA__`, JSON-LD, `window.__INITIAL_STATE__`, Next.js flight chunks |
-//! | [`date`], [`rating`] | dates and ratings as sites write them |
+//! | [`date`], [`rating`], [`number`] | dates, ratings and numbers as sites write them |
 //! | [`page`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
 //! | [`website`] | fetching a website's home page and manifest |
 //! | `segment`, `transcript` | sentence segmentation and transcripts (feature `text`, for processors) |
@@ -120,6 +120,7 @@ pub mod embedded;
 pub mod html;
 pub mod http;
 pub mod json;
+pub mod number;
 pub mod page;
 pub mod rating;
 pub mod request;

@@ -2,6 +2,7 @@
 //! checks it before it reaches the host.
 
 use crate::types::{Media, Reply, Review, Text};
+use crate::Order;
 
 /// Builds a [`Review`], validating ids, ratings, dates and URLs.
 #[derive(Debug, Clone)]
@@ -150,7 +151,7 @@ impl ReviewBuilder {
             }
         }
         if let Some(d) = &r.date {
-            if !crate::date::looks_iso(d) {
+            if !crate::date::looks_iso(d) && !crate::date::looks_iso_month(d) {
                 return Err(format!("review {}: date {d:?} is not ISO 8601", r.id));
             }
         }
@@ -168,6 +169,33 @@ impl ReviewBuilder {
 }
 
 /// A stable id for a review the site gives none: `prefix` and a 64-bit
+/// `Order::NewestFirst` when every review is dated and the dates never rise,
+/// counting from `previous` (the last date of the page before) on; otherwise
+/// `Order::Unordered`. For listings whose newest-first order is trusted only as
+/// far as their dates show it. Dates of day and of month precision compare by
+/// their text (`YYYY-MM-DD`, `YYYY-MM`).
+pub fn order_by_dates(reviews: &[Review], previous: Option<&str>) -> Order {
+    let day = |d: &str| d.get(..10).unwrap_or(d).to_owned();
+    let Some(mut dates) = reviews
+        .iter()
+        .map(|r| r.date.as_deref().map(day))
+        .collect::<Option<Vec<String>>>()
+    else {
+        return Order::Unordered;
+    };
+    if dates.is_empty() {
+        return Order::Unordered;
+    }
+    if let Some(previous) = previous {
+        dates.insert(0, day(previous));
+    }
+    if dates.windows(2).all(|w| w[0] >= w[1]) {
+        Order::NewestFirst
+    } else {
+        Order::Unordered
+    }
+}
+
 /// FNV-1a hash of `parts` (author, date, text …), so the same review gets the
 /// same id on every fetch and continuation tokens stay valid.
 pub fn stable_id(prefix: &str, parts: &[&str]) -> String {
@@ -210,6 +238,42 @@ fn non_empty(v: Option<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dated(dates: &[&str]) -> Vec<Review> {
+        dates
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                ReviewBuilder::new(format!("r{i}"))
+                    .date(Some((*d).to_owned()))
+                    .build()
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn order_follows_the_dates() {
+        let down = dated(&["2024-03-20T10:00:00Z", "2024-03-18", "2024-03-18"]);
+        assert_eq!(order_by_dates(&down, None), Order::NewestFirst);
+        assert_eq!(
+            order_by_dates(&down, Some("2024-03-21")),
+            Order::NewestFirst
+        );
+        assert_eq!(order_by_dates(&down, Some("2024-03-19")), Order::Unordered);
+        assert_eq!(
+            order_by_dates(&dated(&["2024-03", "2024-04"]), None),
+            Order::Unordered
+        );
+        assert_eq!(
+            order_by_dates(&dated(&["2024-04", "2024-03"]), None),
+            Order::NewestFirst
+        );
+        let mut undated = down.clone();
+        undated[1].date = None;
+        assert_eq!(order_by_dates(&undated, None), Order::Unordered);
+        assert_eq!(order_by_dates(&[], None), Order::Unordered);
+    }
 
     #[test]
     fn stable_ids_and_html_replies() {

@@ -41,7 +41,9 @@ pub fn next(page: u32, seen_before: u64, on_page: u64, has_next: bool, total: Op
 
 /// The reviews page read, checked and turned into the host's page.
 pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, FetchError> {
-    let reference = dates::reference_day(response.header("date"));
+    let reference = response
+        .header("date")
+        .and_then(gleaner_sdk::date::http_day);
     let parsed = parse::parse_page(&response.text(), &response.final_url, reference)?;
     if state.page == 1 {
         settle_place(&mut state, &parsed, &response.final_url);

@@ -9,25 +9,7 @@ use gleaner_sdk::date;
 /// Rails' `time_ago_in_words` qualifiers, removed before the SDK reads the rest.
 pub const QUALIFIERS: &[&str] = &["about ", "over ", "almost ", "less than "];
 
-/// A day as (year, month, day).
-pub type Day = (i64, u32, u32);
-
-/// The day of an HTTP `Date` header (`Fri, 18 Oct 2019 09:00:00 GMT`).
-pub fn reference_day(header: Option<&str>) -> Option<Day> {
-    let words: Vec<&str> = header?.split_whitespace().collect();
-    let start = usize::from(words.first()?.ends_with(','));
-    let day = words.get(start..start + 3)?.join(" ");
-    split_iso(&date::parse(&day, None)?)
-}
-
-/// `YYYY-MM-DD…` as a [`Day`].
-pub fn split_iso(iso: &str) -> Option<Day> {
-    Some((
-        iso.get(..4)?.parse().ok()?,
-        iso.get(5..7)?.parse().ok()?,
-        iso.get(8..10)?.parse().ok()?,
-    ))
-}
+pub use gleaner_sdk::date::Day;
 
 /// A day written `YYYY-MM-DD`.
 pub fn iso_day((y, m, d): Day) -> String {
@@ -72,21 +54,6 @@ mod tests {
     use super::*;
 
     const OCT_18: Option<Day> = Some((2019, 10, 18));
-
-    #[test]
-    fn reads_the_date_header() {
-        assert_eq!(
-            reference_day(Some("Fri, 18 Oct 2019 09:00:00 GMT")),
-            Some((2019, 10, 18))
-        );
-        assert_eq!(
-            reference_day(Some("Mon, 29 Feb 2016 23:59:59 GMT")),
-            Some((2016, 2, 29))
-        );
-        assert_eq!(reference_day(Some("garbage")), None);
-        assert_eq!(reference_day(Some("")), None);
-        assert_eq!(reference_day(None), None);
-    }
 
     #[test]
     fn resolves_relative_dates_against_the_served_day() {

@@ -11,7 +11,6 @@
 //! repeated with the supplier's company id, and the cursor keeps that choice.
 
 mod clock;
-mod md5;
 mod mtop;
 mod product;
 mod query;

@@ -34,24 +34,6 @@ const AXES: &[(&str, &str)] = &[
 /// The axis that is the review's rating.
 const RATING_AXIS: &str = "productQuality";
 
-/// A date written `YYYY/MM/DD` or `MM-DD-YYYY`, as ISO `YYYY-MM-DD`; other
-/// forms go through the SDK's parser ("July 1, 2026").
-pub fn day(text: &str) -> Option<String> {
-    let t = text.trim();
-    let numbers = |sep: char| -> Option<Vec<u32>> {
-        t.split(sep)
-            .map(|n| n.parse().ok())
-            .collect::<Option<Vec<u32>>>()
-    };
-    let ymd = match (numbers('/'), numbers('-')) {
-        (Some(p), _) if p.len() == 3 && p[0] > 999 => (p[0], p[1], p[2]),
-        (_, Some(p)) if p.len() == 3 && p[2] > 999 => (p[2], p[0], p[1]),
-        _ => return date::parse(t, None),
-    };
-    let (y, m, d) = ymd;
-    date::parse(&format!("{y:04}-{m:02}-{d:02}"), None)
-}
-
 /// An id written as a number or as text.
 fn id(v: &Value) -> Option<String> {
     match v {
@@ -204,7 +186,7 @@ pub fn map(r: &Value, target: &Target, product: &Product) -> Result<Review, Stri
         .rating(rating(&axes), SCALE)
         .date(
             json::string(&r["reviewTime"])
-                .and_then(|d| day(&d))
+                .and_then(|d| date::parse(&d, None))
                 .or_else(|| {
                     json::string(&r["reviewTimeFormat"]).and_then(|d| date::parse(&d, None))
                 }),
@@ -214,7 +196,7 @@ pub fn map(r: &Value, target: &Target, product: &Product) -> Result<Review, Stri
         .review_url(Some(review_url))
         .reply(
             reply,
-            json::string(&r["replyTime"]).and_then(|d| day(&d)),
+            json::string(&r["replyTime"]).and_then(|d| date::parse(&d, None)),
             product.supplier.clone(),
         )
         .helpful_votes(r["rateCnt"].as_i64())
@@ -228,12 +210,24 @@ mod tests {
 
     #[test]
     fn dates_in_the_site_s_forms() {
-        assert_eq!(day("2026/07/01").as_deref(), Some("2026-07-01"));
-        assert_eq!(day("08-03-2026").as_deref(), Some("2026-08-03"));
-        assert_eq!(day("2026-07-01").as_deref(), Some("2026-07-01"));
-        assert_eq!(day("July 1, 2026").as_deref(), Some("2026-07-01"));
-        assert_eq!(day("2026/13/01"), None);
-        assert_eq!(day("soon"), None);
+        assert_eq!(
+            date::parse("2026/07/01", None).as_deref(),
+            Some("2026-07-01")
+        );
+        assert_eq!(
+            date::parse("08-03-2026", None).as_deref(),
+            Some("2026-08-03")
+        );
+        assert_eq!(
+            date::parse("2026-07-01", None).as_deref(),
+            Some("2026-07-01")
+        );
+        assert_eq!(
+            date::parse("July 1, 2026", None).as_deref(),
+            Some("2026-07-01")
+        );
+        assert_eq!(date::parse("2026/13/01", None), None);
+        assert_eq!(date::parse("soon", None), None);
     }
 
     #[test]

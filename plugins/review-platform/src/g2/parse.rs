@@ -4,6 +4,7 @@
 
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
 use gleaner_sdk::json::string;
+use gleaner_sdk::number;
 use gleaner_sdk::review::{self, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{date, embedded, rating, FetchError};
@@ -98,9 +99,9 @@ fn product(doc: &Html, html_text: &str) -> Result<Product, FetchError> {
         .find(|v| v["aggregateRating"].is_object());
     let from_ld = |v: &Value| Product {
         name: string(&v["name"]),
-        average: number(&v["aggregateRating"]["ratingValue"]),
-        total: number(&v["aggregateRating"]["reviewCount"])
-            .or_else(|| number(&v["aggregateRating"]["ratingCount"]))
+        average: number::of_json(&v["aggregateRating"]["ratingValue"]),
+        total: number::of_json(&v["aggregateRating"]["reviewCount"])
+            .or_else(|| number::of_json(&v["aggregateRating"]["ratingCount"]))
             .map(|n| n as u64),
     };
     let first = |css: &str| -> Result<Option<String>, FetchError> {
@@ -112,9 +113,7 @@ fn product(doc: &Html, html_text: &str) -> Result<Product, FetchError> {
     let header = Product {
         name: first(PRODUCT_NAME)?,
         average: first(PRODUCT_RATING)?.and_then(|t| rating::parse(&t, 5.0).map(|(v, _)| v)),
-        total: first(PRODUCT_COUNT)?
-            .and_then(|t| first_number(&t))
-            .map(u64::from),
+        total: first(PRODUCT_COUNT)?.and_then(|t| number::first_count(&t)),
     };
     Ok(match ld.as_ref().map(from_ld) {
         Some(p) => Product {
@@ -124,25 +123,6 @@ fn product(doc: &Html, html_text: &str) -> Result<Product, FetchError> {
         },
         None => header,
     })
-}
-
-/// A JSON number, or a number written as text.
-fn number(v: &Value) -> Option<f64> {
-    v.as_f64().or_else(|| {
-        v.as_str()
-            .and_then(|s| s.trim().replace(',', "").parse().ok())
-    })
-}
-
-/// The first run of digits in `text` (thousands separators skipped).
-fn first_number(text: &str) -> Option<u32> {
-    let digits: String = text
-        .chars()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(|c| c.is_ascii_digit() || *c == ',')
-        .filter(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
 }
 
 /// The parsed selectors a card needs.
@@ -324,10 +304,9 @@ fn card(card: ElementRef<'_>, s: &Selectors, reviews_url: &str) -> Result<Review
             ],
         )
     });
-    let helpful = card
-        .select(&s.helpful)
-        .next()
-        .map(|h| first_number(&html::text(h)).map_or(0, i64::from));
+    let helpful = card.select(&s.helpful).next().map(|h| {
+        number::first_count(&html::text(h)).map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX))
+    });
     let (labels, mut extra) = badges(card, s);
     extra["badges"] = json!(labels);
     extra["reviewer_role"] = json!(reviewer.role);
