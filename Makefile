@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins host wasm-target bench clean new-plugin test-plugin template-check fuzz test-unit
+.PHONY: all run demo test lint fmt plugins host wasm-target bench bench-peers clean new-plugin test-plugin template-check fuzz test-unit
 
 all: plugins host
 
@@ -20,8 +20,10 @@ all: plugins host
 wasm-target:
 	@rustup target list --installed | grep -qx '$(WASM_TARGET)' || rustup target add $(WASM_TARGET)
 
-## Builds every plugin component in one cargo invocation and stages them with their manifests.
-plugins: wasm-target
+## Builds every plugin component in one cargo invocation, stages them with their manifests,
+## then precompiles each staged component for the host's engine (the artifact goes beside
+## it, so the server starts without compiling); that step needs the host binary.
+plugins: wasm-target host
 	$(CARGO) build --release --target $(WASM_TARGET) $(foreach p,$(PLUGINS) $(TEST_PLUGINS),-p plugin-$(p))
 	@mkdir -p $(PLUGIN_OUT) $(TEST_PLUGIN_OUT)
 	@# cargo names the artifact of crate plugin-<p> plugin_<p with _>.wasm; it is staged as <p>.wasm.
@@ -35,7 +37,8 @@ plugins: wasm-target
 		cp plugins/$$p/manifest.toml $(TEST_PLUGIN_OUT)/$$p.toml; \
 		cp $(WASM_DIR)/plugin_$$f.wasm $(TEST_PLUGIN_OUT)/$$p.wasm; \
 	done
-	@echo "plugins staged in $(PLUGIN_OUT) (test plugins in $(TEST_PLUGIN_OUT))"
+	./target/release/gleaner precompile $(PLUGIN_OUT)
+	@echo "plugins staged and precompiled in $(PLUGIN_OUT) (test plugins in $(TEST_PLUGIN_OUT))"
 
 ## Builds the server.
 host:
@@ -86,9 +89,20 @@ lint: wasm-target
 fmt:
 	$(CARGO) fmt --all
 
-## Benchmarks: instantiate+call time, requests/s, start-up time.
+## Benchmarks, written to target/bench/report.md: plugin calls, the WASM tax
+## against native builds, peers (after `make bench-peers`), memory, start-up,
+## hot swap, throughput.
 bench: plugins host
 	$(CARGO) run --release -p gleaner --example bench
+
+BENCH_VENV := target/bench/venv
+
+## Installs the benchmarks' Python peers (pySBD, PRAW; pinned in
+## host/examples/bench/peers/requirements.txt) into target/bench/venv, from PyPI.
+bench-peers:
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet -r host/examples/bench/peers/requirements.txt
+	@echo "peers installed in $(BENCH_VENV); make bench now measures them"
 
 clean:
 	$(CARGO) clean

@@ -74,15 +74,15 @@ async fn incompatible_package_versions_and_wrong_kinds_are_refused() {
     let dir = common::plugin_dir(&["review-chunk"]);
     let wasm_path = dir.path().join("review-chunk.wasm");
     let wasm = std::fs::read(&wasm_path).unwrap();
-    let wasm = with_package_version(&wasm, b"plugin/types@0.1.1", b"plugin/types@0.2.0");
-    let wasm = with_package_version(&wasm, b"processor-plugin@0.1.1", b"processor-plugin@0.2.0");
+    let wasm = with_package_version(&wasm, b"plugin/types@0.2.0", b"plugin/types@0.3.0");
+    let wasm = with_package_version(&wasm, b"processor-plugin@0.2.0", b"processor-plugin@0.3.0");
     std::fs::write(&wasm_path, wasm).unwrap();
     let app = gleaner::App::build(common::config(&dir)).await.unwrap();
     let failures = app.state.registry.failures();
     assert_eq!(failures.len(), 1);
     let e = &failures[0].1;
     assert!(
-        e.contains("built against gleaner:plugin@0.2.0") && e.contains("rebuild"),
+        e.contains("built against gleaner:plugin@0.3.0") && e.contains("rebuild"),
         "{e}"
     );
     assert!(app.state.registry.get("/features/review-chunk").is_none());

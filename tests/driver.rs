@@ -50,7 +50,9 @@ async fn the_budget_ends_a_fetch_with_a_continuation_and_nothing_is_lost() {
     let addr = trustpilot(Duration::from_millis(700), None).await;
     let s = common::start(&["customer-feedback-hub"], move |c| {
         c.replay = None;
-        c.fetch_budget_ms = 2000;
+        // Pages 2 and 3 are asked together after page 1: a budget under two
+        // round trips ends the fetch before they arrive.
+        c.fetch_budget_ms = 1500;
         c.upstream_override
             .insert("www.trustpilot.com".into(), format!("http://{addr}"));
     })
@@ -61,7 +63,7 @@ async fn the_budget_ends_a_fetch_with_a_continuation_and_nothing_is_lost() {
     assert_eq!(info["stop_reason"], "time_budget", "{info}");
     assert_eq!(info["complete"], false);
     assert!(
-        info["elapsed_ms"].as_u64().unwrap() < 2000,
+        info["elapsed_ms"].as_u64().unwrap() < 1500,
         "answered within the budget: {info}"
     );
     assert!(first["message"].as_str().unwrap().contains("time budget"));
@@ -160,4 +162,101 @@ async fn a_503_is_retried_with_backoff_against_a_live_server() {
         started.elapsed() >= Duration::from_millis(900),
         "the retry waited for Retry-After"
     );
+}
+
+/// A Trustpilot-shaped server that answers each page after `delay` and counts
+/// the requests it gets and how many were in flight at once.
+struct Counted {
+    addr: std::net::SocketAddr,
+    requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    most_at_once: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+async fn counted_trustpilot(delay: Duration) -> Counted {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let pages = common::trustpilot_pages();
+    let requests = Arc::new(AtomicUsize::new(0));
+    let most_at_once = Arc::new(AtomicUsize::new(0));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let (r, m) = (requests.clone(), most_at_once.clone());
+    let router = Router::new().route(
+        "/review/{domain}",
+        get(
+            move |Query(q): Query<std::collections::HashMap<String, String>>| {
+                let (pages, r, m, in_flight) =
+                    (pages.clone(), r.clone(), m.clone(), in_flight.clone());
+                async move {
+                    r.fetch_add(1, Ordering::SeqCst);
+                    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    m.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(delay).await;
+                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                    let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+                    (StatusCode::OK, common::trustpilot_html(&pages[page - 1], 3)).into_response()
+                }
+            },
+        ),
+    );
+    Counted {
+        addr: common::upstream(router).await,
+        requests,
+        most_at_once,
+    }
+}
+
+#[tokio::test]
+async fn enumerated_pages_are_fetched_at_once_and_merged_in_order() {
+    use std::sync::atomic::Ordering;
+    let up = counted_trustpilot(Duration::from_millis(300)).await;
+    let addr = up.addr;
+    let s = common::start(&["customer-feedback-hub"], move |c| {
+        c.replay = None;
+        c.upstream_override
+            .insert("www.trustpilot.com".into(), format!("http://{addr}"));
+    })
+    .await;
+    let (status, body) = s.post(HUB, json!({"query": QUERY})).await;
+    assert_eq!(status, 200, "{body}");
+    let expected: Vec<String> = common::trustpilot_pages()
+        .concat()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids(&body), expected, "pages in their order, none lost");
+    assert_eq!(body["extra_information"]["stop_reason"], "exhausted");
+    assert_eq!(body["extra_information"]["pages_fetched"], 3);
+    assert_eq!(body["extra_information"]["pages_unused"], 0);
+    assert_eq!(up.requests.load(Ordering::SeqCst), 3);
+    assert_eq!(
+        up.most_at_once.load(Ordering::SeqCst),
+        2,
+        "pages 2 and 3 were asked together, as the plugin's upstream_concurrency allows"
+    );
+}
+
+#[tokio::test]
+async fn fetching_ahead_never_passes_reviews_to_fetch() {
+    use std::sync::atomic::Ordering;
+    for (wanted, requests) in [(20, 1), (21, 2), (40, 2), (41, 3)] {
+        let up = counted_trustpilot(Duration::from_millis(50)).await;
+        let addr = up.addr;
+        let s = common::start(&["customer-feedback-hub"], move |c| {
+            c.replay = None;
+            c.upstream_override
+                .insert("www.trustpilot.com".into(), format!("http://{addr}"));
+        })
+        .await;
+        let (status, body) = s
+            .post(HUB, json!({"query": QUERY, "reviews_to_fetch": wanted}))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(ids(&body).len(), wanted);
+        assert_eq!(
+            up.requests.load(Ordering::SeqCst),
+            requests,
+            "{wanted} reviews need {requests} pages of 20"
+        );
+        assert_eq!(body["extra_information"]["pages_unused"], 0, "{wanted}");
+    }
 }

@@ -20,4 +20,5 @@ mod sandbox;
 mod security;
 mod sessions;
 mod site_processors;
+mod startup;
 mod text_processors;

@@ -113,6 +113,10 @@ pub struct Config {
     /// `cooldown_secs`; `GLEANER_PROXIES`, comma separated, and
     /// `GLEANER_PROXY_COOLDOWN_SECS`). A plugin's own: `[plugins.<name>] proxies = [...]`.
     pub proxies: ProxyConfig,
+    /// Called with the plugin's name just before each component compile; for
+    /// tests that need a compile held. Neither the file nor the environment sets it.
+    #[serde(skip)]
+    pub compile_hook: Option<crate::runtime::CompileHook>,
 }
 
 impl Default for Config {
@@ -146,6 +150,7 @@ impl Default for Config {
             token_secret: None,
             llm: Default::default(),
             plugins: BTreeMap::new(),
+            compile_hook: None,
         }
     }
 }

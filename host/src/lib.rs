@@ -73,8 +73,19 @@ pub struct App {
 }
 
 impl App {
-    /// Builds the runtime, loads the plugins and prepares the router.
+    /// Builds the runtime, loads every plugin (compiling those without an artifact
+    /// or cache entry) and prepares the router.
     pub async fn build(config: Config) -> anyhow::Result<App> {
+        let app = App::start(config).await?;
+        app.state.registry.wait_ready().await;
+        Ok(app)
+    }
+
+    /// Builds the runtime and prepares the router; returns once every plugin whose
+    /// compiled code was at hand (an artifact or the compile cache) serves, while
+    /// the others go on compiling in the background (their routes answer 503
+    /// until they are ready; `/healthz` lists them).
+    pub async fn start(config: Config) -> anyhow::Result<App> {
         let replay = match &config.replay {
             Some(path) => Some(
                 HarReplay::load_list(path)
@@ -84,23 +95,28 @@ impl App {
         };
         let recorder = config.record.clone().map(HarRecorder::new);
         let services = services(&config, replay, recorder, false)?;
-        let runtime = runtime::Runtime::new(
-            services,
-            config.cache_dir.clone(),
-            config.max_total_memory_mib,
-        )?;
-        let registry = registry::Registry::load_dir(&runtime, &config).await?;
+        let runtime = Arc::new(
+            runtime::Runtime::new(
+                services,
+                config.cache_dir.clone(),
+                config.max_total_memory_mib,
+            )?
+            .with_compile_hook(config.compile_hook.clone()),
+        );
         let keys = api::auth::ApiKeys::new(&config.api_keys);
         let admin_keys = api::auth::ApiKeys::new(&config.admin_keys);
         let tokens = Arc::new(config.token_key()?);
+        let config = Arc::new(config);
+        let registry = Arc::new(registry::Registry::default());
+        registry::start(&registry, &runtime, &config).await?;
         let state = api::AppState {
-            runtime: Arc::new(runtime),
-            registry: Arc::new(registry),
+            runtime,
+            registry,
             bulkheads: Arc::new(api::bulkhead::Bulkheads::new(
                 config.max_concurrent_requests,
                 config.max_concurrent_per_plugin,
             )),
-            config: Arc::new(config),
+            config,
             keys,
             admin_keys,
             tokens,

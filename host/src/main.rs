@@ -47,6 +47,17 @@ enum Command {
     /// wall, the answer, the review count, the fields that came back null
     /// although the fixture has them; the exchanges are written to a HAR file.
     Doctor(DoctorCommand),
+    /// Compiles every plugin component of the given directories for this
+    /// host's engine and stages each artifact beside its component, so the
+    /// server starts without compiling (`make plugins` runs it).
+    Precompile {
+        /// Plugin directories (manifests with their components).
+        #[arg(required = true, value_name = "PLUGIN_DIR")]
+        dirs: Vec<PathBuf>,
+        /// Compile again even where an up-to-date artifact is staged.
+        #[arg(long)]
+        force: bool,
+    },
     /// Builds a HAR file for replay tests from recorded response bodies listed
     /// in an index (TOML: [[exchange]] url, status, content_type, body_file).
     Har {
@@ -132,6 +143,15 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Precompile { dirs, force } => {
+            init_logging("warn");
+            let failed = gleaner::cli::precompile(&dirs, force)?;
+            Ok(if failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Command::Har { index, out } => {
             let count = gleaner::cli::har(&index, &out)?;
             eprintln!("wrote {count} exchanges to {}", out.display());
@@ -177,17 +197,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 async fn serve(config: Config) -> anyhow::Result<()> {
     init_logging("info");
     let started = std::time::Instant::now();
-    let app = App::build(config).await?;
+    let app = App::start(config).await?;
     app.check_bind()?;
     let addr = app.state.config.addr;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
         format!("cannot listen on {addr}; is another server using it? set GLEANER_ADDR")
     })?;
     let plugins = app.state.registry.plugins();
+    let health = app.state.registry.health();
     tracing::info!(
         %addr,
         plugins = plugins.len(),
-        failed = app.state.registry.failures().len(),
+        loading = health.loading.len(),
+        failed = health.failed.len(),
         pooling = app.state.runtime.pooling,
         startup_ms = started.elapsed().as_millis() as u64,
         "gleaner listening"
@@ -200,6 +222,22 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             "  POST {}  ({} {})",
             p.manifest.route, p.manifest.name, p.manifest.version
         );
+    }
+    for name in &health.loading {
+        eprintln!("  (compiling) {name}: its route answers 503 until it is ready");
+    }
+    if !health.loading.is_empty() {
+        let registry = app.state.registry.clone();
+        tokio::spawn(async move {
+            registry.wait_ready().await;
+            let health = registry.health();
+            tracing::info!(
+                plugins = health.ready,
+                failed = health.failed.len(),
+                ready_ms = started.elapsed().as_millis() as u64,
+                "every plugin loaded"
+            );
+        });
     }
     app.serve(listener, shutdown_signal()).await
 }

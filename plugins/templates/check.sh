@@ -10,7 +10,7 @@ cp Cargo.lock "$lock_backup"
 cleanup() {
   cp "$lock_backup" Cargo.lock
   for n in "${names[@]}"; do
-    rm -rf "plugins/$n" "target/plugins/$n.toml" "target/plugins/$n.wasm"
+    rm -rf "plugins/$n" "target/plugins/$n.toml" "target/plugins/$n.wasm" "target/plugins/$n".*.cwasm
   done
 }
 trap cleanup EXIT

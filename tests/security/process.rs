@@ -63,10 +63,12 @@ impl Process {
             _plugins: dir,
         };
         let started = Instant::now();
-        while std::net::TcpStream::connect(addr).is_err() {
+        // The server listens before the plugins it must compile are ready; wait
+        // until /healthz says none is loading.
+        while !all_loaded(addr) {
             assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "server did not start"
+                started.elapsed() < Duration::from_secs(60),
+                "server did not start, or its plugins never finished loading"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -109,6 +111,20 @@ impl Process {
         }
         None
     }
+}
+
+/// Whether the server at `addr` answers /healthz with every plugin loaded.
+fn all_loaded(addr: SocketAddr) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
+        return false;
+    };
+    let mut answer = String::new();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .and_then(|_| stream.read_to_string(&mut answer))
+        .is_ok()
+        && answer.contains("\"status\":\"ok\"")
 }
 
 impl Drop for Process {

@@ -1,9 +1,20 @@
-//! Benchmarks (`make bench`): instantiate + call time per plugin call (one
-//! `fetch-page` of every source on its replayed fixture), requests/s
-//! of /features/review-chunk at 64 concurrent connections, and start-up time of
-//! the `gleaner` binary with and without the compile cache.
+//! Benchmarks (`make bench`), written to `target/bench/report.md` as they
+//! are printed: instantiate + call time per plugin call, one `fetch-page` of
+//! every source on its replayed fixture, the processors, the WASM tax (each
+//! algorithm natively against the plugin, per call and per HTTP request),
+//! peers (pySBD, PRAW), the server's memory, compile and start-up times, hot
+//! swap, and requests/s of /features/review-chunk at 64 concurrent connections.
 //!
-//! Expects `make plugins host` to have run (make bench does).
+//! Expects `make plugins host` to have run (make bench does). `make bench-peers`
+//! installs the Python peers once. A section is added by writing one async
+//! function that opens it with `report::section` and records its figures, and
+//! calling it from `main` (see `paging.rs`).
+//!
+//! `bench --native-server PORT REPLAY` is the native server the WASM tax loads
+//! (see `native_server.rs`); the benchmark starts it itself. `bench --load URL
+//! BODY CONNECTIONS SECONDS` loads a running server and prints what it saw, for
+//! profiling a server by hand (`perf record -p <pid>` meanwhile).
+//! `bench --paging` runs the paging section alone (`target/bench/paging.md`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -13,15 +24,40 @@ use std::time::{Duration, Instant};
 use gleaner::config::Config;
 use gleaner::App;
 
+mod chart;
+mod corpus;
+mod load;
+mod memory;
+mod native;
+mod native_server;
+mod paging;
+mod peers;
 mod proxy;
+mod report;
 mod session;
 mod sources;
+mod tax;
+mod upstream;
+
+/// jemalloc, as the server uses, so the native server allocates as it does.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's settings, as the server's.
+#[allow(non_upper_case_globals)]
+#[export_name = "_rjem_malloc_conf"]
+pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
         .to_owned()
+}
+
+/// Where the report, its charts and the peers' virtualenv live: `target/bench`.
+fn bench_dir() -> PathBuf {
+    root().join("target/bench")
 }
 
 /// An app serving the built plugins, with upstream traffic replayed from the fixtures.
@@ -53,33 +89,22 @@ where
     Ok(samples)
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index]
-}
-
-fn report(name: &str, mut samples: Vec<Duration>) {
-    samples.sort();
-    println!(
-        "{name}: n={} median={:.3} ms p99={:.3} ms max={:.3} ms",
-        samples.len(),
-        percentile(&samples, 0.5).as_secs_f64() * 1e3,
-        percentile(&samples, 0.99).as_secs_f64() * 1e3,
-        samples.last().unwrap().as_secs_f64() * 1e3
-    );
+/// Prints and records durations (n, median, p99) in the open report section.
+fn report(name: &str, samples: Vec<Duration>) {
+    report::samples(name, &samples, None);
 }
 
 async fn instantiate_and_call() -> anyhow::Result<()> {
     let app = replay_app().await?;
     let runtime = app.state.runtime.clone();
-    println!(
-        "allocator: {}",
+    report::note(format!(
+        "instance allocator: {}",
         if runtime.pooling {
             "pooling"
         } else {
             "on-demand"
         }
-    );
+    ));
     let chunk = app
         .state
         .registry
@@ -123,14 +148,30 @@ fn spawn_server(port: u16, cache: &Path) -> ServerProcess {
 }
 
 fn spawn_server_with(port: u16, cache: &Path, plugins: &Path) -> ServerProcess {
-    let child = Command::new(root().join("target/release/gleaner"))
+    spawn_server_env(port, cache, plugins, &[])
+}
+
+/// Starts `target/release/gleaner` on `port` with the plugins in `plugins`
+/// and the extra environment `env`.
+fn spawn_server_env(
+    port: u16,
+    cache: &Path,
+    plugins: &Path,
+    env: &[(&str, &str)],
+) -> ServerProcess {
+    let mut command = Command::new(root().join("target/release/gleaner"));
+    command
         .env("GLEANER_ADDR", format!("127.0.0.1:{port}"))
         .env("GLEANER_PLUGIN_DIR", plugins)
         .env("GLEANER_ADMIN_KEYS", "bench-admin")
         .env("GLEANER_CACHE_DIR", cache)
         .env("GLEANER_LOG", "warn")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::null());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let child = command
         .spawn()
         .expect("target/release/gleaner exists (make host)");
     ServerProcess(child)
@@ -151,23 +192,142 @@ async fn wait_ready(client: &reqwest::Client, port: u16) {
     }
 }
 
+/// A server process on `port` serving `plugins` with compile cache `cache`, for
+/// the start-up figures.
+fn spawn_startup_server(port: u16, cache: &Path, plugins: &Path) -> ServerProcess {
+    let child = Command::new(root().join("target/release/gleaner"))
+        .env("GLEANER_ADDR", format!("127.0.0.1:{port}"))
+        .env("GLEANER_PLUGIN_DIR", plugins)
+        .env("GLEANER_CACHE_DIR", cache)
+        .env("GLEANER_WATCH", "false")
+        .env("GLEANER_LOG", "warn")
+        .env_remove("GLEANER_CONFIG")
+        .env_remove("GLEANER_REPLAY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("target/release/gleaner exists (make host)");
+    ServerProcess(child)
+}
+
+/// Polls /healthz every 2 ms until `done` accepts its answer.
+async fn wait_health(
+    client: &reqwest::Client,
+    port: u16,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    loop {
+        if let Ok(r) = client
+            .get(format!("http://127.0.0.1:{port}/healthz"))
+            .send()
+            .await
+        {
+            if let Ok(health) = r.json::<serde_json::Value>().await {
+                if done(&health) {
+                    return Ok(());
+                }
+            }
+        }
+        anyhow::ensure!(
+            started.elapsed() < Duration::from_secs(300),
+            "the server never reached the awaited state"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+/// Start-up of the `gleaner` binary, from spawning it, each run with a fresh
+/// compile cache: to a healthy /healthz with every plugin ready from the
+/// artifacts `make plugins` staged; with no artifact and an empty cache, to the
+/// first route ready and to every plugin ready; and from a warm cache alone.
 async fn startup() -> anyhow::Result<()> {
     let client = reqwest::Client::new();
-    let mut cold = Vec::new();
-    let mut warm = Vec::new();
-    for _ in 0..3 {
-        let cache = tempfile::tempdir()?;
-        for samples in [&mut cold, &mut warm] {
-            let port = free_port();
-            let started = Instant::now();
-            let server = spawn_server(port, cache.path());
-            wait_ready(&client, port).await;
-            samples.push(started.elapsed());
-            drop(server);
-        }
+    let staged = root().join("target/plugins");
+    let files = |ext: &str| -> anyhow::Result<Vec<PathBuf>> {
+        Ok(std::fs::read_dir(&staged)?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect())
+    };
+    let expected = files("toml")?.len();
+    anyhow::ensure!(
+        files("cwasm")?.len() >= expected,
+        "target/plugins holds no artifacts; run `make plugins`"
+    );
+    // The same manifests and components, without their artifacts.
+    let bare = tempfile::tempdir()?;
+    for file in files("toml")?.into_iter().chain(files("wasm")?) {
+        std::fs::copy(
+            &file,
+            bare.path().join(file.file_name().unwrap_or_default()),
+        )?;
     }
-    report("start-up to first /healthz, empty compile cache", cold);
-    report("start-up to first /healthz, warm compile cache", warm);
+    let all_ready = move |h: &serde_json::Value| {
+        h["status"] == "ok" && h["plugins"].as_u64() == Some(expected as u64)
+    };
+
+    let mut from_artifacts = Vec::new();
+    for _ in 0..20 {
+        let cache = tempfile::tempdir()?;
+        let port = free_port();
+        let started = Instant::now();
+        let server = spawn_startup_server(port, cache.path(), &staged);
+        wait_health(&client, port, all_ready).await?;
+        from_artifacts.push(started.elapsed());
+        drop(server);
+        anyhow::ensure!(
+            std::fs::read_dir(cache.path())?.next().is_none(),
+            "a plugin was compiled although its artifact was staged"
+        );
+    }
+
+    let warm = tempfile::tempdir()?;
+    let (mut first_route, mut cold_all) = (Vec::new(), Vec::new());
+    for run in 0..5 {
+        let cache = tempfile::tempdir()?;
+        let cache = if run == 4 { warm.path() } else { cache.path() };
+        let port = free_port();
+        let started = Instant::now();
+        let server = spawn_startup_server(port, cache, bare.path());
+        wait_health(&client, port, |h| h["plugins"].as_u64() >= Some(1)).await?;
+        first_route.push(started.elapsed());
+        wait_health(&client, port, all_ready).await?;
+        cold_all.push(started.elapsed());
+        drop(server);
+    }
+
+    let mut from_cache = Vec::new();
+    for _ in 0..10 {
+        let port = free_port();
+        let started = Instant::now();
+        let server = spawn_startup_server(port, warm.path(), bare.path());
+        wait_health(&client, port, all_ready).await?;
+        from_cache.push(started.elapsed());
+        drop(server);
+    }
+
+    report::note(format!(
+        "{expected} plugins; each run a fresh compile cache; goals: every plugin ready from artifacts ≤ 100 ms, \
+         first route ready with no artifact and no cache < 1 s"
+    ));
+    report(
+        "start-up to every plugin ready, from staged artifacts (make plugins), empty cache",
+        from_artifacts,
+    );
+    report(
+        "start-up to the first route ready, no artifact, empty cache",
+        first_route,
+    );
+    report(
+        "start-up to every plugin ready, no artifact, empty cache (all compiled)",
+        cold_all,
+    );
+    report(
+        "start-up to every plugin ready, no artifact, warm compile cache",
+        from_cache,
+    );
     Ok(())
 }
 
@@ -175,54 +335,37 @@ async fn throughput() -> anyhow::Result<()> {
     let port = free_port();
     let cache = root().join("target/gleaner-cache");
     let _server = spawn_server(port, &cache);
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(64)
-        .build()?;
+    let client = load::client(64)?;
     wait_ready(&client, port).await;
-    let url = Arc::new(format!("http://127.0.0.1:{port}/features/review-chunk"));
+    let url = format!("http://127.0.0.1:{port}/features/review-chunk");
     let body = r#"{"review_id":"r1","review_text":"Dr. Patel explained everything clearly, e.g. the 2.5 hour recovery. The staff at Smile Inc. were kind! I paid $120.50 and would go back.","widget_type":"card"}"#;
-    let duration = Duration::from_secs(10);
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..64 {
-        let (client, url) = (client.clone(), url.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            let mut errors = 0u64;
-            while started.elapsed() < duration {
-                let t = Instant::now();
-                let ok = client
-                    .post(url.as_str())
-                    .header("content-type", "application/json")
-                    .body(body)
-                    .send()
-                    .await
-                    .map(|r| r.status().is_success())
-                    .unwrap_or(false);
-                if ok {
-                    latencies.push(t.elapsed());
-                } else {
-                    errors += 1;
-                }
-            }
-            (latencies, errors)
-        }));
+    let run = load::drive(
+        &client,
+        &url,
+        Arc::new(vec![body.to_owned()]),
+        64,
+        Duration::from_secs(10),
+    )
+    .await?;
+    let s = report::Summary::of(&run.latencies);
+    report::row(report::Row {
+        what: format!(
+            "review-chunk at 64 concurrent connections for {:.0} s: latency",
+            run.elapsed.as_secs_f64()
+        ),
+        n: Some(run.ok()),
+        median: Some(report::duration(s.median)),
+        p99: Some(report::duration(s.p99)),
+        value: Some(format!(
+            "{:.0} requests/s, {} failed",
+            run.rate(),
+            run.failed()
+        )),
+        ratio: None,
+    });
+    if run.failed() > 0 {
+        report::note(run.failure_summary());
     }
-    let mut all = Vec::new();
-    let mut errors = 0;
-    for t in tasks {
-        let (l, e) = t.await?;
-        all.extend(l);
-        errors += e;
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    println!(
-        "review-chunk at 64 concurrent connections for {:.0} s: {} ok, {errors} failed, {:.0} requests/s",
-        elapsed,
-        all.len(),
-        all.len() as f64 / elapsed
-    );
-    report("review-chunk latency under that load", all);
     Ok(())
 }
 
@@ -360,52 +503,188 @@ async fn processor_latency() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Compile time of each plugin component, without the cache.
+/// Compile time of each plugin component: the staged manifests and components
+/// copied without their precompiled artifacts, loaded with an empty cache.
 async fn compile_times() -> anyhow::Result<()> {
+    let staged = root().join("target/plugins");
+    let plugins = tempfile::tempdir()?;
     let cache = tempfile::tempdir()?;
+    for entry in std::fs::read_dir(&staged)? {
+        let path = entry?.path();
+        let keep = path.extension().is_some_and(|e| e == "toml" || e == "wasm");
+        if let (true, Some(name)) = (keep, path.file_name()) {
+            std::fs::copy(&path, plugins.path().join(name))?;
+        }
+    }
     let config = Config {
-        plugin_dir: root().join("target/plugins"),
+        plugin_dir: plugins.path().to_owned(),
         cache_dir: Some(cache.path().to_owned()),
         watch: false,
         ..Config::default()
     };
+    let started = Instant::now();
     let app = App::build(config).await?;
+    let all = started.elapsed();
     for p in app.state.registry.plugins() {
         let size = std::fs::metadata(
-            p.manifest.component_path(
-                &root()
-                    .join("target/plugins")
-                    .join(format!("{}.toml", p.manifest.name)),
-            ),
+            p.manifest
+                .component_path(&plugins.path().join(format!("{}.toml", p.manifest.name))),
         )
         .map(|m| m.len())
         .unwrap_or(0);
-        println!(
-            "compile {}: {} ms ({} KiB component)",
-            p.manifest.name,
-            p.compile_time.as_millis(),
-            size / 1024
-        );
+        report::row(report::Row {
+            what: format!("compile {}", p.manifest.name),
+            n: Some(1),
+            value: Some(format!(
+                "{} ({} KiB component{})",
+                report::duration(p.compile_time),
+                size / 1024,
+                if p.from_artifact || p.from_cache {
+                    "; not compiled: loaded"
+                } else {
+                    ""
+                }
+            )),
+            ..report::Row::default()
+        });
     }
+    report::row(report::Row {
+        what: "every plugin loaded, all compiled".into(),
+        value: Some(report::duration(all)),
+        ..report::Row::default()
+    });
     Ok(())
+}
+
+fn machine() -> String {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into());
+    format!("machine: {cores} cores ({model}); load average at the start: {load}")
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    println!(
-        "machine: {} cores",
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(0)
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--native-server") {
+        let (Some(port), Some(replay)) = (args.get(2), args.get(3)) else {
+            anyhow::bail!("usage: bench --native-server PORT REPLAY");
+        };
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port.parse()?));
+        return native_server::run(addr, Path::new(replay)).await;
+    }
+    if args.get(1).map(String::as_str) == Some("--load") {
+        return load::command(&args[2..]).await;
+    }
+    if args.get(1).map(String::as_str) == Some("--paging") {
+        // The paging section alone, written to target/bench/paging.md.
+        report::header(machine());
+        paging::report().await?;
+        return report::write(&bench_dir().join("paging.md"));
+    }
+    let started = Instant::now();
+    report::header(machine());
+    report::header(format!(
+        "written by `make bench` at {} (UTC); every figure below was measured in this run",
+        time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default()
+    ));
+
+    report::section(
+        "instantiate+call",
+        "One review-chunk `process()` through wasmtime: a fresh store, instantiation, the call.",
     );
     instantiate_and_call().await?;
-    sources::fetch_page_per_source().await?;
+
+    report::section(
+        "sources fetch-page",
+        "One `fetch-page` of every source on the first page of its replayed fixture, instantiation included.",
+    );
+    let corpus = sources::fetch_page_per_source().await?;
+
+    report::section(
+        "host HTTP overheads",
+        "What the host adds to each upstream request.",
+    );
     session::overhead_per_request(10_000);
     proxy::overhead_per_request(2_000).await?;
+
+    report::section(
+        "processors",
+        "Every processor, instantiation included, on realistic inputs (website processors answered from the HAR fixtures).",
+    );
     processor_latency().await?;
+
+    report::section(
+        "WASM tax",
+        "The same algorithm compiled natively and called in-process, against the plugin through wasmtime \
+         with a fresh store per call, as served; then per HTTP request, at 64 connections, the native call \
+         behind the same kind of axum route (`bench --native-server`, its own process, as the server is) \
+         against the plugin route of `target/release/gleaner`. Goal: per HTTP request, plugin ≤ 1.3× native.",
+    );
+    tax::per_call().await?;
+    tax::per_request(64, 8).await?;
+
+    report::section(
+        "peers",
+        "review-chunk's sentence mode against pySBD over the same real review texts; forum-site against \
+         PRAW fetching the same post, its community and its author from one local upstream.",
+    );
+    peers::report(&corpus).await?;
+
+    report::section(
+        "memory",
+        "The server process (`target/release/gleaner`, every plugin loaded), read from /proc: resident \
+         memory sampled every 10 ms during each load (median, p99, peak), and the address space the \
+         pooling allocator reserves. Each review fetch holds a plugin instance for at least the upstream's delay.",
+    );
+    memory::report(8).await?;
+
+    report::section(
+        "compile",
+        "Compile time of each plugin component, without artifact or cache, the plugins compiling \
+         side by side on the machine's cores.",
+    );
     compile_times().await?;
+
+    report::section(
+        "start-up",
+        "From spawning `target/release/gleaner` to its first healthy `/healthz`.",
+    );
     startup().await?;
+
+    report::section(
+        "swap",
+        "Hot swap against a server process watching its plugin directory.",
+    );
     swap_latency().await?;
+
+    report::section(
+        "throughput",
+        "requests/s of /features/review-chunk through `target/release/gleaner`.",
+    );
     throughput().await?;
+
+    paging::report().await?;
+
+    report::header(format!(
+        "the run took {:.0} s",
+        started.elapsed().as_secs_f64()
+    ));
+    report::write(&bench_dir().join("report.md"))?;
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! One `fetch-page` call of every source plugin on its replayed fixture: the
 //! first page of the (first) fetch its `tests/replay.toml` pages through
 //! (`[continuation] request`), with the operator settings that file gives.
+//! On the way, the review texts of the recorded pages are collected as the
+//! corpus of the sentence benchmark.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -82,8 +84,10 @@ fn benches() -> anyhow::Result<Vec<Bench>> {
     Ok(found)
 }
 
-/// Times one `fetch-page` per source, upstream answered from the plugin's own HAR.
-pub async fn fetch_page_per_source() -> anyhow::Result<()> {
+/// Times one `fetch-page` per source, upstream answered from the plugin's own
+/// HAR; returns the distinct review texts of the recorded pages.
+pub async fn fetch_page_per_source() -> anyhow::Result<Vec<String>> {
+    let mut corpus = Vec::new();
     for bench in benches()? {
         let name = bench.manifest.name.clone();
         let config = Config {
@@ -114,6 +118,7 @@ pub async fn fetch_page_per_source() -> anyhow::Result<()> {
             &format!("instantiate+call {name} fetch-page() (replayed first page)"),
             samples,
         );
+        corpus.extend(crate::corpus::texts(&runtime, &plugin, &bench.request).await);
     }
-    Ok(())
+    Ok(crate::corpus::distinct(corpus))
 }

@@ -68,22 +68,25 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// `GET /healthz`: `status` is `ok`, or `loading` while some plugin's first load
+/// (a compile) is under way; `loading` and `failed` name those plugins. Always
+/// 200: the server answers every ready route meanwhile.
 async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
+    let health = state.registry.health();
     Json(json!({
-        "status": "ok",
-        "plugins": state.registry.plugins().len(),
-        "failed_plugins": state.registry.failures().len(),
+        "status": if health.loading.is_empty() { "ok" } else { "loading" },
+        "plugins": health.ready,
+        "failed_plugins": health.failed.len(),
+        "loading_plugins": health.loading.len(),
+        "loading": health.loading,
+        "failed": health.failed,
     }))
 }
 
-fn error_shape(plugin: Option<&Plugin>) -> ErrorShape {
-    match plugin.map(|p| p.manifest.kind) {
+fn error_shape(kind: Option<Kind>, route: &str) -> ErrorShape {
+    match kind {
         Some(Kind::PostSource) => ErrorShape::Both,
-        Some(Kind::Processor)
-            if plugin.is_some_and(|p| p.manifest.route.starts_with("/public/")) =>
-        {
-            ErrorShape::Structured
-        }
+        Some(Kind::Processor) if route.starts_with("/public/") => ErrorShape::Structured,
         _ => ErrorShape::Simple,
     }
 }
@@ -108,8 +111,18 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
         plugin = plugin.as_ref().map(|p| p.manifest.name.as_str()).unwrap_or("-"),
         version = plugin.as_ref().map(|p| p.manifest.version.as_str()).unwrap_or("-"),
     );
-    let shape = error_shape(plugin.as_deref());
-    let mut response = match handle(&state, plugin.clone(), request, request_id.clone())
+    let loading = match &plugin {
+        Some(_) => None,
+        None => state.registry.loading(&path),
+    };
+    let shape = error_shape(
+        plugin
+            .as_ref()
+            .map(|p| p.manifest.kind)
+            .or(loading.as_ref().and_then(|l| l.kind)),
+        &path,
+    );
+    let mut response = match handle(&state, plugin.clone(), loading, request, request_id.clone())
         .instrument(span.clone())
         .await
     {
@@ -141,6 +154,7 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
 async fn handle(
     state: &AppState,
     plugin: Option<Arc<Plugin>>,
+    loading: Option<crate::registry::Loading>,
     request: Request<Body>,
     request_id: String,
 ) -> Result<Response, ApiError> {
@@ -148,6 +162,12 @@ async fn handle(
         return Err(ApiError::Unauthorized);
     }
     let path = request.uri().path().to_owned();
+    if let Some(loading) = loading {
+        return Err(ApiError::Overloaded(format!(
+            "plugin {} serving {path} is still loading (its component is being compiled); retry in a moment",
+            loading.name
+        )));
+    }
     let Some(plugin) = plugin else {
         return Err(ApiError::NotFound(format!(
             "no endpoint at {path}; see the README for the list of endpoints"

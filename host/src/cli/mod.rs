@@ -1,15 +1,17 @@
 //! Command-line tools for plugin authors and operators: `gleaner plugin check`,
-//! `gleaner fetch`, `gleaner har` and `gleaner doctor`.
+//! `gleaner fetch`, `gleaner har`, `gleaner doctor` and `gleaner precompile`.
 
 mod check;
 mod doctor;
 mod fetch;
 mod har;
+mod precompile;
 
 pub use check::check;
 pub use doctor::{doctor, DoctorArgs};
 pub use fetch::{fetch, FetchArgs};
 pub use har::har;
+pub use precompile::precompile;
 
 use crate::capabilities::http::har::{HarRecorder, HarReplay};
 use crate::config::Config;

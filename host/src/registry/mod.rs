@@ -5,7 +5,13 @@
 //! Swaps are atomic: a request holds an `Arc` of the plugin it started with, so
 //! requests in flight finish on their version while new requests get the new one.
 //! A plugin that fails to load never replaces a working one.
+//!
+//! Every load is begun ([`Registry::begin`]) before it runs and recorded when it
+//! ends; until then the manifest's plugin is *loading*: its route answers 503
+//! and `/healthz` lists it. Only the latest load begun for a manifest may record
+//! its result, so a slow start-up compile never overwrites a newer hot swap.
 
+mod startup;
 mod watch;
 
 use std::collections::{BTreeMap, HashMap};
@@ -15,12 +21,13 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
+pub use startup::start;
 pub use watch::{manifest_files, watch, Fingerprint};
 
 use crate::capabilities::settings::Settings;
 use crate::config::Config;
-use crate::manifest::{Manifest, SourceOptions};
-use crate::runtime::{LoadError, LoadedPlugin, Runtime};
+use crate::manifest::{Kind, Manifest, SourceOptions};
+use crate::runtime::{Artifacts, CodeSource, LoadError, LoadedPlugin, Runtime};
 
 /// A loaded plugin as the API and driver see it.
 pub type Plugin = LoadedPlugin;
@@ -60,12 +67,56 @@ pub struct PluginStatus {
     pub sha256: Option<String>,
     /// When the serving version was loaded (RFC 3339).
     pub loaded_at: Option<String>,
-    /// `active` (serving, last load fine), `degraded` (serving an older version; the newest failed) or `failed`.
+    /// `active` (serving, last load fine), `degraded` (serving an older version; the newest failed),
+    /// `loading` (nothing serving yet; its first load is under way) or `failed`.
     pub status: &'static str,
     /// Why the most recent load failed.
     pub last_error: Option<String>,
-    /// Compile (or cache load) time of the serving version, ms.
+    /// Compile (or artifact or cache load) time of the serving version, ms.
     pub compile_ms: Option<u64>,
+    /// Where the serving version's compiled code came from: `artifact`, `cache` or `compiled`.
+    pub code: Option<CodeSource>,
+    /// Why an artifact beside the serving version's component was not used.
+    pub artifact_note: Option<String>,
+}
+
+/// What `/healthz` shows: how many plugins serve, and which are loading or failed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Health {
+    /// Plugins serving.
+    pub ready: usize,
+    /// Plugins whose first load is under way (their routes answer 503), by name.
+    pub loading: Vec<String>,
+    /// Plugins whose latest load failed, by name.
+    pub failed: Vec<String>,
+}
+
+/// A plugin whose first load is under way, as its route's callers see it.
+#[derive(Debug, Clone)]
+pub struct Loading {
+    /// The plugin's name (the manifest file's stem when the manifest is unreadable).
+    pub name: String,
+    /// Its route, when the manifest was readable.
+    pub route: Option<String>,
+    /// Its kind, when the manifest was readable.
+    pub kind: Option<Kind>,
+}
+
+impl Loading {
+    fn of(path: &Path, manifest: Option<&Manifest>) -> Loading {
+        match manifest {
+            Some(m) => Loading {
+                name: m.name.clone(),
+                route: Some(m.route.clone()),
+                kind: Some(m.kind),
+            },
+            None => Loading {
+                name: stem(path),
+                route: None,
+                kind: None,
+            },
+        }
+    }
 }
 
 /// One manifest file's state.
@@ -75,15 +126,38 @@ struct Entry {
     loaded_at: Option<SystemTime>,
     fingerprint: Option<Fingerprint>,
     last_error: Option<String>,
+    /// The load under way, if any.
+    loading: Option<Loading>,
+    /// Loads begun so far; only the latest may record its result.
+    generation: u64,
+}
+
+/// A load begun for one manifest: only the latest ticket of a manifest records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ticket {
+    path: PathBuf,
+    generation: u64,
 }
 
 /// Routes to plugins, and per-manifest status.
-#[derive(Default)]
 pub struct Registry {
     routes: RwLock<HashMap<String, Arc<Plugin>>>,
     entries: RwLock<BTreeMap<PathBuf, Entry>>,
-    /// Serialises loads, so the watcher and the admin API never interleave swaps.
+    /// Serialises hot swaps, so the watcher and the admin API never interleave them.
     loading: tokio::sync::Mutex<()>,
+    /// Ticks whenever a load begins or ends.
+    changed: tokio::sync::watch::Sender<()>,
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry {
+            routes: RwLock::default(),
+            entries: RwLock::default(),
+            loading: tokio::sync::Mutex::default(),
+            changed: tokio::sync::watch::Sender::new(()),
+        }
+    }
 }
 
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -95,20 +169,6 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 }
 
 impl Registry {
-    /// Loads every manifest in `config.plugin_dir`.
-    pub async fn load_dir(runtime: &Runtime, config: &Config) -> anyhow::Result<Registry> {
-        let registry = Registry::default();
-        let manifests = watch::manifest_files(&config.plugin_dir)?;
-        if manifests.is_empty() {
-            tracing::warn!(dir = %config.plugin_dir.display(), "no plugin manifests found; build them with `make plugins`");
-        }
-        for path in manifests {
-            let fingerprint = Fingerprint::of(&path);
-            registry.load(runtime, config, &path, fingerprint).await;
-        }
-        Ok(registry)
-    }
-
     /// Loads (or reloads) the plugin of one manifest and swaps it in; on failure the
     /// serving version, if any, stays. Returns the error, if any.
     pub async fn load(
@@ -119,19 +179,26 @@ impl Registry {
         fingerprint: Fingerprint,
     ) -> Option<String> {
         let _serial = self.loading.lock().await;
-        let result = load_one(runtime, config, path)
-            .await
-            .map_err(|e| e.to_string());
-        self.record(path, fingerprint, result)
+        let manifest = Manifest::load(path);
+        let ticket = self.begin(path, fingerprint, manifest.as_ref().ok());
+        let result = match manifest {
+            Ok(manifest) => load_one(runtime, config, path, manifest, Artifacts::Use)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        self.finish(&ticket, result)
     }
 
-    /// Validates the plugin at `staged` (outside the plugin directory) without installing it.
+    /// Validates the plugin at `staged` (outside the plugin directory) without
+    /// installing it. Only its component counts: no artifact is ever used.
     pub async fn validate(
         runtime: &Runtime,
         config: &Config,
         staged: &Path,
     ) -> Result<Plugin, String> {
-        load_one(runtime, config, staged)
+        let manifest = Manifest::load(staged).map_err(|e| e.to_string())?;
+        load_one(runtime, config, staged, manifest, Artifacts::Ignore)
             .await
             .map_err(|e| e.to_string())
     }
@@ -139,22 +206,66 @@ impl Registry {
     /// Installs an already validated plugin for the manifest at `path`.
     pub async fn install_validated(&self, path: &Path, plugin: Plugin) -> Option<String> {
         let _serial = self.loading.lock().await;
-        self.record(path, Fingerprint::of(path), Ok(plugin))
+        let ticket = self.begin(path, Fingerprint::of(path), Some(&plugin.manifest));
+        self.finish(&ticket, Ok(plugin))
     }
 
-    fn record(
+    /// Marks a load of the manifest at `path` as under way: until it ends, a
+    /// manifest with nothing serving is `loading`. Returns the load's ticket.
+    pub fn begin(
         &self,
         path: &Path,
         fingerprint: Fingerprint,
-        result: Result<Plugin, String>,
-    ) -> Option<String> {
+        manifest: Option<&Manifest>,
+    ) -> Ticket {
+        let generation = {
+            let mut entries = write(&self.entries);
+            let entry = entries.entry(path.to_owned()).or_default();
+            entry.generation += 1;
+            entry.fingerprint = Some(fingerprint);
+            entry.loading = Some(Loading::of(path, manifest));
+            entry.generation
+        };
+        self.changed.send_replace(());
+        Ticket {
+            path: path.to_owned(),
+            generation,
+        }
+    }
+
+    /// Whether `ticket` is still the latest load of its manifest (none newer was
+    /// begun, and the manifest was not removed).
+    pub fn is_current(&self, ticket: &Ticket) -> bool {
+        read(&self.entries)
+            .get(&ticket.path)
+            .is_some_and(|e| e.generation == ticket.generation)
+    }
+
+    /// Records the result of the load `ticket` began: swaps the plugin in, or keeps
+    /// the serving version and the error. A load that a newer one superseded, or
+    /// whose manifest was removed meanwhile, records nothing. Returns the error, if any.
+    pub fn finish(&self, ticket: &Ticket, result: Result<Plugin, String>) -> Option<String> {
+        let outcome = self.record(ticket, result);
+        self.changed.send_replace(());
+        outcome
+    }
+
+    fn record(&self, ticket: &Ticket, result: Result<Plugin, String>) -> Option<String> {
+        let path = ticket.path.as_path();
+        let mut entries = write(&self.entries);
+        if entries
+            .get(path)
+            .is_none_or(|e| e.generation != ticket.generation)
+        {
+            tracing::debug!(manifest = %path.display(), "a newer load of this manifest superseded this one");
+            return None;
+        }
         let result = match result {
-            Ok(plugin) => self.install(path, plugin),
+            Ok(plugin) => self.install(&entries, path, plugin),
             Err(e) => Err(e),
         };
-        let mut entries = write(&self.entries);
         let entry = entries.entry(path.to_owned()).or_default();
-        entry.fingerprint = Some(fingerprint);
+        entry.loading = None;
         match result {
             Ok(plugin) => {
                 tracing::info!(
@@ -163,6 +274,7 @@ impl Registry {
                     route = %plugin.manifest.route,
                     sha256 = %plugin.sha256,
                     compile_ms = plugin.compile_time.as_millis() as u64,
+                    from_artifact = plugin.from_artifact,
                     from_cache = plugin.from_cache,
                     "plugin loaded"
                 );
@@ -180,23 +292,45 @@ impl Registry {
         }
     }
 
-    /// Swaps a loaded plugin in for the manifest at `path`, atomically.
-    fn install(&self, path: &Path, plugin: Plugin) -> Result<Arc<Plugin>, String> {
+    /// Swaps a loaded plugin in for the manifest at `path`, atomically. Its route
+    /// and name must be free: not served by another manifest's plugin, nor claimed
+    /// by a manifest that sorts before it and is still loading (so which of two
+    /// clashing manifests wins does not depend on which compiles first).
+    fn install(
+        &self,
+        entries: &BTreeMap<PathBuf, Entry>,
+        path: &Path,
+        plugin: Plugin,
+    ) -> Result<Arc<Plugin>, String> {
         let plugin = Arc::new(plugin);
-        let entries = read(&self.entries);
         for (other_path, other) in entries.iter() {
             if other_path == path {
                 continue;
             }
-            if let Some(other) = &other.plugin {
-                if other.manifest.route == plugin.manifest.route
-                    || other.manifest.name == plugin.manifest.name
-                {
+            let serving = other.plugin.as_ref().map(|p| {
+                (
+                    p.manifest.name.as_str(),
+                    p.manifest.route.as_str(),
+                    "served",
+                )
+            });
+            let claim = other
+                .loading
+                .as_ref()
+                .filter(|_| other_path.as_path() < path)
+                .and_then(|l| {
+                    Some((
+                        l.name.as_str(),
+                        l.route.as_deref()?,
+                        "claimed (still loading)",
+                    ))
+                });
+            for (name, route, state) in serving.into_iter().chain(claim) {
+                if route == plugin.manifest.route || name == plugin.manifest.name {
                     return Err(format!(
-                        "route {} or name {} is already served by plugin {} ({}); give each plugin its own name and route",
+                        "route {} or name {} is already {state} by plugin {name} ({}); give each plugin its own name and route",
                         plugin.manifest.route,
                         plugin.manifest.name,
-                        other.manifest.name,
                         other_path.display()
                     ));
                 }
@@ -209,6 +343,54 @@ impl Registry {
         }
         routes.insert(plugin.manifest.route.clone(), plugin.clone());
         Ok(plugin)
+    }
+
+    /// Waits until no load is under way.
+    pub async fn wait_ready(&self) {
+        let mut changed = self.changed.subscribe();
+        while read(&self.entries).values().any(|e| e.loading.is_some()) {
+            if changed.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// The plugin loading for `route`, when nothing serves it yet.
+    pub fn loading(&self, route: &str) -> Option<Loading> {
+        read(&self.entries)
+            .values()
+            .filter(|e| e.plugin.is_none())
+            .filter_map(|e| e.loading.as_ref())
+            .find(|l| l.route.as_deref() == Some(route))
+            .cloned()
+    }
+
+    /// What `/healthz` shows.
+    pub fn health(&self) -> Health {
+        let ready = read(&self.routes).len();
+        let entries = read(&self.entries);
+        let name = |path: &Path, e: &Entry| {
+            e.plugin
+                .as_ref()
+                .map(|p| p.manifest.name.clone())
+                .or_else(|| e.loading.as_ref().map(|l| l.name.clone()))
+                .unwrap_or_else(|| stem(path))
+        };
+        let loading = entries
+            .iter()
+            .filter(|(_, e)| e.plugin.is_none() && e.loading.is_some())
+            .map(|(p, e)| name(p, e))
+            .collect();
+        let failed = entries
+            .iter()
+            .filter(|(_, e)| e.last_error.is_some() && e.loading.is_none())
+            .map(|(p, e)| name(p, e))
+            .collect();
+        Health {
+            ready,
+            loading,
+            failed,
+        }
     }
 
     /// Removes the plugin of the manifest at `path` and its route.
@@ -225,6 +407,7 @@ impl Registry {
             }
             tracing::info!(plugin = %plugin.manifest.name, route = %plugin.manifest.route, "plugin removed");
         }
+        self.changed.send_replace(());
         true
     }
 
@@ -265,10 +448,11 @@ impl Registry {
             .iter()
             .map(|(path, e)| {
                 let p = e.plugin.as_ref();
-                let status = match (p, &e.last_error) {
-                    (Some(_), None) => "active",
-                    (Some(_), Some(_)) => "degraded",
-                    (None, _) => "failed",
+                let status = match (p, &e.last_error, &e.loading) {
+                    (Some(_), None, _) => "active",
+                    (Some(_), Some(_), _) => "degraded",
+                    (None, _, Some(_)) => "loading",
+                    (None, _, None) => "failed",
                 };
                 PluginStatus {
                     manifest: path
@@ -276,12 +460,10 @@ impl Registry {
                         .unwrap_or_default()
                         .to_string_lossy()
                         .into_owned(),
-                    name: p.map(|p| p.manifest.name.clone()).unwrap_or_else(|| {
-                        path.file_stem()
-                            .unwrap_or_default()
-                            .to_string_lossy()
-                            .into_owned()
-                    }),
+                    name: p
+                        .map(|p| p.manifest.name.clone())
+                        .or_else(|| e.loading.as_ref().map(|l| l.name.clone()))
+                        .unwrap_or_else(|| stem(path)),
                     kind: p.map(|p| p.manifest.kind.world().to_owned()),
                     route: p.map(|p| p.manifest.route.clone()),
                     version: p.map(|p| p.manifest.version.clone()),
@@ -290,6 +472,8 @@ impl Registry {
                     status,
                     last_error: e.last_error.clone(),
                     compile_ms: p.map(|p| p.compile_time.as_millis() as u64),
+                    code: p.map(|p| p.code_source()),
+                    artifact_note: p.and_then(|p| p.artifact_note.clone()),
                 }
             })
             .collect()
@@ -310,11 +494,29 @@ fn rfc3339(t: SystemTime) -> String {
         .unwrap_or_default()
 }
 
-async fn load_one(runtime: &Runtime, config: &Config, path: &Path) -> Result<Plugin, LoadError> {
-    let manifest = Manifest::load(path)?;
+/// The manifest file's stem: the plugin's name when its manifest is unreadable.
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The settings the configuration gives the plugin of `manifest`.
+fn settings_for(config: &Config, manifest: &Manifest) -> Settings {
     let values = config.plugin_settings(&manifest.name, &manifest.config_keys(), |n| {
         std::env::var(n).ok()
     });
-    let settings = Settings::new(values, &manifest.config_keys());
-    runtime.load(path, manifest, settings).await
+    Settings::new(values, &manifest.config_keys())
+}
+
+async fn load_one(
+    runtime: &Runtime,
+    config: &Config,
+    path: &Path,
+    manifest: Manifest,
+    artifacts: Artifacts,
+) -> Result<Plugin, LoadError> {
+    let settings = settings_for(config, &manifest);
+    runtime.load_with(path, manifest, settings, artifacts).await
 }

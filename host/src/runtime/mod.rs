@@ -2,33 +2,40 @@
 //! plugin, a fresh [`Store`](wasmtime::Store) per call.
 //!
 //! Each call has a wall-clock deadline enforced by epoch interruption, a memory
-//! cap, and a cap on data passed through host calls. Compiled components are
-//! cached on disk, keyed by the component's hash and the engine's compatibility hash.
+//! cap, and a cap on data passed through host calls. Compiled code comes from an
+//! artifact staged beside the component (`gleaner precompile`), from the compile
+//! cache, or from compiling the component (then cached); see [`code`] and
+//! [`artifact`].
 
+pub mod artifact;
 pub mod bindings;
 mod call;
+pub mod code;
 pub mod compat;
+pub mod engine;
+mod load;
+mod mapped;
 pub mod memory;
 pub mod state;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
-use wasmtime::component::{Component, Linker};
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::component::Linker;
+use wasmtime::Engine;
 
 use crate::capabilities::{PluginGrant, Services};
 pub use call::CallError;
+pub use code::{Artifacts, CodeSource, CompileHook};
+pub use engine::EngineKey;
+pub use load::Located;
 use state::CallState;
 
-use crate::manifest::{Kind, Manifest};
+use crate::manifest::Manifest;
 
 /// How often the epoch advances; deadlines are counted in these ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
-/// The largest linear memory any plugin may have (per-plugin caps are lower or equal).
-const MAX_MEMORY_BYTES: usize = 512 * 1024 * 1024;
 
 /// Errors loading a plugin, each saying what to fix.
 #[derive(Debug, thiserror::Error)]
@@ -74,19 +81,38 @@ pub struct LoadedPlugin {
     pub prepared: Prepared,
     /// Policy and settings granted to it.
     pub grant: Arc<PluginGrant>,
-    /// How long compiling (or loading from the cache) took.
+    /// How long reading the component and getting its compiled code took
+    /// (compiling, or loading an artifact or cache entry).
     pub compile_time: Duration,
-    /// Whether the compiled code came from the disk cache.
+    /// Whether the compiled code came from the compile cache.
     pub from_cache: bool,
+    /// Whether the compiled code came from the artifact staged beside the
+    /// component (no compile, no cache).
+    pub from_artifact: bool,
+    /// Why an artifact beside the component was not used, when one was there.
+    pub artifact_note: Option<String>,
+}
+
+impl LoadedPlugin {
+    /// Where the compiled code came from.
+    pub fn code_source(&self) -> CodeSource {
+        match (self.from_artifact, self.from_cache) {
+            (true, _) => CodeSource::Artifact,
+            (false, true) => CodeSource::Cache,
+            (false, false) => CodeSource::Compiled,
+        }
+    }
 }
 
 /// The engine, the linker and the server-wide services.
 pub struct Runtime {
     engine: Engine,
+    key: EngineKey,
     linker: Linker<CallState>,
     services: Services,
     cache_dir: Option<PathBuf>,
     memory: Arc<memory::MemoryPool>,
+    compile_hook: Option<CompileHook>,
     /// Whether the pooling allocator is in use (else on-demand).
     pub pooling: bool,
 }
@@ -99,16 +125,7 @@ impl Runtime {
         cache_dir: Option<PathBuf>,
         memory_cap_mib: usize,
     ) -> anyhow::Result<Runtime> {
-        let (engine, pooling) = match Engine::new(&engine_config(true)) {
-            Ok(engine) => (engine, true),
-            Err(e) => {
-                tracing::warn!(error = %e, "pooling allocator unavailable; using on-demand allocation");
-                (
-                    Engine::new(&engine_config(false)).map_err(anyhow::Error::from)?,
-                    false,
-                )
-            }
-        };
+        let (engine, pooling) = engine::build()?;
         let mut linker = Linker::new(&engine);
         state::link(&mut linker).map_err(anyhow::Error::from)?;
         let weak = engine.weak();
@@ -122,13 +139,21 @@ impl Runtime {
                 }
             })?;
         Ok(Runtime {
+            key: EngineKey::of(&engine),
             engine,
             linker,
             services,
             cache_dir,
             memory: memory::MemoryPool::new(memory_cap_mib.saturating_mul(1 << 20)),
+            compile_hook: None,
             pooling,
         })
+    }
+
+    /// Calls `hook` before every compile (see [`CompileHook`]).
+    pub fn with_compile_hook(mut self, hook: Option<CompileHook>) -> Runtime {
+        self.compile_hook = hook;
+        self
     }
 
     /// The shared services.
@@ -136,148 +161,8 @@ impl Runtime {
         &self.services
     }
 
-    /// Loads, compiles (or reads from the cache), checks and pre-instantiates one plugin.
-    pub async fn load(
-        &self,
-        manifest_path: &Path,
-        manifest: Manifest,
-        settings: crate::capabilities::settings::Settings,
-    ) -> Result<LoadedPlugin, LoadError> {
-        let path = manifest.component_path(manifest_path);
-        let bytes = std::fs::read(&path).map_err(|source| LoadError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let name = manifest.name.clone();
-        let fail = |message: String| LoadError::Component {
-            plugin: name.clone(),
-            message,
-        };
-        let sha256 = hex::encode(Sha256::digest(&bytes));
-        let started = std::time::Instant::now();
-        let (engine, cache_dir, key) =
-            (self.engine.clone(), self.cache_dir.clone(), sha256.clone());
-        let (component, from_cache) = tokio::task::spawn_blocking(move || {
-            compile(&engine, cache_dir.as_deref(), &bytes, &key)
-        })
-        .await
-        .map_err(|e| fail(format!("compilation panicked: {e}")))?
-        .map_err(&fail)?;
-        let compile_time = started.elapsed();
-        compat::check(&self.engine, &component, manifest.kind).map_err(&fail)?;
-        let pre = self.linker.instantiate_pre(&component).map_err(|e| {
-            fail(format!(
-                "the component's imports do not match this host: {e:#}"
-            ))
-        })?;
-        let prepared = match manifest.kind {
-            Kind::Source => Prepared::Source(
-                bindings::source::SourcePre::new(pre).map_err(|e| fail(format!("{e:#}")))?,
-            ),
-            Kind::PostSource => Prepared::Post(
-                bindings::post::PostSourcePre::new(pre).map_err(|e| fail(format!("{e:#}")))?,
-            ),
-            Kind::Processor => Prepared::Processor(
-                bindings::processor::ProcessorPre::new(pre).map_err(|e| fail(format!("{e:#}")))?,
-            ),
-        };
-        let policy = crate::capabilities::http::policy::Policy::new(
-            &manifest.name,
-            &manifest.network,
-            &manifest.limits,
-        )
-        .map_err(&fail)?;
-        let grant = Arc::new(PluginGrant {
-            name: manifest.name.clone(),
-            version: manifest.version.clone(),
-            policy,
-            settings,
-            uses_llm: manifest.uses_llm,
-            memory_bytes: manifest.limits.memory_mib.saturating_mul(1 << 20),
-            max_host_data_bytes: manifest.limits.max_host_data_bytes,
-        });
-        let plugin = LoadedPlugin {
-            manifest,
-            sha256,
-            prepared,
-            grant,
-            compile_time,
-            from_cache,
-        };
-        let info = self
-            .info(&plugin)
-            .await
-            .map_err(|e| fail(format!("calling info() failed: {e}")))?;
-        if info.name != plugin.manifest.name || info.version != plugin.manifest.version {
-            return Err(fail(format!(
-                "the component reports {} {} but its manifest says {} {}; make them agree",
-                info.name, info.version, plugin.manifest.name, plugin.manifest.version
-            )));
-        }
-        Ok(plugin)
+    /// The key of this runtime's engine: which compiled code it runs.
+    pub fn engine_key(&self) -> &EngineKey {
+        &self.key
     }
-}
-
-/// Compiles a component, or loads it from the disk cache keyed by its hash and the
-/// engine's compatibility hash. Runs on a blocking thread, off the request path.
-fn compile(
-    engine: &Engine,
-    cache_dir: Option<&Path>,
-    bytes: &[u8],
-    sha256: &str,
-) -> Result<(Component, bool), String> {
-    let Some(dir) = cache_dir else {
-        return Component::new(engine, bytes)
-            .map(|c| (c, false))
-            .map_err(|e| format!("{e:#}"));
-    };
-    let mut hasher = std::hash::DefaultHasher::new();
-    std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut hasher);
-    let engine_key = std::hash::Hasher::finish(&hasher);
-    let file = dir.join(format!("{sha256}-{engine_key:016x}.cwasm"));
-    if file.exists() {
-        // SAFETY: the file was written by `precompile_component` of an engine with the
-        // same compatibility hash (part of its name), in the host's own cache directory.
-        match unsafe { Component::deserialize_file(engine, &file) } {
-            Ok(component) => return Ok((component, true)),
-            Err(e) => {
-                tracing::warn!(file = %file.display(), error = %e, "ignoring unusable cache entry")
-            }
-        }
-    }
-    let compiled = engine
-        .precompile_component(bytes)
-        .map_err(|e| format!("{e:#}"))?;
-    if std::fs::create_dir_all(dir).is_ok() {
-        let tmp = file.with_extension(format!("tmp-{}", uuid::Uuid::new_v4()));
-        if std::fs::write(&tmp, &compiled)
-            .and_then(|_| std::fs::rename(&tmp, &file))
-            .is_err()
-        {
-            tracing::warn!(dir = %dir.display(), "could not write the compile cache");
-        }
-    }
-    // SAFETY: the bytes were just produced by `precompile_component` of this engine.
-    let component =
-        unsafe { Component::deserialize(engine, &compiled) }.map_err(|e| format!("{e:#}"))?;
-    Ok((component, false))
-}
-
-fn engine_config(pooling: bool) -> Config {
-    let mut config = Config::new();
-    config.wasm_component_model(true);
-    config.epoch_interruption(true);
-    config.max_wasm_stack(1024 * 1024);
-    if pooling {
-        let mut pool = PoolingAllocationConfig::new();
-        pool.total_component_instances(256)
-            .total_core_instances(2048)
-            .max_core_instances_per_component(32)
-            .total_memories(512)
-            .total_tables(2048)
-            .total_stacks(256)
-            .max_memory_size(MAX_MEMORY_BYTES);
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    }
-    config
 }

@@ -303,6 +303,7 @@ fn page(target: &Target, sort: Sort, mut cursor: Cursor) -> Result<Page, FetchEr
         })
     });
     Ok(Page {
+        ahead: Vec::new(),
         reviews: listing.reviews,
         next_cursor,
         order: sort.order(),

@@ -237,6 +237,7 @@ fn page_of(
     extra: Value,
 ) -> Page {
     Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor,
         order,

@@ -77,9 +77,7 @@ fn assemble(parsed: ReviewsPage, slug: &str, url: &str, offset: usize, stars: Op
             }),
         ),
     };
-    let next = offset + reviews.len();
-    let more = !reviews.is_empty()
-        && matching.map_or(reviews.len() >= site::PAGE_SIZE, |m| (next as u64) < m);
+    let (next_cursor, ahead) = continuation(offset, reviews.len(), matching);
     let mut extra = json!({
         "project": slug,
         "project_url": site::project_url(slug),
@@ -94,8 +92,9 @@ fn assemble(parsed: ReviewsPage, slug: &str, url: &str, offset: usize, stars: Op
         extra["notice"] = json!(n);
     }
     Page {
+        ahead,
         reviews,
-        next_cursor: more.then(|| cursor::encode(&Cursor { offset: next })),
+        next_cursor,
         order: Order::NewestFirst,
         meta: SourceMeta {
             resolved_url: Some(site::reviews_url(slug)),
@@ -104,6 +103,32 @@ fn assemble(parsed: ReviewsPage, slug: &str, url: &str, offset: usize, stars: Op
             total_reviews: summary.total(),
             extra_json: extra.to_string(),
         },
+    }
+}
+
+/// The cursor of the next page, and the cursors of every later page up to
+/// the count the rating summary gives (`matching`): one per page of the size
+/// this page was served at, so the host can fetch several at once. Without a
+/// count, a full page asks for the next one only; an empty page ends the listing.
+fn continuation(
+    offset: usize,
+    on_page: usize,
+    matching: Option<u64>,
+) -> (Option<String>, Vec<String>) {
+    let next = offset + on_page;
+    if on_page == 0 {
+        return (None, Vec::new());
+    }
+    match matching {
+        Some(m) => {
+            let end = usize::try_from(m).unwrap_or(usize::MAX);
+            let ahead = cursor::ahead((next..end).step_by(on_page).map(|offset| Cursor { offset }));
+            (ahead.first().cloned(), ahead)
+        }
+        None => (
+            (on_page >= site::PAGE_SIZE).then(|| cursor::encode(&Cursor { offset: next })),
+            Vec::new(),
+        ),
     }
 }
 
@@ -276,5 +301,37 @@ mod tests {
         assert!(
             notice(Listing::NotAllowed, None).is_some_and(|n| n.contains("does not allow reviews"))
         );
+    }
+
+    #[test]
+    fn ahead_lists_the_cursors_the_later_pages_give() {
+        let read = |offset: usize| {
+            let path = format!(
+                "{}/tests/samples/openproj-offset-{offset}.html",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let html = std::fs::read_to_string(path).unwrap();
+            let parsed = parse::page(&html, "openproj").unwrap().unwrap();
+            assemble(parsed, "openproj", "u", offset, None)
+        };
+        let first = read(0);
+        let offsets = |cursors: &[String]| -> Vec<usize> {
+            cursors
+                .iter()
+                .map(|c| cursor::decode::<Cursor>(c).unwrap().offset)
+                .collect()
+        };
+        assert_eq!(offsets(&first.ahead), [25, 50, 75, 100, 125], "134 reviews");
+        assert_eq!(first.next_cursor.as_ref(), first.ahead.first());
+        // Each page reached along the list gives the rest of it, byte for byte.
+        for (k, c) in first.ahead.iter().enumerate() {
+            let page = read(cursor::decode::<Cursor>(c).unwrap().offset);
+            assert_eq!(page.next_cursor.as_ref(), first.ahead.get(k + 1), "{c}");
+            assert_eq!(page.ahead, first.ahead[k + 1..].to_vec(), "{c}");
+        }
+        // Without a count: the next page only, while pages are full.
+        let (next, ahead) = continuation(0, 25, None);
+        assert!(next.is_some() && ahead.is_empty());
+        assert_eq!(continuation(25, 0, Some(50)), (None, Vec::new()));
     }
 }

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 
 gleaner_sdk::plugin_bindings!("source");
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 struct Trustpilot;
 
 impl exports::gleaner::plugin::source_plugin::Guest for Trustpilot {
@@ -26,6 +27,10 @@ impl exports::gleaner::plugin::source_plugin::Guest for Trustpilot {
     }
 }
 
+// Exported only from the WebAssembly build: the native build is a library
+// whose parser is called in-process (by the benchmarks), and several plugin
+// libraries linked into one binary must not export the same symbols.
+#[cfg(target_arch = "wasm32")]
 export!(Trustpilot);
 
 /// Where the next page starts: Trustpilot pages are numbered from 1.
@@ -102,7 +107,21 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let sort = req.sort_or("recency").to_owned();
     let stars = req.filter_text();
     let url = page_url(&target, &sort, stars.as_deref(), page);
-    let response = http::get_html(&url)?.ensure_success("Trustpilot review page")?;
+    let response = http::get_html(&url)?;
+    page_from_response(&url, response, &target, page, &sort)
+}
+
+/// Builds page `page` from the site's answer to `url` (its [`page_url`]):
+/// refuses a bot wall or an error status, reads the embedded `__NEXT_DATA__`,
+/// then [`parse_page`].
+pub fn page_from_response(
+    url: &str,
+    response: http::Response,
+    target: &Target,
+    page: u32,
+    sort: &str,
+) -> Result<Page, FetchError> {
+    let response = response.ensure_success("Trustpilot review page")?;
     let html = response.text();
     let data = next_data(&html).ok_or_else(|| {
         FetchError::Blocked(format!(
@@ -111,9 +130,9 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     })?;
     parse_page(
         &data["props"]["pageProps"],
-        &target,
+        target,
         page,
-        &sort,
+        sort,
         response.final_url,
     )
 }
@@ -138,10 +157,18 @@ pub fn parse_page(
     let total_pages = props["filters"]["pagination"]["totalPages"]
         .as_u64()
         .unwrap_or(0);
-    let next_cursor = ((page as u64) < total_pages && !reviews.is_empty())
-        .then(|| cursor::encode(&Cursor { page: page + 1 }));
+    // Pages are numbered up to a known count: list them all, so the host can
+    // fetch several at once.
+    let last = if reviews.is_empty() {
+        page
+    } else {
+        u32::try_from(total_pages).unwrap_or(u32::MAX)
+    };
+    let ahead = cursor::ahead((page + 1..=last).map(|page| Cursor { page }));
+    let next_cursor = ahead.first().cloned();
     let unit = &props["businessUnit"];
     Ok(Page {
+        ahead,
         reviews,
         next_cursor,
         order: if sort == "recency" {

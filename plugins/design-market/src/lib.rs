@@ -283,6 +283,7 @@ fn page_of(
     extra: serde_json::Value,
 ) -> Page {
     Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor,
         order,

@@ -96,6 +96,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let more = listed.len() >= endpoints::PAGE_SIZE;
     let meta = meta(&venue, origin, page, mapped.is_empty());
     Ok(Page {
+        ahead: Vec::new(),
         reviews: mapped,
         next_cursor: more.then(|| {
             cursor::encode(&Cursor {

@@ -14,6 +14,7 @@ gleaner_sdk::plugin_bindings!("processor");
 
 use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 struct Highlighter;
 
 impl Guest for Highlighter {
@@ -38,6 +39,10 @@ impl Guest for Highlighter {
     }
 }
 
+// Exported only from the WebAssembly build: the native build is a library
+// whose functions are called in-process (by the benchmarks), and several plugin
+// libraries linked into one binary must not export the same symbols.
+#[cfg(target_arch = "wasm32")]
 export!(Highlighter);
 
 fn mark(text: &str, range: std::ops::Range<usize>) -> String {

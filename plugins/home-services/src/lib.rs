@@ -114,16 +114,8 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
             cursor.page
         )));
     }
-    let listing = &read.listing;
-    let limit = listing.page_size.unwrap_or(cursor.limit);
-    let count = listing.reviews.len() as u32;
-    let total = listing.total.or(read.business.total_reviews);
-    let more = count > 0
-        && match (listing.total_pages, total) {
-            (Some(pages), _) => cursor.page < pages,
-            (None, Some(total)) => u64::from(cursor.offset + count) < total,
-            (None, None) => count >= limit,
-        };
+    let total = read.listing.total.or(read.business.total_reviews);
+    let (next_cursor, ahead) = continuation(&cursor, &read, total);
     let reviews = read
         .listing
         .reviews
@@ -138,11 +130,52 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     };
     let meta = meta(&profile, &cursor, &read, total, reviews.is_empty());
     Ok(Page {
+        ahead,
         reviews,
-        next_cursor: more.then(|| cursor::encode(&cursor.next(limit))),
+        next_cursor,
         order,
         meta,
     })
+}
+
+/// The cursor of the next page, and, where the flight data counts the pages
+/// (`totalPages`, else `totalCount`), the cursors of every later page, so
+/// the host can fetch several at once. A cursor is the page number with the
+/// limit and offset that follow from it, the same whichever page computed it.
+/// The older markup only links the next page: there the pages form a chain.
+fn continuation(
+    cursor: &Cursor,
+    read: &page::Read,
+    total: Option<u64>,
+) -> (Option<String>, Vec<String>) {
+    let listing = &read.listing;
+    let limit = listing.page_size.unwrap_or(cursor.limit);
+    let count = listing.reviews.len() as u32;
+    let more = count > 0
+        && match (listing.total_pages, total) {
+            (Some(pages), _) => cursor.page < pages,
+            (None, Some(total)) => u64::from(cursor.offset + count) < total,
+            (None, None) => count >= limit,
+        };
+    if !more {
+        return (None, Vec::new());
+    }
+    let next = cursor.next(limit);
+    let counted = read.recipe == Some(page::Recipe::Flight);
+    let last = match (listing.total_pages, total) {
+        _ if !counted => None,
+        (Some(pages), _) => Some(pages),
+        (None, Some(total)) => u32::try_from(total.div_ceil(u64::from(limit))).ok(),
+        (None, None) => None,
+    };
+    let ahead = last.map_or_else(Vec::new, |last| {
+        cursor::ahead((next.page..=last).map(|page| Cursor {
+            page,
+            limit,
+            offset: (page - 1).saturating_mul(limit),
+        }))
+    });
+    (Some(cursor::encode(&next)), ahead)
 }
 
 /// Whether the page's (month) dates never increase: only then may the host
@@ -212,5 +245,56 @@ mod tests {
     fn the_cursor_is_page_limit_offset() {
         let text = serde_json::to_string(&Cursor::start().next(25)).unwrap();
         assert_eq!(text, r#"{"page":2,"limit":25,"offset":25}"#);
+    }
+
+    /// The page `cursor` points at, read from the fixture of profile 6480784.
+    fn read(cursor: &Cursor) -> page::Read {
+        let file = format!(
+            "{}/tests/samples/profile-6480784-p{}.html",
+            env!("CARGO_MANIFEST_DIR"),
+            cursor.page
+        );
+        page::classify(&std::fs::read_to_string(file).unwrap(), cursor.page).unwrap()
+    }
+
+    /// The next cursor and the list ahead of the page `cursor` points at.
+    fn after(cursor: &Cursor) -> (Option<String>, Vec<String>) {
+        let read = read(cursor);
+        let total = read.listing.total.or(read.business.total_reviews);
+        continuation(cursor, &read, total)
+    }
+
+    #[test]
+    fn ahead_lists_the_cursors_the_later_pages_give() {
+        let (next, ahead) = after(&Cursor::start());
+        let pages: Vec<Cursor> = ahead.iter().map(|c| cursor::decode(c).unwrap()).collect();
+        assert_eq!(pages.len(), 6, "pages 2 to 7 of 7");
+        assert_eq!(
+            pages[5],
+            Cursor {
+                page: 7,
+                limit: 25,
+                offset: 150
+            }
+        );
+        assert_eq!(next.as_ref(), ahead.first());
+        // Each page reached along the list gives the rest of it, byte for byte.
+        for (k, c) in pages.iter().enumerate() {
+            let (next, rest) = after(c);
+            assert_eq!(next.as_ref(), ahead.get(k + 1), "page {}", c.page);
+            assert_eq!(rest, ahead[k + 1..].to_vec(), "page {}", c.page);
+        }
+    }
+
+    #[test]
+    fn the_older_markup_pages_as_a_chain() {
+        let html = include_str!("../tests/samples/profile-9100001-markup-p1.html");
+        let read = page::classify(html, 1).unwrap();
+        assert_eq!(read.recipe, Some(page::Recipe::Markup));
+        let (next, ahead) = continuation(&Cursor::start(), &read, None);
+        assert!(
+            next.is_some() && ahead.is_empty(),
+            "only the next page is linked"
+        );
     }
 }

@@ -151,7 +151,7 @@ fn checked(response: http::Response, profile: &Profile) -> Result<http::Response
 
 /// Which reading holds the reviews; none for a page without review data
 /// (the reduced variant, or a changed layout).
-fn classify(html: &str, page: u32) -> Option<Read> {
+pub(crate) fn classify(html: &str, page: u32) -> Option<Read> {
     let flight = Flight::from_html(html);
     let business = rsc::business(&flight);
     let (listing, recipe) = match rsc::listing(&flight) {

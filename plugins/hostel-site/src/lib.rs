@@ -112,16 +112,12 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         .iter()
         .map(|r| parse::review(r, &property).map_err(FetchError::Upstream))
         .collect::<Result<Vec<_>, _>>()?;
-    let more = listing.has_page_after(page) && !reviews.is_empty();
+    let (next_cursor, ahead) = continuation(page, &listing, &property, !reviews.is_empty());
     let meta = parse::meta(&property, &listing, all_languages);
     Ok(Page {
+        ahead,
         reviews,
-        next_cursor: more.then(|| {
-            cursor::encode(&Cursor {
-                page: page + 1,
-                property,
-            })
-        }),
+        next_cursor,
         order: if sort == DEFAULT_SORT {
             Order::NewestFirst
         } else {
@@ -131,9 +127,36 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     })
 }
 
+/// The cursor of the page after `page`, and of every page after it that the
+/// listing counts (`numberOfPages`), so the host can fetch several at once.
+/// Without a count, only the next page is known (from `pagination.next`); a
+/// page without reviews ends the listing.
+fn continuation(
+    page: u32,
+    listing: &Listing,
+    property: &Property,
+    has_reviews: bool,
+) -> (Option<String>, Vec<String>) {
+    if !has_reviews || !listing.has_page_after(page) {
+        return (None, Vec::new());
+    }
+    let at = |page: u32| Cursor {
+        page,
+        property: property.clone(),
+    };
+    match listing.pages {
+        Some(pages) => {
+            let last = u32::try_from(pages).unwrap_or(u32::MAX);
+            let ahead = cursor::ahead((page + 1..=last).map(at));
+            (ahead.first().cloned(), ahead)
+        }
+        None => (Some(cursor::encode(&at(page + 1))), Vec::new()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::endpoints;
+    use super::*;
 
     #[test]
     fn endpoint_urls() {
@@ -154,6 +177,54 @@ mod tests {
         assert_eq!(
             endpoints::property_page("7", "Yes! Lisbon Hostel", "Lisbon"),
             "https://www.hostelworld.com/hosteldetails.php/Yes%21-Lisbon-Hostel/Lisbon/7"
+        );
+    }
+
+    /// A listing fixture, parsed.
+    fn listing(name: &str) -> Listing {
+        let text = std::fs::read_to_string(format!(
+            "{}/tests/samples/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        Listing::parse(&serde_json::from_str(&text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn ahead_lists_the_cursors_the_later_pages_give() {
+        let details: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/samples/apigee_property_93919.json"))
+                .unwrap();
+        let target = query::parse("93919").unwrap();
+        let property = Property::from_details(&details, &target).unwrap();
+        let first = listing("reviews_93919_newest_p1.json");
+        let (next, ahead) = continuation(1, &first, &property, true);
+        assert_eq!(ahead.len(), 2, "pages 2 and 3 of 3");
+        assert_eq!(next.as_ref(), ahead.first());
+        // Each page reached along the list gives the rest of it, byte for byte.
+        for (k, cursor_text) in ahead.iter().enumerate() {
+            let c: Cursor = cursor::decode(cursor_text).unwrap();
+            assert_eq!((c.page, &c.property), (k as u32 + 2, &property));
+            let page = listing(&format!("reviews_93919_newest_p{}.json", c.page));
+            let (next, rest) = continuation(c.page, &page, &c.property, !page.reviews.is_empty());
+            assert_eq!(next.as_ref(), ahead.get(k + 1), "page {}", c.page);
+            assert_eq!(rest, ahead[k + 1..].to_vec(), "page {}", c.page);
+        }
+        // Without a page count, the next page only; without reviews, none.
+        let uncounted = Listing {
+            pages: None,
+            ..first.clone()
+        };
+        let (next, ahead) = continuation(1, &uncounted, &property, true);
+        assert!(next.is_some() && ahead.is_empty());
+        assert_eq!(
+            continuation(1, &first, &property, false),
+            (None, Vec::new())
+        );
+        let single = listing("reviews_93919_age_group.json");
+        assert_eq!(
+            continuation(1, &single, &property, true),
+            (None, Vec::new())
         );
     }
 }

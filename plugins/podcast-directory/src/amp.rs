@@ -128,6 +128,8 @@ pub fn parse_page(body: &Value, ctx: &Context, offset: u32) -> Result<Fetched, F
     Ok(Fetched {
         reviews,
         next,
+        // The answer gives the next offset only, and no total: a cursor chain.
+        ahead: Vec::new(),
         extra,
         name_hint: None,
     })

@@ -148,6 +148,9 @@ pub struct Fetched {
     pub reviews: Vec<Review>,
     /// The next page, if any.
     pub next: Option<Step>,
+    /// Every page after this one the recipe can enumerate, in order (the
+    /// first is `next`); empty when only `next` is known.
+    pub ahead: Vec<Step>,
     /// Recipe-specific metadata (`recipe`, `page`, `offset`, `source_limit`, ...).
     pub extra: Map<String, Value>,
     /// The show's name as the answer gives it, when the show page did not.
@@ -223,10 +226,14 @@ fn assemble(ctx: Context, fetched: Fetched) -> Page {
         Sort::MostRecent => Order::NewestFirst,
         Sort::MostHelpful => Order::Unordered,
     };
-    let next_cursor = fetched
-        .next
-        .map(|next| cursor::encode(&Cursor { ctx, next }));
+    let at = |next: Step| Cursor {
+        ctx: ctx.clone(),
+        next,
+    };
+    let next_cursor = fetched.next.map(|next| cursor::encode(&at(next)));
+    let ahead = cursor::ahead(fetched.ahead.into_iter().map(at));
     Page {
+        ahead,
         reviews: fetched.reviews,
         next_cursor,
         order,
@@ -374,5 +381,47 @@ mod tests {
         assert_eq!(label(&Value::Null), None);
         assert_eq!(number(&json!("4.5")), Some(4.5));
         assert_eq!(number(&json!(3)), Some(3.0));
+    }
+
+    #[test]
+    fn ahead_lists_the_cursors_the_later_pages_give() {
+        let read = |ctx: Context, page: u32, page_size: usize| {
+            let file = format!(
+                "{}/tests/samples/rss-1322200189-us-mostrecent-p{page}.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let body: Value =
+                serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+            let fetched = rss::parse_feed(&body, &ctx, page, page_size).unwrap();
+            assemble(ctx, fetched)
+        };
+        let ctx = Context {
+            id: "1322200189".into(),
+            cc: "us".into(),
+            sort: Sort::MostRecent,
+            show: show::Info {
+                average: Some(4.7),
+                ..show::Info::unknown("us", "1322200189")
+            },
+            web_api_unavailable: Some("the show page carries no web token".into()),
+        };
+        let first = read(ctx, 1, 0);
+        assert_eq!(first.ahead.len(), 9, "pages 2 to 10");
+        assert_eq!(first.next_cursor.as_ref(), first.ahead.first());
+        // Each page reached along the list gives the rest of it, byte for byte.
+        for (k, c) in first.ahead.iter().enumerate() {
+            let c: Cursor = cursor::decode(c).unwrap();
+            let Step::Rss { page, page_size } = c.next else {
+                panic!("a feed page")
+            };
+            assert_eq!((page, page_size), (k as u32 + 2, 3));
+            let later = read(c.ctx, page, page_size);
+            assert_eq!(
+                later.next_cursor.as_ref(),
+                first.ahead.get(k + 1),
+                "page {page}"
+            );
+            assert_eq!(later.ahead, first.ahead[k + 1..].to_vec(), "page {page}");
+        }
     }
 }

@@ -77,6 +77,14 @@ pub fn parse_feed(
         page: page + 1,
         page_size,
     });
+    // Pages are numbered up to the feed's last page (at most the tenth): list
+    // them all, so the host can fetch several at once.
+    let ahead = match (last, &next) {
+        (Some(last), Some(_)) => (page + 1..=last.min(site::RSS_MAX_PAGES))
+            .map(|page| Step::Rss { page, page_size })
+            .collect(),
+        _ => Vec::new(),
+    };
     let mut extra = Map::new();
     extra.insert("recipe".into(), json!("rss"));
     extra.insert("page".into(), json!(page));
@@ -90,6 +98,7 @@ pub fn parse_feed(
     Ok(Fetched {
         reviews,
         next,
+        ahead,
         extra,
         name_hint,
     })
@@ -295,7 +304,30 @@ mod tests {
                 page_size: 3
             })
         );
+        let steps = |pages: std::ops::RangeInclusive<u32>| -> Vec<Step> {
+            pages.map(|page| Step::Rss { page, page_size: 3 }).collect()
+        };
+        assert_eq!(
+            parse_feed(&body(3, Some(4)), &c, 1, 0).unwrap().ahead,
+            steps(2..=4),
+            "every page up to the last"
+        );
+        assert_eq!(
+            parse_feed(&body(3, Some(12)), &c, 8, 3).unwrap().ahead,
+            steps(9..=10)
+        );
         assert_eq!(parse_feed(&body(3, Some(4)), &c, 4, 3).unwrap().next, None);
+        assert!(parse_feed(&body(3, Some(4)), &c, 4, 3)
+            .unwrap()
+            .ahead
+            .is_empty());
+        assert!(
+            parse_feed(&body(50, None), &c, 2, 50)
+                .unwrap()
+                .ahead
+                .is_empty(),
+            "no last page: the next one only"
+        );
         assert_eq!(
             parse_feed(&body(50, None), &c, 2, 50).unwrap().next,
             Some(Step::Rss {

@@ -62,6 +62,7 @@ pub fn chunks(text: &str, widget_type: Option<&str>) -> Vec<String> {
     }
 }
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 struct ReviewChunk;
 
 /// The fields this processor reads.
@@ -88,6 +89,10 @@ impl Guest for ReviewChunk {
     }
 }
 
+// Exported only from the WebAssembly build: the native build is a library
+// whose functions are called in-process (by the benchmarks), and several plugin
+// libraries linked into one binary must not export the same symbols.
+#[cfg(target_arch = "wasm32")]
 export!(ReviewChunk);
 
 #[cfg(test)]

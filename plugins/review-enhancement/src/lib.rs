@@ -16,6 +16,7 @@ gleaner_sdk::plugin_bindings!("processor");
 
 use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 struct Enhancer;
 
 impl Guest for Enhancer {
@@ -41,6 +42,10 @@ impl Guest for Enhancer {
     }
 }
 
+// Exported only from the WebAssembly build: the native build is a library
+// whose functions are called in-process (by the benchmarks), and several plugin
+// libraries linked into one binary must not export the same symbols.
+#[cfg(target_arch = "wasm32")]
 export!(Enhancer);
 
 fn llm_rewrite(original: &str, rules: &enhance::Enhanced) -> Option<String> {

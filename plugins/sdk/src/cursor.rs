@@ -12,6 +12,23 @@ pub fn encode<T: Serialize>(state: &T) -> String {
     URL_SAFE_NO_PAD.encode(serde_json::to_vec(state).unwrap_or_default())
 }
 
+/// The cursors of the pages after this one, for `Page::ahead`: one per state,
+/// in order. List them when the pages can be enumerated (page numbers up to a
+/// known count, offsets up to a known total), and give the first as
+/// `next_cursor` too; the host then fetches several at once.
+/// The host keeps at most [`MAX_AHEAD`] of them, so no more are encoded (a
+/// wildly wrong page count from a site costs nothing).
+pub fn ahead<T: Serialize>(states: impl IntoIterator<Item = T>) -> Vec<String> {
+    states
+        .into_iter()
+        .take(MAX_AHEAD)
+        .map(|s| encode(&s))
+        .collect()
+}
+
+/// The most cursors a page lists ahead that the host keeps.
+pub const MAX_AHEAD: usize = 10_000;
+
 /// Decodes cursor state; a damaged cursor is a [`FetchError::BadCursor`].
 pub fn decode<T: DeserializeOwned>(cursor: &str) -> Result<T, FetchError> {
     let bytes = URL_SAFE_NO_PAD

@@ -39,6 +39,7 @@
 //!         let url = format!("https://reviews.example.com/{}?page={page}", req.query);
 //!         let _data: serde_json::Value = gleaner_sdk::http::get_json(&url, &[], "the reviews API")?;
 //!         Ok(Page {
+//!             ahead: Vec::new(),
 //!             reviews: Vec::new(),
 //!             next_cursor: None,
 //!             order: Order::NewestFirst,
@@ -67,13 +68,13 @@ macro_rules! plugin_bindings {
             world: $world,
             path: "../../wit",
             with: {
-                "gleaner:plugin/http@0.1.1": gleaner_sdk::wit::gleaner::plugin::http,
-                "gleaner:plugin/config@0.1.1": gleaner_sdk::wit::gleaner::plugin::config,
-                "gleaner:plugin/cache@0.1.1": gleaner_sdk::wit::gleaner::plugin::cache,
-                "gleaner:plugin/log@0.1.1": gleaner_sdk::wit::gleaner::plugin::log,
-                "gleaner:plugin/llm@0.1.1": gleaner_sdk::wit::gleaner::plugin::llm,
-                "gleaner:plugin/session@0.1.1": gleaner_sdk::wit::gleaner::plugin::session,
-                "gleaner:plugin/types@0.1.1": gleaner_sdk::wit::gleaner::plugin::types,
+                "gleaner:plugin/http@0.2.0": gleaner_sdk::wit::gleaner::plugin::http,
+                "gleaner:plugin/config@0.2.0": gleaner_sdk::wit::gleaner::plugin::config,
+                "gleaner:plugin/cache@0.2.0": gleaner_sdk::wit::gleaner::plugin::cache,
+                "gleaner:plugin/log@0.2.0": gleaner_sdk::wit::gleaner::plugin::log,
+                "gleaner:plugin/llm@0.2.0": gleaner_sdk::wit::gleaner::plugin::llm,
+                "gleaner:plugin/session@0.2.0": gleaner_sdk::wit::gleaner::plugin::session,
+                "gleaner:plugin/types@0.2.0": gleaner_sdk::wit::gleaner::plugin::types,
             },
         });
     };

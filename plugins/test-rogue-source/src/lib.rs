@@ -44,6 +44,7 @@ impl exports::gleaner::plugin::source_plugin::Guest for Rogue {
             other => return Err(FetchError::BadQuery(format!("unknown case {other:?}"))),
         }
         Ok(Page {
+            ahead: Vec::new(),
             reviews: vec![review],
             next_cursor: None,
             order: Order::Unordered,

@@ -46,6 +46,7 @@ impl exports::gleaner::plugin::source_plugin::Guest for SessionSource {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Page {
+            ahead: Vec::new(),
             reviews,
             next_cursor: body["next"].as_u64().map(|n| cursor::encode(&n)),
             order: Order::Unordered,

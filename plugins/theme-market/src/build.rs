@@ -39,6 +39,19 @@ pub fn next(page: u32, seen_before: u64, on_page: u64, has_next: bool, total: Op
     }
 }
 
+/// The pages after page `next` (itself included) up to the last one the
+/// item's review count gives at `page_size` reviews a page; none when either
+/// is unknown.
+pub fn pages_from(next: u32, page_size: u64, total: Option<u64>) -> std::ops::RangeInclusive<u32> {
+    let last = match total {
+        Some(total) if page_size > 0 => {
+            u32::try_from(total.div_ceil(page_size)).unwrap_or(u32::MAX)
+        }
+        _ => 0,
+    };
+    next..=last
+}
+
 /// The reviews page read, checked and turned into the host's page.
 pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, FetchError> {
     let reference = response
@@ -49,6 +62,9 @@ pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, F
         settle_place(&mut state, &parsed, &response.final_url);
     }
     let on_page = parsed.reviews.len() as u64;
+    if state.page == 1 {
+        state.page_size = on_page;
+    }
     let says_empty = parsed.no_reviews.is_some() || parsed.item.review_count == Some(0);
     if on_page == 0 && !parsed.recognised() {
         return Err(FetchError::Upstream(format!(
@@ -70,7 +86,8 @@ pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, F
         .as_ref()
         .and_then(|a| a.rating_count)
         .or(parsed.item.review_count);
-    let step = next(state.page, state.seen, on_page, parsed.has_next, total);
+    let seen_before = u64::from(state.page.saturating_sub(1)) * state.page_size;
+    let step = next(state.page, seen_before, on_page, parsed.has_next, total);
     let meta = meta(
         &state,
         &parsed,
@@ -80,15 +97,26 @@ pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, F
         &step,
         says_empty && on_page == 0,
     );
-    let next_cursor = match step {
+    // Pages are numbered up to the count the review total gives: list them
+    // all, so the host can fetch several at once. A next page the count does
+    // not foresee (the site links one past it) is followed alone.
+    let (next_cursor, ahead) = match step {
         Next::Page(n) => {
-            state.page = n;
-            state.seen += on_page;
-            Some(cursor::encode(&state))
+            let at = |page: u32| Cursor {
+                page,
+                ..state.clone()
+            };
+            let next_cursor = cursor::encode(&at(n));
+            let mut ahead = cursor::ahead(pages_from(n, state.page_size, total).map(at));
+            if ahead.first() != Some(&next_cursor) {
+                ahead.clear();
+            }
+            (Some(next_cursor), ahead)
         }
-        Next::End | Next::Short(_) => None,
+        Next::End | Next::Short(_) => (None, Vec::new()),
     };
     Ok(Page {
+        ahead,
         reviews: parsed.reviews,
         next_cursor,
         order: if sort == DEFAULT_SORT {
@@ -198,5 +226,72 @@ mod tests {
         assert_eq!(next(2, 5, 0, false, None), Next::End);
         assert_eq!(next(1, 0, 0, false, Some(0)), Next::End);
         assert_eq!(next(1, 0, 0, true, Some(3)), Next::End);
+    }
+
+    fn state() -> Cursor {
+        Cursor {
+            page: 1,
+            host: "codecanyon.net".into(),
+            slug: "example-mobile-app-script".into(),
+            id: "21000000".into(),
+            page_size: 0,
+            api: None,
+            api_notice: None,
+        }
+    }
+
+    /// The host's page for fixture `a-<sort>-p<n>.html`, read with `state`.
+    fn read(state: Cursor, sort: &str) -> Page {
+        let file = format!(
+            "{}/tests/samples/a-{}-p{}.html",
+            env!("CARGO_MANIFEST_DIR"),
+            sort.replace('_', "-"),
+            state.page
+        );
+        let response = Response {
+            status: 200,
+            headers: vec![("date".into(), "Fri, 18 Oct 2019 09:00:00 GMT".into())],
+            body: std::fs::read(file).unwrap(),
+            final_url: endpoints::reviews_page(
+                &state.host,
+                &state.slug,
+                &state.id,
+                sort,
+                state.page,
+            ),
+        };
+        page(state, response, sort).unwrap()
+    }
+
+    #[test]
+    fn ahead_lists_the_cursors_the_later_pages_give() {
+        for sort in ["date_descending", "ratings_ascending", "ratings_descending"] {
+            let first = read(state(), sort);
+            let pages: Vec<(u32, u64)> = first
+                .ahead
+                .iter()
+                .map(|c| cursor::decode::<Cursor>(c).unwrap())
+                .map(|c| (c.page, c.page_size))
+                .collect();
+            assert_eq!(pages, [(2, 5), (3, 5)], "12 reviews, 5 a page ({sort})");
+            assert_eq!(first.next_cursor.as_ref(), first.ahead.first());
+            // Each page reached along the list gives the rest of it, byte for byte.
+            for (k, c) in first.ahead.iter().enumerate() {
+                let later = read(cursor::decode(c).unwrap(), sort);
+                assert_eq!(
+                    later.next_cursor.as_ref(),
+                    first.ahead.get(k + 1),
+                    "{sort} {k}"
+                );
+                assert_eq!(later.ahead, first.ahead[k + 1..].to_vec(), "{sort} {k}");
+            }
+        }
+        assert_eq!(pages_from(2, 5, Some(12)), 2..=3);
+        assert!(pages_from(2, 5, None).is_empty());
+        assert!(pages_from(2, 0, Some(12)).is_empty());
+        assert!(
+            pages_from(3, 5, Some(10)).is_empty(),
+            "a next page past the count"
+        );
     }
 }

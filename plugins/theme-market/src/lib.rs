@@ -165,8 +165,10 @@ struct Cursor {
     slug: String,
     /// The item id.
     id: String,
-    /// Reviews on the pages before `page`.
-    seen: u64,
+    /// Reviews on page 1 (0 until it is read). Every page before the last
+    /// holds as many, so the pages before `page` hold `(page - 1) × page_size`:
+    /// the cursor of a page is the same whichever page computed it.
+    page_size: u64,
     /// Metadata from the API, when a token is configured and it answered.
     api: Option<ItemInfo>,
     /// Why the API's metadata is missing, when a token is configured.
@@ -248,7 +250,7 @@ fn first_page(query: &str, sort: &str) -> Result<(Cursor, Response), FetchError>
         host,
         slug,
         id: target.id,
-        seen: 0,
+        page_size: 0,
         api,
         api_notice,
     };

@@ -90,16 +90,24 @@ pub fn v2(body: &Value, asked: &Asked, version: &str) -> Result<Page, FetchError
             Some(total) => u64::from(next) < total,
             None => items.len() as u32 >= asked.limit,
         };
-    let next_cursor = more.then(|| {
-        cursor::encode(&Cursor {
-            api: "v2".into(),
-            version_date: Some(version.to_owned()),
-            venue: venue.id.clone(),
-            name: venue.name.clone(),
-            offset: next,
-            first: None,
-        })
-    });
+    let at = |offset: u32| Cursor {
+        api: "v2".into(),
+        version_date: Some(version.to_owned()),
+        venue: venue.id.clone(),
+        name: venue.name.clone(),
+        offset,
+        first: None,
+    };
+    let next_cursor = more.then(|| cursor::encode(&at(next)));
+    // Offsets up to the count, one page of this page's size apart: list them
+    // all, so the host can fetch several at once.
+    let ahead = match count {
+        Some(total) if more => {
+            let end = u32::try_from(total).unwrap_or(u32::MAX);
+            cursor::ahead((next..end).step_by(items.len()).map(at))
+        }
+        _ => Vec::new(),
+    };
     let mut extra = json!({
         "api": "v2", "venue_id": venue.id, "sort": asked.sort, "version_date": version,
     });
@@ -111,6 +119,7 @@ pub fn v2(body: &Value, asked: &Asked, version: &str) -> Result<Page, FetchError
         ));
     }
     Ok(Page {
+        ahead,
         reviews,
         next_cursor,
         order: order(asked.sort),
@@ -120,7 +129,9 @@ pub fn v2(body: &Value, asked: &Asked, version: &str) -> Result<Page, FetchError
 
 /// A page of Places API v3 `places/{id}/tips` (`body` already checked). v3
 /// gives no total: a full page means there may be more. A page that starts
-/// with the previous page's first tip means the API ignored the offset.
+/// with the previous page's first tip means the API ignored the offset. With
+/// no total, and the previous page's first tip in each cursor, the pages form
+/// a cursor chain: `ahead` stays empty.
 pub fn v3(body: &Value, asked: &Asked, previous_first: Option<&str>) -> Result<Page, FetchError> {
     let venue = asked.venue;
     let items = body.as_array().ok_or_else(|| {
@@ -137,6 +148,7 @@ pub fn v3(body: &Value, asked: &Asked, previous_first: Option<&str>) -> Result<P
             asked.limit
         ));
         return Ok(Page {
+            ahead: Vec::new(),
             reviews: Vec::new(),
             next_cursor: None,
             order: order(asked.sort),
@@ -159,6 +171,7 @@ pub fn v3(body: &Value, asked: &Asked, previous_first: Option<&str>) -> Result<P
         })
     });
     Ok(Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor,
         order: order(asked.sort),
@@ -289,5 +302,48 @@ mod tests {
             v3(&json!({"results": []}), &asked(&v, 2, 0), None),
             Err(FetchError::Upstream(_))
         ));
+    }
+
+    #[test]
+    fn v2_ahead_lists_the_cursors_the_later_pages_give() {
+        let v = Venue {
+            id: "4a89cd2ff964a520100920e3".into(),
+            name: Some("2 Bros Pizza".into()),
+        };
+        let read = |offset: u32| {
+            let file = format!(
+                "{}/tests/samples/2bros-recent-{}.json",
+                env!("CARGO_MANIFEST_DIR"),
+                offset / 4 + 1
+            );
+            let body: Value =
+                serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+            v2(&body, &asked(&v, 4, offset), "20180323").unwrap()
+        };
+        let first = read(0);
+        assert_eq!(first.ahead.len(), 1, "5 tips, 4 a page");
+        assert_eq!(first.next_cursor.as_ref(), first.ahead.first());
+        // Each page reached along the list gives the rest of it, byte for byte.
+        for (k, c) in first.ahead.iter().enumerate() {
+            let c: Cursor = cursor::decode(c).unwrap();
+            assert_eq!((c.offset, c.name.as_deref()), (4, Some("2 Bros Pizza")));
+            let later = read(c.offset);
+            assert_eq!(later.next_cursor.as_ref(), first.ahead.get(k + 1));
+            assert_eq!(later.ahead, first.ahead[k + 1..].to_vec());
+        }
+        // A longer listing: every offset up to the count.
+        let mut body: Value = serde_json::from_str(LIST_2012).unwrap();
+        body["response"]["tips"]["count"] = json!(11);
+        let page = v2(&body, &asked(&v, 4, 0), "20180323").unwrap();
+        let offsets: Vec<u32> = page
+            .ahead
+            .iter()
+            .map(|c| cursor::decode::<Cursor>(c).unwrap().offset)
+            .collect();
+        assert_eq!(offsets, [4, 8]);
+        // Without a count, the next page only.
+        body["response"]["tips"]["count"] = Value::Null;
+        let page = v2(&body, &asked(&v, 4, 0), "20180323").unwrap();
+        assert!(page.next_cursor.is_some() && page.ahead.is_empty());
     }
 }

@@ -216,6 +216,7 @@ fn page(target: &Target, cursor: Cursor, listing: Listing) -> Result<Page, Fetch
     });
     let meta = meta(target, &cursor, &listing, total, reserved);
     Ok(Page {
+        ahead: Vec::new(),
         reviews: listing.reviews,
         next_cursor,
         order: Order::Unordered,

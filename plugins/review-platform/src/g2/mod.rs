@@ -102,6 +102,7 @@ pub fn assemble(
         });
     }
     Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor: more.then(|| cursor::encode(&Cursor { page: page + 1 })),
         order: if newest_first {

@@ -79,6 +79,7 @@ pub fn parse_page(
         })
     });
     Ok(Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor,
         order: Order::Unordered,

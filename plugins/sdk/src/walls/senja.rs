@@ -57,6 +57,7 @@ pub fn parse_config(config: &Value, widget_id: &str, url: &str) -> Result<Page, 
         .map(|r| review(r, url).map_err(FetchError::Upstream))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor: None,
         order: Order::Unordered,

@@ -81,6 +81,7 @@ pub fn parse_wall(
         .find_map(|k| props.pointer(k).and_then(string))
         .or(page_title);
     Ok(Page {
+        ahead: Vec::new(),
         next_cursor: None,
         order: Order::Unordered,
         meta: common::meta(

@@ -90,6 +90,7 @@ pub fn parse_embed(
         .map(|t| html::text(*t))
         .filter(|t| !t.is_empty());
     Ok(Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor,
         order: Order::Unordered,

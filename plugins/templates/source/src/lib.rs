@@ -63,6 +63,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         .map_err(FetchError::Upstream)?;
     let business = &data["business"];
     Ok(Page {
+        ahead: Vec::new(),
         reviews,
         next_cursor: data["next_page"].as_u64().map(|page| cursor::encode(&Cursor { page })),
         order: if sort == "newest" { Order::NewestFirst } else { Order::OldestFirst },

@@ -1,6 +1,7 @@
-//! The review-fetch driver, shared by every source: it pages through a plugin,
-//! enforces `reviews_to_fetch`, `sync_date` and the time budget, formats text,
-//! and issues the continuation token when it stops before the end.
+//! The review-fetch driver, shared by every source: it pages through a plugin
+//! (fetching ahead the pages the plugin enumerates, see [`window`]), enforces
+//! `reviews_to_fetch`, `sync_date` and the time budget, formats text, and
+//! issues the continuation token when it stops before the end.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -15,6 +16,10 @@ use crate::registry::Plugin;
 use crate::runtime::bindings::types::{FetchError, Order, PageRequest, SourceMeta};
 use crate::runtime::Runtime;
 use crate::validate::SourceRequest;
+
+mod window;
+
+use window::{pages_wanted, Window};
 
 /// Time kept back from the budget so the answer arrives before it runs out.
 const ANSWER_MARGIN: Duration = Duration::from_millis(300);
@@ -161,26 +166,38 @@ pub async fn fetch(
     let mut meta: Option<SourceMeta> = None;
     let mut pages = 0u32;
     let mut source_error = None;
+    let (sort, filter_json) = (
+        resume.sort.clone(),
+        resume.filter.as_ref().map(Value::to_string),
+    );
+    let width = plugin.manifest.limits.upstream_concurrency;
+    let fetch_session = session.clone();
+    let mut window = Window::new(
+        width,
+        Box::new(move |cursor| {
+            let page_request = PageRequest {
+                query: request.query.clone(),
+                sort: sort.clone(),
+                filter_json: filter_json.clone(),
+                cursor,
+            };
+            let session = fetch_session.clone();
+            Box::pin(async move {
+                runtime
+                    .fetch_page(plugin, request_id, &page_request, deadline, Some(session))
+                    .await
+            })
+        }),
+    );
     let stop = loop {
-        if pages > 0 && deadline.saturating_duration_since(Instant::now()) < MIN_PAGE_TIME {
+        // Too late to start a page; one that has already arrived is still taken.
+        if pages > 0
+            && deadline.saturating_duration_since(Instant::now()) < MIN_PAGE_TIME
+            && !window.arrived(&resume.cursor)
+        {
             break StopReason::Budget;
         }
-        let page_request = PageRequest {
-            query: request.query.clone(),
-            sort: resume.sort.clone(),
-            filter_json: resume.filter.as_ref().map(Value::to_string),
-            cursor: resume.cursor.clone(),
-        };
-        let page = match runtime
-            .fetch_page(
-                plugin,
-                request_id,
-                &page_request,
-                deadline,
-                Some(session.clone()),
-            )
-            .await
-        {
+        let page = match window.page(resume.cursor.clone()).await {
             Ok(Ok(page)) => page,
             Ok(Err(e)) if reviews.is_empty() => return Err(ApiError::from_fetch(&label, e)),
             Err(e) if reviews.is_empty() => return Err(e.into()),
@@ -207,6 +224,12 @@ pub async fn fetch(
         };
         pages += 1;
         let order = page.order;
+        let fresh = page.reviews.len().saturating_sub(resume.skip as usize);
+        window.plan(
+            page.next_cursor.as_ref(),
+            &page.ahead,
+            pages_wanted(limit, reviews.len() + fresh, page.reviews.len(), width),
+        );
         let mut reason = None;
         for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
             let record = Review::from_wit(item, &label, request.is_text_formatted)
@@ -268,6 +291,7 @@ pub async fn fetch(
     let continuation = continues.then(|| cursor::encode(key, &route, &request.query, &resume));
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let mut extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
+    extra_information["pages_unused"] = json!(window.launched().saturating_sub(pages));
     extra_information["session"] = json!(opened.code());
     let why = source_error.or(source_limit);
     let mut message = summary(

@@ -1,0 +1,367 @@
+//! The native server: the same kind of axum routes as the plugin routes, with
+//! the plugins' algorithms called natively instead of through wasmtime. The
+//! benchmark runs it as a process of its own (`bench --native-server PORT`),
+//! as the plugin routes run in the `gleaner` process, and loads both alike.
+//!
+//! Per request it does what the host's dispatcher and handlers do (request id,
+//! API key check, method and content type, body read under its limits, the
+//! bulkheads, validation against the plugin's manifest, the response headers),
+//! then calls the algorithm natively. The review route pages through one page
+//! as the driver does for a `reviews_to_fetch` within the first page: one
+//! session, the page through the host's HTTP service (replayed), the review
+//! contract and text formatting, and a signed continuation token.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, Method, Request};
+use axum::response::{IntoResponse, Response};
+use gleaner::api::auth::ApiKeys;
+use gleaner::api::bulkhead::Bulkheads;
+use gleaner::capabilities::http::policy::Policy;
+use gleaner::capabilities::http::OutboundRequest;
+use gleaner::capabilities::Services;
+use gleaner::config::Config;
+use gleaner::cursor::{Resume, TokenKey};
+use gleaner::error::{ApiError, ErrorShape};
+use gleaner::manifest::{FieldSpec, Manifest};
+use gleaner::record::Review;
+use gleaner::runtime::bindings::types as wit;
+use serde_json::{json, Value};
+
+use crate::native::{self, Process};
+use crate::root;
+
+/// Which native call a route makes.
+enum Handler {
+    /// A processor: its manifest's fields and its native `process`.
+    Processor {
+        fields: Vec<FieldSpec>,
+        process: Process,
+    },
+    /// customer-feedback-hub's review route.
+    Trustpilot { policy: Policy },
+}
+
+struct Route {
+    manifest: Manifest,
+    handler: Handler,
+}
+
+struct Native {
+    config: Config,
+    keys: ApiKeys,
+    bulkheads: Bulkheads,
+    services: Services,
+    tokens: TokenKey,
+    routes: HashMap<String, Route>,
+}
+
+fn manifest(name: &str) -> anyhow::Result<Manifest> {
+    Ok(Manifest::load(
+        &root().join("plugins").join(name).join("manifest.toml"),
+    )?)
+}
+
+/// Serves the native routes on `addr` until the process is stopped, with the
+/// Trustpilot pages answered from the recordings in `replay`.
+pub async fn run(addr: SocketAddr, replay: &std::path::Path) -> anyhow::Result<()> {
+    let config = Config {
+        replay: Some(replay.to_owned()),
+        ..Config::default()
+    };
+    let replayed = gleaner::capabilities::http::har::HarReplay::load_list(replay)?;
+    let services = gleaner::services(&config, Some(replayed), None, false)?;
+    let mut routes = HashMap::new();
+    for (route, process) in native::PROCESSORS {
+        let name = route.trim_start_matches("/features/");
+        let manifest = manifest(name)?;
+        let fields = manifest
+            .processor
+            .as_ref()
+            .map(|p| p.fields.clone())
+            .unwrap_or_default();
+        routes.insert(
+            manifest.route.clone(),
+            Route {
+                manifest,
+                handler: Handler::Processor {
+                    fields,
+                    process: *process,
+                },
+            },
+        );
+    }
+    let trustpilot = manifest("customer-feedback-hub")?;
+    let policy = Policy::new(&trustpilot.name, &trustpilot.network, &trustpilot.limits)
+        .map_err(anyhow::Error::msg)?;
+    routes.insert(
+        trustpilot.route.clone(),
+        Route {
+            manifest: trustpilot,
+            handler: Handler::Trustpilot { policy },
+        },
+    );
+    let mut secret = [0u8; 32];
+    getrandom::getrandom(&mut secret).map_err(|e| anyhow::anyhow!("no random secret: {e}"))?;
+    let state = Arc::new(Native {
+        keys: ApiKeys::new(&config.api_keys),
+        bulkheads: Bulkheads::new(
+            config.max_concurrent_requests,
+            config.max_concurrent_per_plugin,
+        ),
+        tokens: TokenKey::from_secret(&secret).map_err(|e| anyhow::anyhow!("{e}"))?,
+        services,
+        routes,
+        config,
+    });
+    let limits = gleaner::server::ServerLimits::from_config(&state.config);
+    let router = axum::Router::new().fallback(dispatch).with_state(state);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    gleaner::server::serve(listener, router, limits, std::future::pending()).await?;
+    Ok(())
+}
+
+async fn dispatch(State(state): State<Arc<Native>>, request: Request<Body>) -> Response {
+    let request_id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128)
+        .map(str::to_owned)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let path = request.uri().path().to_owned();
+    let route = state.routes.get(&path);
+    let mut response = match handle(&state, route, request).await {
+        Ok(r) => r,
+        Err(e) => e.into_shaped_response(ErrorShape::Simple),
+    };
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        headers.insert("x-request-id", v);
+    }
+    if let Some(route) = route {
+        if let Ok(v) = HeaderValue::from_str(&route.manifest.name) {
+            headers.insert("x-gleaner-plugin", v);
+        }
+        headers.insert(
+            "x-gleaner-plugin-version",
+            HeaderValue::from_static("native"),
+        );
+    }
+    response
+}
+
+async fn handle(
+    state: &Native,
+    route: Option<&Route>,
+    request: Request<Body>,
+) -> Result<Response, ApiError> {
+    if !state.keys.allows(request.headers()) {
+        return Err(ApiError::Unauthorized);
+    }
+    let Some(route) = route else {
+        return Err(ApiError::NotFound("no native route here".into()));
+    };
+    if request.method() != Method::POST {
+        return Err(ApiError::MethodNotAllowed {
+            method: request.method().to_string(),
+            path: request.uri().path().to_owned(),
+        });
+    }
+    let json_body = request
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|v| v.starts_with("application/json"));
+    if !json_body {
+        return Err(ApiError::UnsupportedMediaType("not JSON".into()));
+    }
+    let body = gleaner::api::read_body(
+        &state.config,
+        request.into_body(),
+        state.config.max_body_bytes,
+    )
+    .await?;
+    let _slots = state.bulkheads.enter(&route.manifest.name)?;
+    match &route.handler {
+        Handler::Processor { fields, process } => {
+            let input =
+                gleaner::validate::processor_input(fields, &body).map_err(ApiError::BadRequest)?;
+            let input = Value::Object(input).to_string();
+            let output = process(&input).map_err(ApiError::BadRequest)?;
+            let value: Value = serde_json::from_str(&output)
+                .map_err(|e| ApiError::PluginFailed(format!("invalid JSON: {e}")))?;
+            let mut response = gleaner::api::ok(value);
+            response
+                .headers_mut()
+                .insert("x-gleaner-engine", HeaderValue::from_static("rules"));
+            Ok(response)
+        }
+        Handler::Trustpilot { policy } => reviews(state, route, policy, &body).await,
+    }
+}
+
+/// One page of Trustpilot reviews, as the driver answers a fetch that stops within it.
+async fn reviews(
+    state: &Native,
+    route: &Route,
+    policy: &Policy,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let manifest = &route.manifest;
+    let options = manifest
+        .source
+        .as_ref()
+        .ok_or_else(|| ApiError::PluginFailed("no [source] options".into()))?;
+    let request = gleaner::validate::source_request(&state.tokens, &manifest.route, options, body)
+        .map_err(ApiError::BadRequest)?;
+    let label = manifest.route.trim_start_matches('/');
+    let label = label.split('/').next().unwrap_or_default();
+    let (session, opened) = state.services.sessions.open(None);
+    let target =
+        plugin_customer_feedback_hub::parse_query(&request.query).map_err(ApiError::BadRequest)?;
+    let sort = request.sort.clone().unwrap_or_else(|| "recency".into());
+    let stars = request.filter.as_ref().map(|f| match f {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    });
+    let url = plugin_customer_feedback_hub::page_url(&target, &sort, stars.as_deref(), 1);
+    let deadline = started + state.config.fetch_budget();
+    let answer = state
+        .services
+        .http
+        .send(
+            policy,
+            &session,
+            OutboundRequest {
+                method: "GET".into(),
+                url: url.clone(),
+                headers: vec![("gleaner-profile".into(), "document".into())],
+                body: None,
+            },
+            deadline,
+        )
+        .await
+        .map_err(|e| ApiError::Upstream(e.to_string()))?;
+    let response = gleaner_sdk::http::Response {
+        status: answer.status,
+        headers: answer.headers,
+        body: answer.body,
+        final_url: answer.final_url,
+    };
+    let page = plugin_customer_feedback_hub::page_from_response(&url, response, &target, 1, &sort)
+        .map_err(|e| ApiError::from_fetch(label, host_error(e)))?;
+    let limit = request.reviews_to_fetch.map(|n| n as usize);
+    let mut reviews = Vec::new();
+    for item in &page.reviews {
+        if limit.is_some_and(|l| reviews.len() >= l) {
+            break;
+        }
+        let record = Review::from_wit(&host_review(item), label, request.is_text_formatted)
+            .map_err(|e| ApiError::PluginFailed(e.to_string()))?;
+        reviews.push(record);
+    }
+    let taken = reviews.len();
+    let rest_of_page = taken < page.reviews.len();
+    let resume = Resume {
+        cursor: if rest_of_page {
+            None
+        } else {
+            page.next_cursor.clone()
+        },
+        skip: if rest_of_page { taken as u32 } else { 0 },
+        sort: request.sort.clone(),
+        filter: request.filter.clone(),
+        sync_date: None,
+        session: Some(session.id.clone()),
+    };
+    let continues = rest_of_page || page.next_cursor.is_some();
+    let token = continues
+        .then(|| gleaner::cursor::encode(&state.tokens, &manifest.route, &request.query, &resume));
+    let meta = &page.meta;
+    let body = json!({
+        "all_reviews": reviews,
+        "extra_information": {
+            "resolved_url": meta.resolved_url,
+            "name": meta.name,
+            "average_rating": meta.average_rating,
+            "total_reviews": meta.total_reviews,
+            "pages_fetched": 1,
+            "pages_unused": 0,
+            "complete": !continues,
+            "stop_reason": if continues { "limit_reached" } else { "exhausted" },
+            "elapsed_ms": started.elapsed().as_millis() as u64,
+            "plugin": manifest.name,
+            "plugin_version": manifest.version,
+            "dates_are": "utc",
+            "session": opened.code(),
+            "source": gleaner::record::extra_object(&meta.extra_json),
+        },
+        "message": format!("Fetched {taken} reviews from 1 page."),
+        "next_page": token,
+    });
+    Ok((axum::http::StatusCode::OK, axum::Json(body)).into_response())
+}
+
+/// The SDK's fetch error as the host's.
+fn host_error(e: gleaner_sdk::FetchError) -> wit::FetchError {
+    use gleaner_sdk::FetchError as F;
+    match e {
+        F::BadQuery(m) => wit::FetchError::BadQuery(m),
+        F::NotFound(m) => wit::FetchError::NotFound(m),
+        F::Blocked(m) => wit::FetchError::Blocked(m),
+        F::Upstream(m) => wit::FetchError::Upstream(m),
+        F::Timeout(m) => wit::FetchError::Timeout(m),
+        F::BadCursor(m) => wit::FetchError::BadCursor(m),
+    }
+}
+
+fn host_text(t: &gleaner_sdk::Text) -> wit::Text {
+    match t {
+        gleaner_sdk::Text::Plain(s) => wit::Text::Plain(s.clone()),
+        gleaner_sdk::Text::Html(s) => wit::Text::Html(s.clone()),
+    }
+}
+
+/// The plugin's review as the host's type: the step the component model's
+/// lifting does for the plugin route.
+fn host_review(r: &gleaner_sdk::types::Review) -> wit::Review {
+    wit::Review {
+        id: r.id.clone(),
+        title: r.title.clone(),
+        text: r.text.as_ref().map(host_text),
+        rating: r.rating,
+        rating_scale_max: r.rating_scale_max,
+        date: r.date.clone(),
+        author_name: r.author_name.clone(),
+        author_profile_image_url: r.author_profile_image_url.clone(),
+        author_url: r.author_url.clone(),
+        author_title: r.author_title.clone(),
+        review_url: r.review_url.clone(),
+        media: r
+            .media
+            .iter()
+            .map(|m| wit::Media {
+                id: m.id.clone(),
+                media_type: m.media_type.clone(),
+                url: m.url.clone(),
+                width: m.width,
+                height: m.height,
+            })
+            .collect(),
+        reply: r.reply.as_ref().map(|p| wit::Reply {
+            text: host_text(&p.text),
+            date: p.date.clone(),
+            author: p.author.clone(),
+        }),
+        helpful_votes: r.helpful_votes,
+        language: r.language.clone(),
+        extra_json: r.extra_json.clone(),
+    }
+}

@@ -1,0 +1,642 @@
+//! The WASM tax: the same algorithm compiled natively and called in-process,
+//! against the plugin through wasmtime with a fresh store per call, as served;
+//! per call, and per HTTP request behind the same kind of axum route.
+//!
+//! Where the plugin call costs more, the phases of a call are timed apart:
+//! store setup (the per-call WASI context and limits), instantiation, the
+//! export call itself, and dropping the store (the pooling allocator resets
+//! the instance's memory); and the cost of passing a string in and parsing it
+//! as JSON is measured on a processor that does nothing else.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gleaner::capabilities::http::session::Session;
+use gleaner::capabilities::http::OutboundRequest;
+use gleaner::capabilities::CallContext;
+use gleaner::config::Config;
+use gleaner::registry::Plugin;
+use gleaner::runtime::bindings::types::PageRequest;
+use gleaner::runtime::memory::{MemoryBudget, MemoryPool};
+use gleaner::runtime::state::CallState;
+use gleaner::runtime::{Prepared, Runtime};
+use gleaner::App;
+use serde_json::{json, Value};
+
+use crate::native::{self, timed_sync, TrustpilotPage, TRUSTPILOT_QUERY};
+use crate::report::{self, duration, times, Row, Summary};
+use crate::{load, memory, root, timed, ServerProcess};
+
+/// The review the processors get, as in the processor section.
+pub const REVIEW: &str = "Setup took ten minutes. Since switching, our team closes tickets 3x faster and we saved about $2,000 a month. i recieved great support , the the staff was definately helpful!!";
+
+/// The processor input for a route.
+pub fn processor_input(route: &str) -> Value {
+    if route.ends_with("review-chunk") {
+        json!({"review_text": REVIEW, "widget_type": "card"})
+    } else {
+        json!({"review_id": "r1", "review_text": REVIEW})
+    }
+}
+
+/// Per route, the per-call medians: native, plugin.
+static PER_CALL: std::sync::Mutex<std::collections::BTreeMap<String, (Duration, Duration)>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+fn name_of(route: &str) -> &str {
+    route.rsplit('/').next().unwrap_or(route)
+}
+
+/// The phases of one plugin call, timed apart, and a second call in the same
+/// instance (its statics set and its memory touched by the first).
+#[derive(Default)]
+struct Phases {
+    setup: Vec<Duration>,
+    instantiate: Vec<Duration>,
+    call: Vec<Duration>,
+    again: Vec<Duration>,
+    drop: Vec<Duration>,
+}
+
+impl Phases {
+    fn push(&mut self, times: [Duration; 5]) {
+        let [setup, instantiate, call, again, dropped] = times;
+        self.setup.push(setup);
+        self.instantiate.push(instantiate);
+        self.call.push(call);
+        self.again.push(again);
+        self.drop.push(dropped);
+    }
+}
+
+/// A store as the runtime makes one for a call: the plugin's memory cap under a
+/// pool, its grant, the epoch deadline that yields every tick.
+fn store(
+    runtime: &Runtime,
+    plugin: &Plugin,
+    engine: &wasmtime::Engine,
+) -> wasmtime::Store<CallState> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let memory = MemoryBudget::new(MemoryPool::new(2048 << 20), plugin.grant.memory_bytes);
+    let call = CallContext::new(plugin.grant.clone(), "bench".into(), deadline, None);
+    let state = CallState::new(call, runtime.services().clone(), memory);
+    let mut store = wasmtime::Store::new(engine, state);
+    store.limiter_async(|s| &mut s.memory);
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(|_| Ok(wasmtime::UpdateDeadline::Yield(1)));
+    store
+}
+
+/// What a phase measurement calls.
+enum Export<'a> {
+    /// A processor's `process(input)`.
+    Process(&'a str),
+    /// A source's `fetch-page(request)`.
+    FetchPage(&'a PageRequest),
+}
+
+/// Times the phases of a call, `n` times (after 20 unrecorded).
+async fn phases(
+    runtime: &Runtime,
+    plugin: &Plugin,
+    export: Export<'_>,
+    n: usize,
+) -> anyhow::Result<Phases> {
+    let mut phases = Phases::default();
+    for i in 0..n + 20 {
+        let times = match (&plugin.prepared, &export) {
+            (Prepared::Processor(pre), Export::Process(input)) => {
+                let t = Instant::now();
+                let mut store = store(runtime, plugin, pre.engine());
+                let setup = t.elapsed();
+                let t = Instant::now();
+                let instance = pre.instantiate_async(&mut store).await?;
+                let instantiate = t.elapsed();
+                let export = instance.gleaner_plugin_processor_plugin();
+                let t = Instant::now();
+                let out = export.call_process(&mut store, input).await?;
+                let call = t.elapsed();
+                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+                let t = Instant::now();
+                let out = export.call_process(&mut store, input).await?;
+                let again = t.elapsed();
+                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+                let t = Instant::now();
+                drop(store);
+                [setup, instantiate, call, again, t.elapsed()]
+            }
+            (Prepared::Source(pre), Export::FetchPage(request)) => {
+                let t = Instant::now();
+                let mut store = store(runtime, plugin, pre.engine());
+                let setup = t.elapsed();
+                let t = Instant::now();
+                let instance = pre.instantiate_async(&mut store).await?;
+                let instantiate = t.elapsed();
+                let export = instance.gleaner_plugin_source_plugin();
+                let t = Instant::now();
+                let out = export.call_fetch_page(&mut store, request).await?;
+                let call = t.elapsed();
+                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+                let t = Instant::now();
+                let out = export.call_fetch_page(&mut store, request).await?;
+                let again = t.elapsed();
+                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+                let t = Instant::now();
+                drop(store);
+                [setup, instantiate, call, again, t.elapsed()]
+            }
+            _ => anyhow::bail!("{}: not that kind of plugin", plugin.manifest.name),
+        };
+        if i >= 20 {
+            phases.push(times);
+        }
+    }
+    Ok(phases)
+}
+
+/// Records the phases of a call, each as a share of their sum, the call against `native`.
+fn report_phases(name: &str, export: &str, phases: &Phases, native: Duration) {
+    let parts = [
+        ("store setup (WASI context, limits)", &phases.setup),
+        ("instantiation", &phases.instantiate),
+        (export, &phases.call),
+        ("store drop (instance memory reset)", &phases.drop),
+    ];
+    let whole: Duration = parts.iter().map(|(_, s)| Summary::of(s).median).sum();
+    for (phase, samples) in parts {
+        let s = Summary::of(samples);
+        report::row(Row {
+            what: format!("{name}: plugin phase: {phase}"),
+            n: Some(s.n),
+            median: Some(duration(s.median)),
+            p99: Some(duration(s.p99)),
+            value: Some(format!(
+                "{:.0}% of the phases' sum",
+                100.0 * s.median.as_secs_f64() / whole.as_secs_f64().max(1e-12)
+            )),
+            ratio: (phase == export).then(|| ratio(s.median, native, "native").unwrap_or_default()),
+        });
+    }
+    let again = Summary::of(&phases.again);
+    let first = Summary::of(&phases.call).median;
+    report::row(Row {
+        what: format!(
+            "{name}: the same call again in the same instance (statics set, memory touched)"
+        ),
+        n: Some(again.n),
+        median: Some(duration(again.median)),
+        p99: Some(duration(again.p99)),
+        value: Some(format!(
+            "first call in a fresh instance costs {} more",
+            duration(first.saturating_sub(again.median))
+        )),
+        ratio: ratio(again.median, native, "native (guest code vs native code)"),
+    });
+}
+
+fn ratio(x: Duration, baseline: Duration, name: &str) -> Option<String> {
+    (baseline > Duration::ZERO)
+        .then(|| format!("{} {name}", times(x.as_secs_f64() / baseline.as_secs_f64())))
+}
+
+fn same_json(a: &str, b: &str) -> bool {
+    serde_json::from_str::<Value>(a).ok() == serde_json::from_str::<Value>(b).ok()
+}
+
+/// Per call: each processor natively and as a plugin, with the phases of the plugin call.
+pub async fn per_call() -> anyhow::Result<()> {
+    let app = crate::replay_app().await?;
+    let runtime = app.state.runtime.clone();
+    for (route, native_process) in native::PROCESSORS {
+        let name = name_of(route);
+        let plugin = app
+            .state
+            .registry
+            .get(route)
+            .ok_or_else(|| anyhow::anyhow!("{route} not loaded (make plugins)"))?;
+        let input = processor_input(route).to_string();
+        let deadline = || Instant::now() + Duration::from_secs(10);
+        let from_plugin = runtime
+            .process(&plugin, "bench", &input, deadline())
+            .await?
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let from_native = native_process(&input).map_err(anyhow::Error::msg)?;
+        if !same_json(&from_plugin.body, &from_native) {
+            report::note(format!(
+                "{name}: the native and the plugin answers differ; the comparison is not of the same work"
+            ));
+        }
+        let native = report::samples(
+            &format!("{name}: native, in-process (JSON in, algorithm, JSON out)"),
+            &timed_sync(200, 5_000, || native_process(&input)),
+            None,
+        );
+        let wasm = timed(50, 2_000, || async {
+            runtime
+                .process(&plugin, "bench", &input, deadline())
+                .await?
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            Ok(())
+        })
+        .await?;
+        let wasm = Summary::of(&wasm);
+        report::row(Row {
+            what: format!("{name}: plugin, fresh store per call (as served)"),
+            n: Some(wasm.n),
+            median: Some(duration(wasm.median)),
+            p99: Some(duration(wasm.p99)),
+            value: None,
+            ratio: ratio(wasm.median, native.median, "native"),
+        });
+        parallel(
+            &runtime,
+            &plugin,
+            &input,
+            *native_process,
+            native.median,
+            wasm.median,
+        )
+        .await?;
+        let phases = phases(&runtime, &plugin, Export::Process(&input), 1_000).await?;
+        report_phases(name, "process() call", &phases, native.median);
+        PER_CALL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(route.to_string(), (native.median, wasm.median));
+    }
+    boundary().await?;
+    source_per_call().await?;
+    Ok(())
+}
+
+/// Calls per second with one caller per core at once, natively and as a
+/// plugin, against one caller: how each scales across the machine's cores.
+async fn parallel(
+    runtime: &Arc<Runtime>,
+    plugin: &Arc<Plugin>,
+    input: &str,
+    native_process: native::Process,
+    native_one: Duration,
+    wasm_one: Duration,
+) -> anyhow::Result<()> {
+    let callers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let window = Duration::from_secs(2);
+    let native_calls: usize = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..callers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let started = Instant::now();
+                    let mut calls = 0usize;
+                    while started.elapsed() < window {
+                        std::hint::black_box(native_process(input)).ok();
+                        calls += 1;
+                    }
+                    calls
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap_or(0)).sum()
+    });
+    let mut tasks = Vec::new();
+    for _ in 0..callers {
+        let (runtime, plugin, input) = (runtime.clone(), plugin.clone(), input.to_owned());
+        tasks.push(tokio::spawn(async move {
+            let started = Instant::now();
+            let mut calls = 0usize;
+            while started.elapsed() < window {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                if let Ok(Ok(_)) = runtime.process(&plugin, "bench", &input, deadline).await {
+                    calls += 1;
+                }
+            }
+            calls
+        }));
+    }
+    let mut wasm_calls = 0;
+    for t in tasks {
+        wasm_calls += t.await?;
+    }
+    let name = name_of(&plugin.manifest.route).to_owned();
+    for (form, calls, one) in [
+        ("native", native_calls, native_one),
+        ("plugin", wasm_calls, wasm_one),
+    ] {
+        let rate = calls as f64 / window.as_secs_f64();
+        let single = 1.0 / one.as_secs_f64().max(1e-12);
+        report::row(Row {
+            what: format!("{name}: {form}, {callers} callers at once"),
+            n: Some(calls),
+            value: Some(format!("{rate:.0} calls/s")),
+            ratio: Some(format!("{} one caller", times(rate / single))),
+            ..Row::default()
+        });
+    }
+    Ok(())
+}
+
+/// What passing a string in and parsing it as JSON costs, on test-misbehave's
+/// `ok` mode (it parses its input and answers `{"ok":true}`): the same call
+/// with a small and a large input.
+async fn boundary() -> anyhow::Result<()> {
+    let dir = root().join("target/test-plugins");
+    if !dir.join("test-misbehave.wasm").exists() {
+        report::note(
+            "test-misbehave is not staged (make plugins); the boundary cost was not measured",
+        );
+        return Ok(());
+    }
+    let config = Config {
+        plugin_dir: dir,
+        cache_dir: Some(root().join("target/gleaner-cache")),
+        watch: false,
+        ..Config::default()
+    };
+    let app = App::build(config).await?;
+    let Some(plugin) = app.state.registry.get("/test/misbehave") else {
+        report::note("test-misbehave did not load; the boundary cost was not measured");
+        return Ok(());
+    };
+    let runtime = app.state.runtime.clone();
+    let mut medians = Vec::new();
+    for size in [0usize, 64 << 10] {
+        let input = json!({"mode": "ok", "pad": "x".repeat(size)}).to_string();
+        let samples = timed(20, 500, || async {
+            runtime
+                .process(
+                    &plugin,
+                    "bench",
+                    &input,
+                    Instant::now() + Duration::from_secs(10),
+                )
+                .await?
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            Ok(())
+        })
+        .await?;
+        let s = report::samples(
+            &format!(
+                "boundary: a processor that only parses its input, {} KiB in",
+                input.len() / 1024
+            ),
+            &samples,
+            None,
+        );
+        let native = Summary::of(&timed_sync(50, 2_000, || {
+            serde_json::from_str::<Value>(&input).map(|v| v.is_object())
+        }));
+        medians.push((input.len(), s.median, native.median));
+    }
+    if let &[(small_len, small, _), (big_len, big, native_big)] = medians.as_slice() {
+        let per_kib =
+            (big.saturating_sub(small)).as_secs_f64() / ((big_len - small_len) as f64 / 1024.0);
+        report::row(Row {
+            what: "boundary: each KiB of input passed in and parsed as JSON in the guest".into(),
+            value: Some(format!("{:.2} µs/KiB", per_kib * 1e6)),
+            ratio: Some(format!(
+                "{} native JSON parse ({:.2} µs/KiB)",
+                times(per_kib / (native_big.as_secs_f64() / (big_len as f64 / 1024.0)).max(1e-12)),
+                native_big.as_secs_f64() * 1e6 / (big_len as f64 / 1024.0)
+            )),
+            ..Row::default()
+        });
+    }
+    Ok(())
+}
+
+/// Per call: customer-feedback-hub's parser on its replayed first page.
+async fn source_per_call() -> anyhow::Result<()> {
+    let tests = root().join("plugins/customer-feedback-hub/tests");
+    let config = Config {
+        plugin_dir: root().join("target/plugins"),
+        cache_dir: Some(root().join("target/gleaner-cache")),
+        replay: Some(tests.clone()),
+        watch: false,
+        ..Config::default()
+    };
+    let app = App::build(config).await?;
+    let plugin = app
+        .state
+        .registry
+        .get("/customer-feedback-hub/reviews")
+        .ok_or_else(|| anyhow::anyhow!("customer-feedback-hub not loaded (make plugins)"))?;
+    let runtime = app.state.runtime.clone();
+    let session = Arc::new(Session::new());
+    let host_fetch = || async {
+        runtime
+            .services()
+            .http
+            .send(
+                &plugin.grant.policy,
+                &session,
+                OutboundRequest {
+                    method: "GET".into(),
+                    url: TrustpilotPage::url(),
+                    headers: vec![("gleaner-profile".into(), "document".into())],
+                    body: None,
+                },
+                Instant::now() + Duration::from_secs(10),
+            )
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    };
+    let page = TrustpilotPage::new(host_fetch().await?)?;
+    let native_page = page.parse().map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let request = PageRequest {
+        query: TRUSTPILOT_QUERY.into(),
+        sort: None,
+        filter_json: None,
+        cursor: None,
+    };
+    let deadline = || Instant::now() + Duration::from_secs(10);
+    let wasm_page = runtime
+        .fetch_page(&plugin, "bench", &request, deadline(), None)
+        .await?
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let ids = |ids: Vec<&String>| ids.into_iter().cloned().collect::<Vec<_>>();
+    if ids(wasm_page.reviews.iter().map(|r| &r.id).collect())
+        != ids(native_page.reviews.iter().map(|r| &r.id).collect())
+    {
+        report::note("customer-feedback-hub: the native and the plugin pages differ; the comparison is not of the same work");
+    }
+    let native = report::samples(
+        "customer-feedback-hub page parser: native, in-process (bot-wall check, __NEXT_DATA__, 20 reviews)",
+        &timed_sync(50, 1_000, || page.parse()),
+        None,
+    );
+    let fetch = timed(50, 1_000, || async {
+        std::hint::black_box(host_fetch().await?);
+        Ok(())
+    })
+    .await?;
+    let fetch = report::samples(
+        "customer-feedback-hub page: the host's HTTP service answering from the recording (both forms pay it)",
+        &fetch,
+        None,
+    );
+    let wasm = Summary::of(
+        &timed(50, 1_000, || async {
+            runtime
+                .fetch_page(&plugin, "bench", &request, deadline(), None)
+                .await?
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            Ok(())
+        })
+        .await?,
+    );
+    let both = native.median + fetch.median;
+    report::row(Row {
+        what: "customer-feedback-hub fetch-page: plugin, fresh store per call (fetch + parse)"
+            .into(),
+        n: Some(wasm.n),
+        median: Some(duration(wasm.median)),
+        p99: Some(duration(wasm.p99)),
+        value: Some(format!("native fetch + parse: {}", duration(both))),
+        ratio: ratio(wasm.median, both, "native fetch + parse"),
+    });
+    let phases = phases(&runtime, &plugin, Export::FetchPage(&request), 500).await?;
+    report_phases(
+        "customer-feedback-hub",
+        "fetch-page() call (host fetch + parse in the guest)",
+        &phases,
+        both,
+    );
+    PER_CALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert("/customer-feedback-hub/reviews".into(), (both, wasm.median));
+    Ok(())
+}
+
+/// Spawns the native server (this benchmark binary in its server mode).
+fn spawn_native(port: u16, replay: &Path) -> anyhow::Result<ServerProcess> {
+    let child = std::process::Command::new(std::env::current_exe()?)
+        .arg("--native-server")
+        .arg(port.to_string())
+        .arg(replay)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()?;
+    Ok(ServerProcess(child))
+}
+
+/// Per HTTP request: requests/s at `connections` connections, native route against plugin route.
+pub async fn per_request(connections: usize, seconds: u64) -> anyhow::Result<()> {
+    let replay = root().join("plugins/customer-feedback-hub/tests");
+    let (plugin_port, native_port) = (crate::free_port(), crate::free_port());
+    let cache = root().join("target/gleaner-cache");
+    let plugin_server = crate::spawn_server_env(
+        plugin_port,
+        &cache,
+        &root().join("target/plugins"),
+        &[("GLEANER_REPLAY", replay.to_string_lossy().as_ref())],
+    );
+    let native_server = spawn_native(native_port, &replay)?;
+    let client = load::client(connections)?;
+    crate::wait_ready(&client, plugin_port).await;
+    wait_native(&client, native_port).await?;
+    let mut cases: Vec<(String, String)> = native::PROCESSORS
+        .iter()
+        .map(|(route, _)| (route.to_string(), processor_input(route).to_string()))
+        .collect();
+    cases.push((
+        "/customer-feedback-hub/reviews".into(),
+        json!({"query": TRUSTPILOT_QUERY, "reviews_to_fetch": 20}).to_string(),
+    ));
+    let run_for = Duration::from_secs(seconds);
+    for (route, body) in cases {
+        let bodies = Arc::new(vec![body]);
+        let mut rates = Vec::new();
+        let servers = [
+            ("native route", native_port, native_server.0.id()),
+            ("plugin route", plugin_port, plugin_server.0.id()),
+        ];
+        for (form, port, pid) in servers {
+            let url = format!("http://127.0.0.1:{port}{route}");
+            load::drive(
+                &client,
+                &url,
+                bodies.clone(),
+                connections,
+                Duration::from_secs(1),
+            )
+            .await?;
+            let (faults, tlb) = (memory::minor_faults(pid), memory::tlb_shootdowns());
+            let run = load::drive(&client, &url, bodies.clone(), connections, run_for).await?;
+            let per_request = |n: u64| n as f64 / run.ok().max(1) as f64;
+            let faults = per_request(memory::minor_faults(pid).saturating_sub(faults));
+            let tlb = per_request(memory::tlb_shootdowns().saturating_sub(tlb));
+            let s = Summary::of(&run.latencies);
+            let baseline: Option<f64> = rates.first().copied();
+            report::row(Row {
+                what: format!("{route}: {form}, {connections} connections, {seconds} s"),
+                n: Some(run.ok()),
+                median: Some(duration_or_dash(s)),
+                p99: Some(duration(s.p99)),
+                value: Some(format!(
+                    "{:.0} requests/s, {} failed; per request {faults:.1} page faults in the server, \
+                     {tlb:.1} TLB shootdowns (machine-wide)",
+                    run.rate(),
+                    run.failed()
+                )),
+                ratio: baseline.map(|b| {
+                    format!(
+                        "{} native (time per request)",
+                        times(b / run.rate().max(1e-9))
+                    )
+                }),
+            });
+            if run.failed() > 0 {
+                report::note(format!("{route} {form}: {}", run.failure_summary()));
+            }
+            rates.push(run.rate());
+        }
+        let per_call = PER_CALL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&route)
+            .copied();
+        if let (&[native_rate, plugin_rate], Some((native, wasm))) = (rates.as_slice(), per_call) {
+            // At saturation the machine's cores are shared by server and load
+            // generator: cores × (1 / rate) is the CPU time one request costs.
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+            let extra = cores * (1.0 / plugin_rate.max(1e-9) - 1.0 / native_rate.max(1e-9));
+            report::note(format!(
+                "{route}: the plugin route costs about {:.0} µs more CPU per request than the native route \
+                 ({cores:.0} cores × the difference of 1/requests-per-second); in-process, one call at a time, \
+                 the plugin call costs {:.0} µs more than the native one",
+                extra * 1e6,
+                wasm.saturating_sub(native).as_secs_f64() * 1e6
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn duration_or_dash(s: Summary) -> String {
+    if s.n == 0 {
+        "-".into()
+    } else {
+        duration(s.median)
+    }
+}
+
+async fn wait_native(client: &reqwest::Client, port: u16) -> anyhow::Result<()> {
+    let started = Instant::now();
+    loop {
+        let answer = client
+            .post(format!("http://127.0.0.1:{port}/features/review-chunk"))
+            .header("content-type", "application/json")
+            .body(processor_input("/features/review-chunk").to_string())
+            .send()
+            .await;
+        if answer.is_ok_and(|r| r.status().is_success()) {
+            return Ok(());
+        }
+        anyhow::ensure!(
+            started.elapsed() < Duration::from_secs(30),
+            "the native server did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
