@@ -595,6 +595,13 @@ async fn main() -> anyhow::Result<()> {
         paging::report().await?;
         return report::write(&bench_dir().join("paging.md"));
     }
+    if args.get(1).map(String::as_str) == Some("--tax") {
+        // The WASM tax section alone, written to target/bench/tax.md.
+        report::header(machine());
+        tax::per_call().await?;
+        tax::per_request(64, 8).await?;
+        return report::write(&bench_dir().join("tax.md"));
+    }
     let started = Instant::now();
     report::header(machine());
     report::header(format!(
