@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins host wasm-target bench bench-peers clean new-plugin test-plugin template-check fuzz test-unit
+.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit
 
 all: plugins host
 
@@ -51,6 +51,23 @@ run: plugins host
 ## Serves with recorded upstream traffic, so every endpoint answers without internet.
 demo: plugins host
 	GLEANER_REPLAY=plugins:tests/fixtures/har ./target/release/gleaner
+
+## Builds one plugin (NAME=...), stages it in $(PLUGIN_OUT) and precompiles it:
+## the quick loop while working on one plugin.
+plugin: wasm-target host
+	@test -n "$(NAME)" || { echo "usage: make plugin NAME=<plugin directory under plugins/>"; exit 2; }
+	$(CARGO) build --release --target $(WASM_TARGET) -p plugin-$(NAME)
+	@mkdir -p $(PLUGIN_OUT)
+	cp plugins/$(NAME)/manifest.toml $(PLUGIN_OUT)/$(NAME).toml
+	cp $(WASM_DIR)/plugin_$$(echo $(NAME) | tr - _).wasm $(PLUGIN_OUT)/$(NAME).wasm
+	./target/release/gleaner precompile $(PLUGIN_OUT)
+
+## Quality benchmarks: every processor on sets it was not tuned on, printed and
+## written to target/eval/report.md (docs/quality.md keeps a copy). Third-party
+## sets are read from GLEANER_EVAL_DATA; eval/README.md says how to place them.
+## `make eval SETS="highlight enhance"` runs some of them.
+eval: plugins host
+	$(CARGO) run --release -p gleaner --example eval -- $(SETS)
 
 ## Runs every test: unit tests of host and plugins, then the integration tests against the real server.
 test: plugins

@@ -44,7 +44,7 @@ async fn domain_to_asset_finds_logo_favicon_and_colours() {
     let (status, body) = s
         .post(
             ASSET,
-            json!({"query": "https://www.bluefin-analytics.com/pricing"}),
+            json!({"query": "https://www.bluefin-analytics.com/"}),
         )
         .await;
     assert_eq!(status, 200, "{body}");
@@ -53,8 +53,8 @@ async fn domain_to_asset_finds_logo_favicon_and_colours() {
         "schema.org logo before header logos"
     );
     assert_eq!(
-        body["favicon_url"], "https://www.bluefin-analytics.com/apple-touch-icon.png",
-        "the largest declared icon (180x180) wins over the 32x32 one"
+        body["favicon_url"], "https://www.bluefin-analytics.com/favicon-32x32.png",
+        "the apple-touch-icon declared 180x180 is really 16x16: real sizes rank"
     );
     let (bg, button) = (
         body["widget_page_background_color"].as_str().unwrap(),
@@ -76,6 +76,10 @@ async fn domain_to_asset_finds_logo_favicon_and_colours() {
         body["favicon_url"],
         "https://corner-bakery.example/favicon.ico"
     );
+    assert_eq!(
+        body["logo_url"],
+        "https://corner-bakery.example/images/corner-bakery.png"
+    );
     assert!(
         is_hex(&body["widget_button_color"]),
         "colour from the logo's dominant colour: {body}"
@@ -92,8 +96,55 @@ async fn domain_to_asset_finds_logo_favicon_and_colours() {
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
-        body["favicon_url"], "https://studio-nine.example/favicon.ico",
-        "a 404 icon falls back to /favicon.ico"
+        body["favicon_url"],
+        Value::Null,
+        "a 404 icon and a 1-pixel /favicon.ico are both discarded: {body}"
+    );
+}
+
+#[tokio::test]
+async fn website_processors_read_the_page_given() {
+    let s = common::start(&["domain-to-asset", "wol-meta-info"], |_| {}).await;
+    let post = "https://www.bluefin-analytics.com/blog/weekly-digests";
+    let (status, body) = s.post(ASSET, json!({ "query": post })).await;
+    assert_eq!(status, 200, "the article itself is read: {body}");
+    assert_eq!(
+        body["logo_url"], "https://www.bluefin-analytics.com/brand/logo-header.svg",
+        "the lazy-loaded header logo, not its data: stand-in, the 1x1 GIF before it, \
+         the tracking pixel, the press badge or the article's og:image"
+    );
+    assert_eq!(
+        body["favicon_url"], "https://www.bluefin-analytics.com/favicon-32x32.png",
+        "the Safari mask icon is not a favicon"
+    );
+
+    let (status, body) = s
+        .post(
+            WOL,
+            json!({"email": "ops@bluefin-analytics.com", "website": post}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let data = &body["data"];
+    assert_eq!(data["website"], post);
+    assert_eq!(
+        data["site_title"], "Weekly digests, rewritten",
+        "og:title without the site name"
+    );
+    assert_eq!(
+        data["source_title"],
+        "Weekly digests, rewritten – Bluefin Analytics"
+    );
+    assert!(
+        data["site_description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Weekly digests now lead with"),
+        "og:description before the meta description: {data}"
+    );
+    assert_eq!(
+        data["brand_name"], "Bluefin Analytics",
+        "the brand from the home page, not the blog's title"
     );
 }
 
@@ -109,7 +160,7 @@ async fn domain_to_asset_favicon_only_and_errors() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body["favicon_url"],
-        "https://www.bluefin-analytics.com/apple-touch-icon.png"
+        "https://www.bluefin-analytics.com/favicon-32x32.png"
     );
     assert!(
         body["logo_url"].is_null()
@@ -275,7 +326,7 @@ async fn favicon_only_makes_fewer_requests() {
         <body><header><img class="logo" src="/logo.png"></header></body></html>"#;
     let png = base64::Engine::decode(
         &base64::engine::general_purpose::STANDARD,
-        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+        "iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAYAAABzenr0AAAALUlEQVR42u3OIQEAAAgDsHeiNSUhxs3E/LKTa4qAgICAgICAgICAgICAgEA78PuocGrQt40XAAAAAElFTkSuQmCC",
     )
     .unwrap();
     let router = axum::Router::new().fallback(move |uri: axum::http::Uri| {
@@ -283,13 +334,24 @@ async fn favicon_only_makes_fewer_requests() {
         async move {
             counter.fetch_add(1, Ordering::SeqCst);
             log.lock().unwrap().push(uri.path().to_owned());
+            let ok = axum::http::StatusCode::OK;
             match uri.path() {
-                "/" => ([("content-type", "text/html")], page.as_bytes().to_vec()),
+                "/" => (
+                    ok,
+                    [("content-type", "text/html")],
+                    page.as_bytes().to_vec(),
+                ),
                 "/m.json" => (
+                    ok,
                     [("content-type", "application/json")],
                     br##"{"name":"Shop","theme_color":"#aa3300"}"##.to_vec(),
                 ),
-                _ => ([("content-type", "image/png")], png),
+                "/icon.png" | "/logo.png" => (ok, [("content-type", "image/png")], png),
+                _ => (
+                    axum::http::StatusCode::NOT_FOUND,
+                    [("content-type", "text/html")],
+                    b"not found".to_vec(),
+                ),
             }
         }
     });
@@ -308,10 +370,18 @@ async fn favicon_only_makes_fewer_requests() {
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["favicon_url"], "https://shop.example/icon.png");
+    let mut seen = hits.lock().unwrap().clone();
+    seen.sort();
     assert_eq!(
-        *hits.lock().unwrap(),
-        vec!["/", "/icon.png"],
-        "page and favicon only"
+        seen,
+        [
+            "/",
+            "/apple-touch-icon-precomposed.png",
+            "/apple-touch-icon.png",
+            "/favicon.ico",
+            "/icon.png"
+        ],
+        "the page and the favicon candidates only, each once"
     );
     let before = count.load(Ordering::SeqCst);
     let (_, body) = s.post(ASSET, json!({"query": "shop.example"})).await;

@@ -1,17 +1,18 @@
-//! Ranking of favicon and logo candidates, brand colour selection and widget colours
-//! with a guaranteed contrast, plus image sniffing and a dominant-colour fallback.
+//! Ranking of favicon candidates (by declared size to fetch, by real size to pick),
+//! brand colour selection and widget colours with a guaranteed contrast, plus image
+//! sniffing and a dominant-colour fallback.
 //!
 //! Pure logic over [`crate::site`] metadata: no I/O, and no panics on any input.
 
 use crate::page::{parse_color, Icon, PageMeta, WebAppManifest};
+use gleaner_sdk::image_size::image_size;
 
 /// Ranked assets of a site.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Assets {
-    /// Favicon URLs, best first; the site's `/favicon.ico` is always among them.
+    /// Favicon URLs in the order to fetch them; the site's [`PROBED_ICONS`] are always
+    /// among them.
     pub favicon_candidates: Vec<String>,
-    /// Logo URLs, best first.
-    pub logo_candidates: Vec<String>,
     /// Widget background colour (`#rrggbb`), when a brand colour was found.
     pub background: Option<String>,
     /// Widget button colour (`#rrggbb`), at least 3:1 against `background`.
@@ -256,13 +257,40 @@ fn push_unique(list: &mut Vec<String>, url: Option<String>) {
     }
 }
 
-/// Ranks favicons, logos and colours from a page's metadata and, when fetched, its web
-/// app manifest.
+/// The icons every site may have without declaring them, at its root: Apple
+/// touch icons and `/favicon.ico`, as browsers and besticon look for them.
+pub const PROBED_ICONS: [&str; 3] = [
+    "/apple-touch-icon.png",
+    "/apple-touch-icon-precomposed.png",
+    "/favicon.ico",
+];
+
+/// Whether an icon is a Safari pinned-tab mask or a monochrome manifest icon:
+/// a one-colour silhouette, not a favicon.
+fn is_mask(icon: &Icon) -> bool {
+    icon.rel
+        .split(' ')
+        .any(|r| r == "mask-icon" || r == "monochrome")
+}
+
+/// The manifest's largest icon of at least 192px (SVG counts as large; not
+/// monochrome), the manifest's stand-in for a logo.
+pub fn manifest_logo(manifest: &WebAppManifest) -> Option<String> {
+    manifest
+        .icons
+        .iter()
+        .filter(|i| !i.rel.contains("monochrome") && (is_svg_icon(i) || icon_size(i) >= 192))
+        .max_by_key(|i| (icon_size(i), i.rel == "manifest" || i.rel.contains("any")))
+        .map(|i| i.url.clone())
+}
+
+/// Ranks favicon candidates and colours from a page's metadata and, when fetched, its
+/// web app manifest.
 ///
-/// Favicons: the page's icon links (largest first, PNG/SVG before ICO, mask icons last),
-/// then manifest icons (same order), then the site's `/favicon.ico`. Logos: `og:logo`,
-/// the JSON-LD logo, header / home-link logo images, the manifest's largest icon of at
-/// least 192px (SVG counts as large; not monochrome), then `og:image`. Colours, in order:
+/// Favicon candidates, in the order they are fetched: the page's icon links (largest
+/// declared first, PNG/SVG before ICO), the site's [`PROBED_ICONS`], then manifest
+/// icons (same order). Mask icons are not favicons and are left out. The winner is
+/// chosen by real size once fetched ([`best_favicon`]). Colours, in order:
 /// theme-color, manifest theme then background colour, tile colour, CSS (primary and
 /// brand variables, buttons, accent variables); the first colourful one (chroma >= 0.15)
 /// wins, failing that the first one that is not near-white (e.g. black), else none. The
@@ -270,36 +298,21 @@ fn push_unique(list: &mut Vec<String>, url: Option<String>) {
 /// page background as the background hint.
 pub fn rank(meta: &PageMeta, manifest: Option<&WebAppManifest>, base_url: &str) -> Assets {
     let by_score = |icons: &[Icon]| {
-        let mut icons: Vec<&Icon> = icons.iter().collect();
+        let mut icons: Vec<&Icon> = icons.iter().filter(|i| !is_mask(i)).collect();
         icons.sort_by_key(|i| std::cmp::Reverse(favicon_score(i)));
         icons.into_iter().map(|i| i.url.clone()).collect::<Vec<_>>()
     };
     let manifest_icons = manifest.map(|m| m.icons.as_slice()).unwrap_or_default();
     let mut favicons = Vec::new();
-    for url in by_score(&meta.icons)
-        .into_iter()
-        .chain(by_score(manifest_icons))
-    {
+    for url in by_score(&meta.icons) {
         push_unique(&mut favicons, Some(url));
     }
-    push_unique(
-        &mut favicons,
-        crate::page::resolve(base_url, "/favicon.ico"),
-    );
-
-    let manifest_logo = manifest_icons
-        .iter()
-        .filter(|i| !i.rel.contains("monochrome") && (is_svg_icon(i) || icon_size(i) >= 192))
-        .max_by_key(|i| (icon_size(i), i.rel == "manifest" || i.rel.contains("any")))
-        .map(|i| i.url.clone());
-    let mut logos = Vec::new();
-    push_unique(&mut logos, meta.og_logo.clone());
-    push_unique(&mut logos, meta.jsonld_logo.clone());
-    for url in &meta.header_logos {
-        push_unique(&mut logos, Some(url.clone()));
+    for path in PROBED_ICONS {
+        push_unique(&mut favicons, crate::page::resolve(base_url, path));
     }
-    push_unique(&mut logos, manifest_logo);
-    push_unique(&mut logos, meta.og_image.clone());
+    for url in by_score(manifest_icons) {
+        push_unique(&mut favicons, Some(url));
+    }
 
     let mut colors: Vec<(&'static str, &str)> = Vec::new();
     colors.extend(meta.theme_color.as_deref().map(|c| ("theme-color", c)));
@@ -340,11 +353,52 @@ pub fn rank(meta: &PageMeta, manifest: Option<&WebAppManifest>, base_url: &str) 
     };
     Assets {
         favicon_candidates: favicons,
-        logo_candidates: logos,
         background,
         button,
         color_source,
     }
+}
+
+/// A favicon candidate after fetching it.
+#[derive(Debug, Clone, Copy)]
+pub struct Fetched<'a> {
+    /// The URL asked for.
+    pub url: &'a str,
+    /// The URL that answered, after redirects.
+    pub final_url: &'a str,
+    /// The final status.
+    pub status: u16,
+    /// The body.
+    pub body: &'a [u8],
+}
+
+/// The side an SVG icon counts as when ranking: it is drawn at any size.
+const SVG_SIDE: u32 = 512;
+
+/// The real size of a fetched favicon (its larger side in pixels; an SVG counts as
+/// 512), or `None` when it is not a usable favicon: not 2xx, redirected elsewhere,
+/// not an image by its bytes, of unknown size, or a 1-pixel image.
+pub fn favicon_size(f: &Fetched<'_>) -> Option<u32> {
+    if !(200..300).contains(&f.status) || f.final_url != f.url {
+        return None;
+    }
+    sniff_image(f.body)?;
+    let size = image_size(f.body)?;
+    (!size.is_pixel()).then(|| size.largest_side(SVG_SIDE))
+}
+
+/// The largest usable favicon by real size ([`favicon_size`]); the first fetched wins
+/// a tie.
+pub fn best_favicon(fetched: &[Fetched<'_>]) -> Option<String> {
+    let mut best: Option<(u32, &str)> = None;
+    for f in fetched {
+        if let Some(size) = favicon_size(f) {
+            if best.is_none_or(|(b, _)| size > b) {
+                best = Some((size, f.url));
+            }
+        }
+    }
+    best.map(|(_, url)| url.to_owned())
 }
 
 #[cfg(test)]
@@ -387,20 +441,10 @@ mod tests {
                 "/favicon-32x32.png",
                 "/favicon.ico",
                 "/favicon-16x16.png",
-                "/safari-pinned-tab.svg",
+                "/apple-touch-icon-precomposed.png",
                 "/icons/512.png",
                 "/icons/192.png",
                 "/icons/96.png",
-            ]
-        );
-        assert_eq!(
-            urls(&a.logo_candidates),
-            [
-                "https://cdn.acme.io/logo.svg",
-                "/images/logo.png",
-                "/img/wordmark.svg",
-                "/icons/512.png",
-                "/og.png"
             ]
         );
         assert_eq!(a.color_source, "theme-color");
@@ -411,7 +455,6 @@ mod tests {
 
         let no_manifest = rank(&meta, None, "https://acme.io/");
         assert_eq!(no_manifest.favicon_candidates.len(), 5);
-        assert_eq!(no_manifest.logo_candidates.len(), 4);
     }
 
     #[test]
@@ -424,22 +467,143 @@ mod tests {
             a.favicon_candidates,
             [
                 "http://joes.example/img/fav.ico",
+                "http://joes.example/apple-touch-icon.png",
+                "http://joes.example/apple-touch-icon-precomposed.png",
                 "http://joes.example/favicon.ico"
             ]
-        );
-        assert_eq!(
-            a.logo_candidates,
-            ["http://joes.example/about/images/joes.jpg"]
         );
         assert_eq!(
             (a.background, a.button, a.color_source),
             (None, None, "none")
         );
         let empty = rank(&PageMeta::default(), None, "https://x.example/a/b");
-        assert_eq!(empty.favicon_candidates, ["https://x.example/favicon.ico"]);
+        assert_eq!(
+            empty.favicon_candidates,
+            [
+                "https://x.example/apple-touch-icon.png",
+                "https://x.example/apple-touch-icon-precomposed.png",
+                "https://x.example/favicon.ico"
+            ]
+        );
         assert!(rank(&PageMeta::default(), None, "garbage")
             .favicon_candidates
             .is_empty());
+    }
+
+    fn png(side: u32) -> Vec<u8> {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        b.extend(side.to_be_bytes());
+        b.extend(side.to_be_bytes());
+        b.extend([8, 6, 0, 0, 0]);
+        b
+    }
+
+    fn ico(side: u8) -> Vec<u8> {
+        let mut b = b"\0\0\x01\0\x01\0".to_vec();
+        b.extend([side, side, 0, 0, 1, 0, 32, 0, 40, 0, 0, 0, 22, 0, 0, 0]);
+        b
+    }
+
+    fn fetched<'a>(url: &'a str, body: &'a [u8]) -> Fetched<'a> {
+        Fetched {
+            url,
+            final_url: url,
+            status: 200,
+            body,
+        }
+    }
+
+    #[test]
+    fn favicon_is_ranked_by_real_size_not_declared_sizes() {
+        let html = r#"<link rel="apple-touch-icon" sizes="180x180" href="/touch.png">
+            <link rel="icon" sizes="16x16" href="/small.png">"#;
+        let meta = page_meta(html, "https://a.example/");
+        let a = rank(&meta, None, "https://a.example/");
+        assert_eq!(a.favicon_candidates[0], "https://a.example/touch.png");
+        let (touch, small, ico48) = (png(16), png(64), ico(48));
+        let got = best_favicon(&[
+            fetched("https://a.example/touch.png", &touch),
+            fetched("https://a.example/small.png", &small),
+            fetched("https://a.example/favicon.ico", &ico48),
+        ]);
+        assert_eq!(got.as_deref(), Some("https://a.example/small.png"));
+        let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"></svg>";
+        let got = best_favicon(&[
+            fetched("https://a.example/favicon.ico", &ico48),
+            fetched("https://a.example/icon.svg", svg),
+        ]);
+        assert_eq!(
+            got.as_deref(),
+            Some("https://a.example/icon.svg"),
+            "SVG scales"
+        );
+        let tie = best_favicon(&[
+            fetched("https://a.example/a.png", &small),
+            fetched("https://a.example/b.png", &small),
+        ]);
+        assert_eq!(tie.as_deref(), Some("https://a.example/a.png"));
+    }
+
+    #[test]
+    fn favicon_probes_apple_touch_icons_and_favicon_ico() {
+        let meta = page_meta("<title>x</title>", "https://b.example/blog/post");
+        let a = rank(&meta, None, "https://b.example/blog/post");
+        let probed: Vec<String> = PROBED_ICONS
+            .iter()
+            .map(|p| format!("https://b.example{p}"))
+            .collect();
+        assert_eq!(a.favicon_candidates, probed);
+    }
+
+    #[test]
+    fn mask_icon_is_not_a_favicon() {
+        let html = r##"<link rel="mask-icon" href="/pinned.svg" color="#000">
+            <link rel="icon" href="/favicon.png">"##;
+        let meta = page_meta(html, "https://c.example/");
+        let manifest = WebAppManifest {
+            icons: vec![Icon {
+                url: "https://c.example/mono.png".into(),
+                rel: "manifest monochrome".into(),
+                sizes: Some((512, 512)),
+                mime: None,
+            }],
+            ..WebAppManifest::default()
+        };
+        let a = rank(&meta, Some(&manifest), "https://c.example/");
+        assert!(!a
+            .favicon_candidates
+            .iter()
+            .any(|u| u.contains("pinned") || u.contains("mono")));
+        assert_eq!(a.favicon_candidates[0], "https://c.example/favicon.png");
+    }
+
+    #[test]
+    fn redirected_and_one_pixel_favicons_are_discarded() {
+        let (big, pixel, gif) = (png(32), png(1), b"GIF89a\x01\0\x01\0\x80\0\0".to_vec());
+        let redirected = Fetched {
+            url: "https://d.example/apple-touch-icon.png",
+            final_url: "https://d.example/",
+            status: 200,
+            body: &big,
+        };
+        let missing = Fetched {
+            status: 404,
+            ..fetched("https://d.example/apple-touch-icon-precomposed.png", &big)
+        };
+        let html_page = fetched("https://d.example/icon", b"<!doctype html><html>");
+        let got = best_favicon(&[
+            redirected,
+            missing,
+            html_page,
+            fetched("https://d.example/pixel.png", &pixel),
+            fetched("https://d.example/spacer.gif", &gif),
+            fetched("https://d.example/favicon.ico", &ico(16)),
+        ]);
+        assert_eq!(got.as_deref(), Some("https://d.example/favicon.ico"));
+        assert_eq!(
+            best_favicon(&[fetched("https://d.example/p.png", &pixel)]),
+            None
+        );
     }
 
     #[test]

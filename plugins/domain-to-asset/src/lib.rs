@@ -1,16 +1,21 @@
 //! domain-to-asset: the logo, favicon and widget colours of a website.
 //!
-//! One request for the home page, one for the web app manifest when it declares
-//! one, then favicon candidates are checked in order until one exists and is an
-//! image. Colours come from theme-color, the manifest or the CSS; failing those,
-//! from the logo's dominant colour (PNG and SVG logos). With `favicon_only` the
+//! One request for the page given (a bare domain is its home page), one for the
+//! web app manifest when it declares one, one concurrent batch for the favicon
+//! candidates (declared icons and the site's Apple touch icons and
+//! `/favicon.ico`, at most eight), ranked by their real size; then logo
+//! candidates are fetched in order (at most three) until one is a real image.
+//! Colours come from theme-color, the manifest or the CSS; failing those, from
+//! the logo's dominant colour (PNG and SVG logos). With `favicon_only` the
 //! manifest and logo are not fetched.
 
 pub mod assets;
+pub mod logo;
 
 pub use gleaner_sdk::page;
 
 use gleaner_sdk::http::{self, Response};
+use gleaner_sdk::image_size;
 use gleaner_sdk::website::{self, WebsiteError};
 use gleaner_sdk::PluginInfo;
 use serde_json::{json, Value};
@@ -53,8 +58,17 @@ fn website_error(e: WebsiteError) -> ProcessError {
     }
 }
 
+/// At most this many favicon candidates are fetched (in one concurrent batch).
+const MAX_FAVICON_FETCHES: usize = 8;
+/// Only the head of a favicon is needed to read its size: a server that honours
+/// ranges sends at most this much of each candidate (others send it whole, within
+/// the manifest's response cap).
+const FAVICON_RANGE: &str = "bytes=0-65535";
+/// At most this many logo candidates are fetched before giving up.
+const MAX_LOGO_FETCHES: usize = 3;
+
 fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
-    let (base, html) = website::home_page(query).map_err(website_error)?;
+    let (base, html) = website::page(query).map_err(website_error)?;
     let meta = page::page_meta(&html, &base);
     let manifest = if favicon_only {
         None
@@ -62,10 +76,7 @@ fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
         website::manifest(&meta)
     };
     let ranked = assets::rank(&meta, manifest.as_ref(), &base);
-    let favicon = ranked
-        .favicon_candidates
-        .iter()
-        .find_map(|url| image_at(url).map(|_| url.clone()));
+    let favicon = best_favicon(&ranked.favicon_candidates);
     if favicon_only {
         return Ok(json!({
             "logo_url": null,
@@ -74,10 +85,23 @@ fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
             "widget_button_color": null,
         }));
     }
-    let logo = ranked.logo_candidates.first().cloned();
+    let candidates = logo::candidates(
+        &html,
+        &base,
+        &meta,
+        manifest.as_ref(),
+        website::is_home(&base),
+    );
+    let logo = candidates
+        .iter()
+        .take(MAX_LOGO_FETCHES)
+        .find_map(|url| real_image(url).map(|image| (url.clone(), image)));
     let (background, button) = match (&ranked.background, &ranked.button) {
         (Some(bg), Some(button)) => (Some(bg.clone()), Some(button.clone())),
-        _ => match logo.as_deref().and_then(logo_color) {
+        _ => match logo
+            .as_ref()
+            .and_then(|(_, (bytes, mime))| logo_color(bytes, mime))
+        {
             Some(brand) => {
                 let (bg, button) = assets::widget_colors(&brand, None);
                 (Some(bg), Some(button))
@@ -86,11 +110,42 @@ fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
         },
     };
     Ok(json!({
-        "logo_url": logo,
+        "logo_url": logo.map(|(url, _)| url),
         "favicon_url": favicon,
         "widget_page_background_color": background,
         "widget_button_color": button,
     }))
+}
+
+/// Fetches the first [`MAX_FAVICON_FETCHES`] candidates at once (their first
+/// 64 KiB) and keeps the largest real one ([`assets::best_favicon`]).
+fn best_favicon(candidates: &[String]) -> Option<String> {
+    let urls: Vec<&String> = candidates.iter().take(MAX_FAVICON_FETCHES).collect();
+    let accept: &[(&str, &str)] = &[("accept", "image/*"), ("range", FAVICON_RANGE)];
+    let requests: Vec<(&str, &[(&str, &str)])> =
+        urls.iter().map(|u| (u.as_str(), accept)).collect();
+    let responses = http::get_all(&requests);
+    let fetched: Vec<assets::Fetched<'_>> = urls
+        .iter()
+        .zip(&responses)
+        .filter_map(|(url, r)| {
+            let r = r.as_ref().ok()?;
+            Some(assets::Fetched {
+                url,
+                final_url: &r.final_url,
+                status: r.status,
+                body: &r.body,
+            })
+        })
+        .collect();
+    assets::best_favicon(&fetched)
+}
+
+/// The bytes at `url` when it answers 2xx with an image that is not a 1-pixel one.
+fn real_image(url: &str) -> Option<(Vec<u8>, &'static str)> {
+    let (bytes, mime) = image_at(url)?;
+    let size = image_size::image_size(&bytes)?;
+    (!size.is_pixel()).then_some((bytes, mime))
 }
 
 /// The bytes at `url` when it answers 2xx with an image.
@@ -103,11 +158,10 @@ fn image_at(url: &str) -> Option<(Vec<u8>, &'static str)> {
 }
 
 /// The dominant colour of a PNG or SVG logo.
-fn logo_color(url: &str) -> Option<String> {
-    let (bytes, mime) = image_at(url)?;
+fn logo_color(bytes: &[u8], mime: &str) -> Option<String> {
     match mime {
-        "image/png" => assets::dominant_color(&png_rgba(&bytes)?),
-        "image/svg+xml" => svg_color(&String::from_utf8_lossy(&bytes)),
+        "image/png" => assets::dominant_color(&png_rgba(bytes)?),
+        "image/svg+xml" => svg_color(&String::from_utf8_lossy(bytes)),
         _ => None,
     }
 }

@@ -3,6 +3,7 @@
 //! default; with the optional LLM, its span is used only if it passes the same checks.
 
 pub mod highlight;
+pub mod lexicon;
 
 pub use gleaner_sdk::segment;
 
@@ -61,7 +62,7 @@ fn llm_span(text: &str) -> Option<std::ops::Range<usize>> {
         return None;
     }
     let system = "You pick the single most quotable short span of a customer review for a testimonial widget. \
-        Prefer specific positive statements: outcomes, numbers, praise. Avoid negated or hedged statements. \
+        Prefer specific positive statements: outcomes, numbers, praise. Avoid negated or hedged statements, wishes and requests. \
         Answer with the span copied exactly from the review, 5 to 25 words, nothing else. \
         If nothing is worth quoting, answer NONE.";
     let answer = llm::ask(system, text, 120).ok()?;

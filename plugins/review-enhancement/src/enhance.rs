@@ -10,9 +10,10 @@
 //!
 //! The rules below run in this order, and the whole sequence is repeated
 //! until the text stops changing (at most four rounds), which makes
-//! [`enhance`] idempotent in practice. The characters of whitespace-separated
-//! tokens containing `://`, `www.` or `@` (URLs, e-mail addresses, handles)
-//! are never changed by any rule.
+//! [`enhance`] idempotent in practice. No rule changes anything inside the
+//! spans of `protect.rs`: URLs, e-mail addresses, domains and paths with
+//! or without a scheme (`shop.example.com/path-with-tpyo`), code between
+//! backticks, hashtags and @handles.
 //!
 //! 1. **Spacing**: a run of two or more spaces/tabs between two non-blank
 //!    characters on the same line becomes one space. Line breaks, blank
@@ -23,7 +24,8 @@
 //! 3. **Space before punctuation**: blanks between a word (or a closing
 //!    quote/bracket) and `,` `.` `!` `?` `;` `:` are removed, unless that
 //!    would glue a decimal (`.5`), a name (`.NET`), an ellipsis (` ...`) or an
-//!    emoticon (`:)`, `;P`).
+//!    emoticon (`:)`, `;P`). A ` .` between a lower-case word and a
+//!    capitalised one (`clean .The`) is a sentence end and is attached too.
 //! 4. **Space after punctuation**: one space is inserted when `,` `!` `?` is
 //!    directly followed by a letter, when `;` or `:` is followed by a word of
 //!    two or more letters (so `;P` stays), and when `.` ends a lower-case word
@@ -32,39 +34,55 @@
 //!    a file or domain name). Digits
 //!    after punctuation never get a space, so `3.5`, `1,000`, `10:30`
 //!    stay, nor do dotted abbreviations (`e.g.`, `U.S.`, `Ph.D`).
-//! 5. **Spelling**: whole ASCII words found in a built-in table of common
+//! 5. **Contractions** written without an apostrophe get it back (`dont`,
+//!    `doesnt`, `didnt`, `isnt`, `wouldnt`, `thats`, `youre`, `Im` → `I'm`,
+//!    `Ive` → `I've`; see `context.rs`).
+//! 6. **Spelling**: whole ASCII words found in a built-in table of common
 //!    misspellings are replaced (`recieve` → `receive`, `alot` → `a lot`),
 //!    keeping the word's case pattern: lower, Title or UPPER case. Words in
-//!    mixed case (`ReCieve`) are left alone.
-//! 6. **Repeated words**: a word immediately repeated after a single space
+//!    mixed case (`ReCieve`) are left alone. Other lower-case words that the
+//!    English word list does not know are replaced by its most frequent word
+//!    one edit away (two for long words) with the same first letter, when that
+//!    candidate clearly wins (`words.rs`); capitalised words (names) and
+//!    words inside paths, numbers or hyphenations are never replaced.
+//! 7. **Repeated words**: a word immediately repeated after a single space
 //!    (case-insensitively, e.g. `the the`, `The the`) is written once.
 //!    Legitimate or emphatic doubles (`had had`, `that that`, `very very`,
 //!    `no no`, ...), negations, and repeats whose second word is capitalised
 //!    (`Bora Bora`) are kept.
-//! 7. **Agreement**: `we/they/you was` → `were`, `he/she/it don't` →
+//! 8. **Homophones** decided by the neighbouring words: their/there/they're,
+//!    your/you're, its/it's, whole/hole, great/grate, lose/loose, each only
+//!    where the other spelling cannot be right (`their is` → `there is`,
+//!    `its a` → `it's a`, `will loose your` → `will lose your`).
+//! 9. **Agreement**: `we/they/you was` → `were`, `he/she/it don't` →
 //!    `doesn't`, `I is` → `I am`, `they/we is` → `are`, `there is many` →
 //!    `there are many`, `could/should/would/might/must of` → `… have` (not
 //!    before `course`). `I is` is left alone after a capitalised word
 //!    (`World War I is`).
-//! 8. **Capitalisation**: a standalone `i` (also `i'm`, `i've`, `i'll`,
-//!    `i'd`) becomes `I` (not in `i.e.` or a `(i)` list label), and the first
-//!    letter of each sentence is upper-cased. Sentence starts are those of
-//!    [`crate::segment::sentence_spans`] plus any word after a token ending in
-//!    `.` `!` `?` (as informal reviews often continue in lower case), except
-//!    after an ellipsis, a known abbreviation (`etc.`, `vs.`, `Dr.`), a dotted
-//!    abbreviation (`e.g.`, `a.m.`) or a single letter. A word is only
-//!    capitalised when it is all lower-case ASCII letters (so `iPhone` stays),
-//!    is not itself dotted (`e.g.`) and is not a list label (`(i)`, `b)`).
+//!    A verb after a determiner and a regular plural noun agrees with it
+//!    (`the dashboards is` → `are`, `was` → `were`, `has` → `have`), unless the
+//!    noun ends a longer subject (`the quality of the products is`).
+//! 10. **Capitalisation**: a standalone `i` (also `i'm`, `i've`, `i'll`,
+//!     `i'd`) becomes `I` (not in `i.e.` or a `(i)` list label), and the first
+//!     letter of each sentence is upper-cased. Sentence starts are those of
+//!     [`crate::segment::sentence_spans`] plus any word after a token ending in
+//!     `.` `!` `?` (as informal reviews often continue in lower case), except
+//!     after an ellipsis, a known abbreviation (`etc.`, `vs.`, `Dr.`), a dotted
+//!     abbreviation (`e.g.`, `a.m.`) or a single letter. A word is only
+//!     capitalised when it is all lower-case ASCII letters (so `iPhone` stays),
+//!     is not itself dotted (`e.g.`) and is not a list label (`(i)`, `b)`).
 //!
 //! Nothing else is changed: numbers (digit runs), negations (`not`, `never`,
-//! `no`, `n't`) and capitalised words that are not in the misspelling table
-//! are never altered, and no words are added except by the spelling and
-//! agreement fixes listed above. Every change is reported in
+//! `no`, `n't`, also written `dont`) and capitalised words that are not in the
+//! misspelling table are never altered, and no words are added except by the
+//! spelling and agreement fixes listed above. Every change is reported in
 //! [`Enhanced::changes`] as `"<rule>: <before> → <after>"`.
 
 use std::ops::Range;
 
+use crate::context::{contractions, homophones, is_bare_negation, plural_agreement};
 use crate::segment::sentence_spans;
+use crate::words;
 
 /// What the enhancer did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,14 +106,17 @@ pub fn enhance(text: &str) -> Enhanced {
             changes: Vec::new(),
         };
     }
-    let passes: [fn(&str, &mut Vec<String>) -> String; 8] = [
+    let passes: [fn(&str, &mut Vec<String>) -> String; 11] = [
         collapse_spaces,
         repeated_punctuation,
         space_before_punctuation,
         space_after_punctuation,
+        contractions,
         spelling,
         repeated_words,
+        homophones,
         agreement,
+        plural_agreement,
         capitalisation,
     ];
     let mut current = text.to_string();
@@ -116,21 +137,24 @@ pub fn enhance(text: &str) -> Enhanced {
     }
 }
 
+/// The runs of digits in `s`, sorted: what "numbers never change" compares.
+pub(crate) fn digit_runs(s: &str) -> Vec<String> {
+    let mut d: Vec<String> = s
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|r| !r.is_empty())
+        .map(str::to_owned)
+        .collect();
+    d.sort();
+    d
+}
+
 /// Whether `candidate` (a rewrite proposed elsewhere, e.g. by an LLM) keeps the
 /// meaning of `original` by the same rules the enhancer follows: the same digit
 /// runs, the same number of negations, every capitalised name mid-sentence kept, no
 /// more than a few words added or removed, and already a fixed point of
 /// [`enhance`] (so enhancing its result again changes nothing).
 pub fn preserves_meaning(original: &str, candidate: &str) -> bool {
-    let digits = |s: &str| {
-        let mut d: Vec<String> = s
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|r| !r.is_empty())
-            .map(str::to_owned)
-            .collect();
-        d.sort();
-        d
-    };
+    let digits = digit_runs;
     let negations = |s: &str| {
         s.split_whitespace()
             .map(|w| {
@@ -142,6 +166,7 @@ pub fn preserves_meaning(original: &str, candidate: &str) -> bool {
                     w.as_str(),
                     "not" | "no" | "never" | "nothing" | "nobody" | "none"
                 ) || w.ends_with("n't")
+                    || is_bare_negation(w)
             })
             .count()
     };
@@ -374,35 +399,29 @@ const ABBREVIATIONS: &[&str] = &[
 const OPENERS: &str = "\"'“‘([«";
 const CLOSERS: &str = "\"'”’)]»";
 
-/// The text as `char`s, with a flag per char for URL, e-mail and @handle
-/// tokens, which no rule touches.
-struct Text {
-    c: Vec<char>,
+/// The text as `char`s, with a flag per char for the spans no rule touches
+/// (see `protect.rs`).
+pub(crate) struct Text {
+    pub(crate) c: Vec<char>,
     protected: Vec<bool>,
 }
 
 impl Text {
-    fn new(s: &str) -> Self {
+    pub(crate) fn new(s: &str) -> Self {
         let c: Vec<char> = s.chars().collect();
-        let mut protected = vec![false; c.len()];
-        for token in runs(&c, |ch| !ch.is_whitespace()) {
-            let lower = c[token.clone()].iter().collect::<String>().to_lowercase();
-            if lower.contains("://") || lower.contains("www.") || lower.contains('@') {
-                protected[token].fill(true);
-            }
-        }
+        let protected = crate::protect::mask(&c);
         Text { c, protected }
     }
 
-    fn at(&self, i: usize) -> Option<char> {
+    pub(crate) fn at(&self, i: usize) -> Option<char> {
         self.c.get(i).copied()
     }
 
-    fn before(&self, i: usize) -> Option<char> {
+    pub(crate) fn before(&self, i: usize) -> Option<char> {
         i.checked_sub(1).and_then(|j| self.at(j))
     }
 
-    fn is_protected(&self, range: Range<usize>) -> bool {
+    pub(crate) fn is_protected(&self, range: Range<usize>) -> bool {
         self.protected
             .get(range)
             .is_some_and(|p| p.iter().any(|&b| b))
@@ -410,7 +429,7 @@ impl Text {
 
     /// Words: runs of letters, with apostrophes allowed between letters, not
     /// touching digits, outside protected tokens.
-    fn words(&self) -> Vec<Word> {
+    pub(crate) fn words(&self) -> Vec<Word> {
         let (c, n) = (&self.c, self.c.len());
         let mut out = Vec::new();
         let mut i = 0;
@@ -449,20 +468,20 @@ impl Text {
     }
 
     /// Whether exactly one space separates two words.
-    fn single_space(&self, a: &Word, b: &Word) -> bool {
+    pub(crate) fn single_space(&self, a: &Word, b: &Word) -> bool {
         b.start == a.end + 1 && self.at(a.end) == Some(' ')
     }
 }
 
-struct Word {
-    start: usize,
-    end: usize,
-    text: String,
-    lower: String,
+pub(crate) struct Word {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) text: String,
+    pub(crate) lower: String,
 }
 
 /// The maximal runs of chars satisfying `pred`.
-fn runs(c: &[char], pred: impl Fn(char) -> bool) -> Vec<Range<usize>> {
+pub(crate) fn runs(c: &[char], pred: impl Fn(char) -> bool) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < c.len() {
@@ -479,7 +498,7 @@ fn runs(c: &[char], pred: impl Fn(char) -> bool) -> Vec<Range<usize>> {
     out
 }
 
-fn is_apostrophe(c: char) -> bool {
+pub(crate) fn is_apostrophe(c: char) -> bool {
     c == '\'' || c == '’'
 }
 
@@ -488,7 +507,7 @@ fn is_blank(c: char) -> bool {
 }
 
 /// Applies `(range, replacement)` edits (sorted, non-overlapping) to `chars`.
-fn apply(chars: &[char], edits: &[(Range<usize>, String)]) -> String {
+pub(crate) fn apply(chars: &[char], edits: &[(Range<usize>, String)]) -> String {
     let mut out = String::with_capacity(chars.len() + 16);
     let mut pos = 0;
     for (range, replacement) in edits {
@@ -502,7 +521,7 @@ fn apply(chars: &[char], edits: &[(Range<usize>, String)]) -> String {
 
 /// `replacement` in the case pattern of `original` (lower, Title or UPPER);
 /// `None` for mixed case.
-fn match_case(original: &str, replacement: &str) -> Option<String> {
+pub(crate) fn match_case(original: &str, replacement: &str) -> Option<String> {
     let mut letters = original.chars().filter(|c| c.is_alphabetic());
     let first = letters.next()?;
     let rest: Vec<char> = letters.collect();
@@ -606,8 +625,24 @@ fn may_attach(t: &Text, i: usize) -> bool {
     }
     let next = t.at(k);
     let ends = next.is_none_or(|c| c.is_whitespace() || CLOSERS.contains(c));
+    // " .The" ends a sentence when a lower-case word precedes the blanks.
+    let mut b = i;
+    while b > 0 && is_blank(t.c[b - 1]) {
+        b -= 1;
+    }
+    let word_before = t.before(b).is_some_and(char::is_lowercase);
+    let after: String = t.c[k.min(t.c.len())..]
+        .iter()
+        .take_while(|c| c.is_alphabetic())
+        .flat_map(|c| c.to_lowercase())
+        .collect();
+    let sentence_after = next.is_some_and(char::is_uppercase)
+        && t.at(k + 1)
+            .is_none_or(|c| c.is_lowercase() || (next == Some('I') && !c.is_alphanumeric()))
+        // `.Net`, `.Com` are names.
+        && !matches!(after.as_str(), "net" | "com" | "org");
     match p {
-        '.' => ends,
+        '.' => ends || (word_before && sentence_after),
         // Not before a closing bracket, so emoticons such as ":)" stay.
         ':' | ';' => {
             next.is_none_or(char::is_whitespace)
@@ -674,10 +709,13 @@ fn spelling(text: &str, changes: &mut Vec<String>) -> String {
         if !w.text.is_ascii() || w.text.contains(is_apostrophe) {
             continue;
         }
-        let Some(right) = misspelling(&w.lower) else {
+        let Some(right) = misspelling(&w.lower)
+            .map(str::to_owned)
+            .or_else(|| dictionary_fix(&t, &w))
+        else {
             continue;
         };
-        if let Some(fixed) = match_case(&w.text, right) {
+        if let Some(fixed) = match_case(&w.text, &right) {
             changes.push(format!("spelling: {} → {fixed}", w.text));
             edits.push((w.start..w.end, fixed));
         }
@@ -685,8 +723,24 @@ fn spelling(text: &str, changes: &mut Vec<String>) -> String {
     apply(&t.c, &edits)
 }
 
-fn is_negation(lower: &str) -> bool {
-    matches!(lower, "not" | "never" | "no") || lower.ends_with("n't")
+pub(crate) fn is_negation(lower: &str) -> bool {
+    matches!(lower, "not" | "never" | "no") || lower.ends_with("n't") || is_bare_negation(lower)
+}
+
+/// The word list's correction of a lower-case word standing alone between
+/// blanks or sentence punctuation (not part of a path, number or name).
+fn dictionary_fix(t: &Text, w: &Word) -> Option<String> {
+    let plain = |c: Option<char>| {
+        c.is_none_or(|c| c.is_whitespace() || ",;:!?\"()".contains(c))
+            || c == Some('.') && t.at(w.end + 1).is_none_or(char::is_whitespace)
+    };
+    let before_ok = t
+        .before(w.start)
+        .is_none_or(|c| c.is_whitespace() || "\"(".contains(c));
+    if w.text != w.lower || !before_ok || !plain(t.at(w.end)) {
+        return None;
+    }
+    words::correction(&w.lower)
 }
 
 fn repeated_words(text: &str, changes: &mut Vec<String>) -> String {

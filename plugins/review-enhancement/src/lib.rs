@@ -1,10 +1,19 @@
-//! review-enhancement: fixes spelling, capitalisation, punctuation spacing,
-//! repeated words and punctuation, and common agreement errors in English reviews,
-//! preserving meaning. Other languages come back unchanged. With the optional LLM,
+//! review-enhancement: fixes spelling (a table and a frequency word list),
+//! contractions without apostrophes, homophones decided by context,
+//! capitalisation, punctuation spacing, repeated words and punctuation, and
+//! common agreement errors in English reviews, preserving meaning; URLs,
+//! e-mails, domains, code, hashtags and handles are never edited. Other languages come back unchanged. With the optional LLM,
 //! its rewrite is used only if it keeps every number, negation and name, adds no
 //! content, and is already a fixed point of the rules.
 
+mod coded;
+mod context;
 pub mod enhance;
+mod protect;
+mod words;
+
+#[cfg(test)]
+mod regressions;
 
 pub use gleaner_sdk::segment;
 

@@ -120,6 +120,7 @@ pub mod date;
 pub mod embedded;
 pub mod html;
 pub mod http;
+pub mod image_size;
 pub mod json;
 pub mod number;
 pub mod page;

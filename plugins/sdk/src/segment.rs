@@ -6,7 +6,9 @@
 //! addresses, ellipses, quotations and numbered lists do not end a sentence
 //! where a reader would not end one. [`chunk`] packs whole sentences into
 //! pieces of bounded length, splitting a sentence only when it alone is too
-//! long.
+//! long. [`quote_spans`] cuts the sentences further, at line breaks, emoji
+//! and full stops glued to the next word, for quotations that must not cross
+//! a sentence boundary.
 //!
 //! The segmenter works on whitespace-separated tokens, so a boundary always
 //! falls between tokens, except after CJK-style full stops (`。！？`), which
@@ -88,6 +90,87 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
 /// [`sentence_spans`]).
 pub fn sentences(text: &str) -> Vec<&str> {
     sentence_spans(text).into_iter().map(|r| &text[r]).collect()
+}
+
+/// Byte ranges of the pieces of `text` that a quotation may span: the
+/// sentences of [`sentence_spans`], further cut at every line break, at every
+/// run of emoji (see [`is_emoji`]) and after a `.` `!` `?` glued to a
+/// capitalised word ("useful.Consistent", not in URLs, e-mail addresses or
+/// "ASP.NET"). Each piece is trimmed of whitespace and holds at least one
+/// letter or digit; the emoji and line breaks themselves belong to no piece.
+pub fn quote_spans(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    for sentence in sentence_spans(text) {
+        let mut start = sentence.start;
+        let mut in_emoji = false;
+        for (i, c) in text[sentence.clone()].char_indices() {
+            let at = sentence.start + i;
+            let joiner = in_emoji && matches!(c, '\u{200D}' | '\u{FE0F}' | '\u{20E3}');
+            if c == '\n' || c == '\r' || is_emoji(c) || joiner {
+                push_piece(text, start..at, &mut out);
+                start = at + c.len_utf8();
+                in_emoji = c != '\n' && c != '\r';
+                continue;
+            }
+            in_emoji = false;
+            if glued_stop(text, at, c) {
+                push_piece(text, start..at + c.len_utf8(), &mut out);
+                start = at + c.len_utf8();
+            }
+        }
+        push_piece(text, start..sentence.end, &mut out);
+    }
+    out
+}
+
+/// Whether `c` is an emoji or pictograph: the emoji blocks of the
+/// supplementary planes (faces, hands, hearts, flags, skin tones), the
+/// miscellaneous symbols and dingbats (☀ ✅ ❤), and ⌚ ⏰ ⭐ ⬆ and their kin.
+pub fn is_emoji(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0x2B05..=0x2B55 | 0x231A..=0x231B | 0x23E9..=0x23FA
+    )
+}
+
+/// Whether the `c` at byte `at` is a `.` `!` `?` between a lower-case word and
+/// a capitalised one with no space, in a token that is no URL or address.
+fn glued_stop(text: &str, at: usize, c: char) -> bool {
+    if !matches!(c, '.' | '!' | '?') {
+        return false;
+    }
+    let before = &text[..at];
+    let after = &text[at + c.len_utf8()..];
+    let mut prev = before.chars().rev();
+    let mut next = after.chars();
+    let lower_before =
+        prev.next().is_some_and(char::is_lowercase) && prev.next().is_some_and(char::is_lowercase);
+    let capital_after =
+        next.next().is_some_and(char::is_uppercase) && next.next().is_some_and(char::is_lowercase);
+    let token_start = before.rfind(char::is_whitespace).map_or(0, |p| p + 1);
+    let token_end = after
+        .find(char::is_whitespace)
+        .map_or(text.len(), |p| at + c.len_utf8() + p);
+    let token = &text[token_start..token_end];
+    lower_before
+        && capital_after
+        && !token.contains(['@', '/', ':', '\\'])
+        && token
+            .trim_end_matches(['.', '!', '?'])
+            .matches(['.', '!', '?'])
+            .count()
+            == 1
+}
+
+fn push_piece(text: &str, range: Range<usize>, out: &mut Vec<Range<usize>>) {
+    let Some(piece) = text.get(range.clone()) else {
+        return;
+    };
+    let lead = piece.len() - piece.trim_start().len();
+    let trimmed = piece.trim();
+    if trimmed.chars().any(char::is_alphanumeric) {
+        out.push(range.start + lead..range.start + lead + trimmed.len());
+    }
 }
 
 /// Packs whole sentences into chunks of at most `max_chars` characters
@@ -543,6 +626,38 @@ fn split_long(s: &str, range: Range<usize>, max: usize, level: u8, out: &mut Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn quotes(text: &str) -> Vec<&str> {
+        quote_spans(text).into_iter().map(|r| &text[r]).collect()
+    }
+
+    #[test]
+    fn quote_spans_cut_at_emoji_line_breaks_and_glued_stops() {
+        assert_eq!(
+            quotes("🚀🚀 best app ever 👍🏽👍🏽 — seriously the easiest tool I have used!!!"),
+            [
+                "best app ever",
+                "— seriously the easiest tool I have used!!!"
+            ]
+        );
+        assert_eq!(
+            quotes("Love it ❤️ so much. Great\nteam"),
+            ["Love it", "so much.", "Great", "team"]
+        );
+        assert_eq!(
+            quotes("really useful.Consistent performance: yes"),
+            ["really useful.", "Consistent performance: yes"]
+        );
+        for unchanged in [
+            "Her email is Jane.Doe@example.com and she replied.",
+            "We run ASP.NET and the site www.example.Com works.",
+            "Plain sentence. Another one!",
+        ] {
+            assert_eq!(quotes(unchanged), sentences(unchanged), "{unchanged}");
+        }
+        assert!(quote_spans("👍🏽 ✅ ⭐").is_empty());
+        assert!(quote_spans("").is_empty());
+    }
 
     /// The 48 English Golden Rules of the Pragmatic Segmenter (as in pySBD).
     const GOLDEN_RULES: &[(&str, &[&str])] = &[

@@ -1,8 +1,11 @@
 //! video-metadata-extraction: the speaker's name, organisation and position from a
 //! video transcript (often lower case, unpunctuated, with fillers). Each is null
 //! unless stated; `extra_information` gives the confidence, the evidence for each
-//! field, other people and the product mentioned, and the language. With the
-//! optional LLM, a value it proposes is kept only if the transcript states it.
+//! field, other people and the product mentioned, and the language. In an
+//! interview the fields describe the customer, never the interviewer (speaker
+//! labels are read when present); a transcript in another language gives null
+//! fields. With the optional LLM, a value it proposes is kept only if the
+//! transcript states it.
 
 use gleaner_sdk::request::QueryInput;
 use gleaner_sdk::transcript::{self, Found, Speaker};
@@ -69,8 +72,8 @@ fn llm_fields(text: &str) -> Option<[Option<String>; 3]> {
     if !llm::enabled() {
         return None;
     }
-    let system = "From this video testimonial transcript, extract the speaker's own name, organisation and job title, \
-        only if the speaker states them. Answer with JSON only: \
+    let system = "From this video testimonial transcript, extract the customer's own name, organisation and job title, \
+        only if stated. In an interview the customer is the one answering, never the interviewer. Answer with JSON only: \
         {\"author_name\": string|null, \"author_organisation\": string|null, \"author_position\": string|null}.";
     let answer: Value = serde_json::from_str(&llm::ask(system, text, 200).ok()?).ok()?;
     let lower = text.to_lowercase();

@@ -319,8 +319,39 @@ fn has(list: &str, word: &str) -> bool {
     !word.is_empty() && list.split(' ').any(|w| w == word)
 }
 
-/// Verbatim byte ranges of the sentences (or chunks) of `text`.
+/// Verbatim byte ranges of the sentences (or chunks) of `text`; in an
+/// interview only the customer's: the customer's turns of a labelled one
+/// (see [`transcript::dialogue`]), and in an unlabelled one neither what
+/// overlaps the interviewer's opening ([`transcript::interviewer_spans`])
+/// nor questions.
 fn units(text: &str) -> Vec<Range<usize>> {
+    let whole = std::iter::once(0..text.len()).collect();
+    let spans = transcript::dialogue::read(text)
+        .map(|d| d.customer_spans())
+        .filter(|s| !s.is_empty())
+        .unwrap_or(whole);
+    let interviewer = transcript::interviewer_spans(text);
+    let overlaps = |u: &Range<usize>| {
+        interviewer
+            .iter()
+            .any(|r| r.start < u.end && u.start < r.end)
+    };
+    let question =
+        |u: &Range<usize>| !interviewer.is_empty() && text[u.clone()].trim_end().ends_with('?');
+    spans
+        .into_iter()
+        .flat_map(|r| {
+            let base = r.start;
+            sentence_units(&text[r])
+                .into_iter()
+                .map(move |u| u.start + base..u.end + base)
+        })
+        .filter(|u| !overlaps(u) && !question(u))
+        .collect()
+}
+
+/// Verbatim byte ranges of the sentences (or chunks) of `text`.
+fn sentence_units(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     for span in segment::sentence_spans(text) {
         let mut ws: Vec<Range<usize>> = Vec::new();
@@ -794,6 +825,40 @@ mod tests {
         assert!(!html.contains("customer-name"));
         let html = case_study_html(TRANSCRIPTS[4]);
         assert!(html.contains("<h1>Customer story</h1>") && !html.contains("class=\"customer\""));
+    }
+
+    #[test]
+    fn case_study_names_the_customer_not_the_interviewer() {
+        let labelled = "Host: Hi, I'm Mia Novak from Crateful. Who are you?\n\
+            Guest: I'm Arjun Das, purchasing manager at Saffron Street Kitchens.\n\
+            Host: What was hard before?\n\
+            Guest: We used to lose two days a week to paper orders. Now it takes an hour.";
+        let unlabelled = "hi i'm leo park from crateful and i'm here with zoe adams the owner \
+            of zest bakery zoe what changed we used to order by phone and now it takes minutes";
+        for (t, name, org) in [
+            (labelled, "Arjun Das", "Saffron Street Kitchens"),
+            (unlabelled, "Zoe Adams", "Zest Bakery"),
+        ] {
+            let html = case_study_html(t);
+            assert_well_formed(&html);
+            assert_grounded(t, &html);
+            assert!(
+                html.contains(&format!("<span class=\"customer-name\">{name}</span>"))
+                    && html.contains(&format!(
+                        "<span class=\"customer-organisation\">{org}</span>"
+                    )),
+                "{html}"
+            );
+            assert!(
+                !html.contains("Mia Novak") && !html.contains("Leo Park"),
+                "{html}"
+            );
+        }
+        let html = case_study_html(labelled);
+        assert!(
+            !html.contains("Host:") && !html.contains("Who are you"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! wol-meta-info: optimised SEO titles (at most 60 characters) and descriptions (at
 //! most 155) for a website and for its wall-of-love page, from the site's own
 //! title, description, Open Graph tags, JSON-LD and web app manifest.
+//!
+//! The page given is read as given (a bare domain is its home page) for the title
+//! and description; when it is not the home page, the home page is read too for
+//! the brand (a home page that cannot be read leaves the brand to the page).
 
 pub mod seo;
 
@@ -37,13 +41,21 @@ impl Guest for WolMetaInfo {
                 "`email` {email:?} is not an e-mail address; give one like name@example.com"
             )));
         }
-        let website = input.website.as_str();
-        let (base, html) = website::home_page(website).map_err(|e| match e {
+        let site_error = |e| match e {
             WebsiteError::Input(m) => ProcessError::InvalidInput(format!("`website`: {m}")),
             WebsiteError::Site(m) => ProcessError::Upstream(m),
-        })?;
+        };
+        let (base, html) = website::page(&input.website).map_err(site_error)?;
         let meta = page::page_meta(&html, &base);
-        let manifest = website::manifest(&meta);
+        let home_meta = if website::is_home(&base) {
+            None
+        } else {
+            website::home_of(&base)
+                .and_then(|home| website::html_at(&home).ok())
+                .map(|(home, html)| page::page_meta(&html, &home))
+        };
+        let manifest = website::manifest(home_meta.as_ref().unwrap_or(&meta))
+            .or_else(|| home_meta.as_ref().and_then(|_| website::manifest(&meta)));
         let manifest_name = manifest
             .as_ref()
             .and_then(|m| m.name.clone().or_else(|| m.short_name.clone()));
@@ -52,7 +64,7 @@ impl Guest for WolMetaInfo {
             .nth(1)
             .and_then(|r| r.split('/').next())
             .unwrap_or_default();
-        let seo = seo::optimise(&meta, manifest_name.as_deref(), domain);
+        let seo = seo::optimise(&meta, home_meta.as_ref(), manifest_name.as_deref(), domain);
         let body = json!({
             "status": 200,
             "success": true,

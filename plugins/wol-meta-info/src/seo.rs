@@ -30,7 +30,9 @@ pub struct Seo {
 }
 
 /// Title separators, most specific first.
-const SEPARATORS: [&str; 7] = [" | ", " – ", " — ", " - ", ": ", " · ", " • "];
+const SEPARATORS: [&str; 11] = [
+    " | ", " – ", " — ", " - ", ": ", " · ", " • ", " » ", " :: ", " / ", " ~ ",
+];
 /// Characters that must not end a cut text.
 const DANGLING: &[char] = &[
     '|', '-', '–', '—', ':', ',', ';', '·', '•', '/', '&', '(', '[',
@@ -206,6 +208,49 @@ pub fn brand(meta: &PageMeta, manifest_name: Option<&str>, domain: &str) -> Opti
     })
 }
 
+/// Whether a title part names the site: equal to one of `names` (letters and digits
+/// compared, case-folded), or one containing the other with at most a few letters
+/// more (`NYTimes.com` for `NYTimes`, `Mozilla Hacks` for `Mozilla Hacks – the Web
+/// developer blog`).
+fn names_site(part: &str, names: &[String]) -> bool {
+    let p = letters(part);
+    names.iter().map(|n| letters(n)).any(|n| {
+        !n.is_empty()
+            && (p == n
+                || (p.len() >= 4 && n.contains(&p) && p.len() * 3 >= n.len())
+                || (n.len() >= 3 && p.contains(&n) && p.len() <= n.len() + 6))
+    })
+}
+
+/// A title without the site's name: a first or last part (split at ` | `, ` - `,
+/// ` — `, ` – `, `: `, ` · `, ` » ` …) naming the site ([`names_site`]) or generic
+/// ("Home", "Welcome") is removed, from both ends, as long as another part is left. A title with no such part is
+/// returned as is.
+pub fn strip_site_name(title: &str, names: &[String]) -> String {
+    let title = collapse(title);
+    let mut parts = split_title(&title);
+    let generic = |p: &str| GENERIC.split('|').any(|g| g == p.to_lowercase());
+    let site = |p: &str| names_site(p, names) || generic(p);
+    while parts.len() >= 2 && parts.last().is_some_and(|(_, p)| site(p)) {
+        parts.pop();
+    }
+    while parts.len() >= 2 && site(parts[0].1) {
+        parts.remove(0);
+    }
+    let mut out = String::new();
+    for (i, (sep, part)) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(part);
+    }
+    if out.is_empty() {
+        title
+    } else {
+        out
+    }
+}
+
 /// Fits a title into [`TITLE_MAX`]: as is; else its main part with the brand part
 /// (`Main | Brand`); else the main part; else cut.
 fn fit_title(title: &str, brand: Option<&str>) -> String {
@@ -241,17 +286,29 @@ fn fit_title(title: &str, brand: Option<&str>) -> String {
 }
 
 /// Optimised titles (at most [`TITLE_MAX`] characters) and descriptions (at most
-/// [`DESCRIPTION_MAX`]) for the site and its wall-of-love page.
+/// [`DESCRIPTION_MAX`]) for the page `meta` and its site's wall-of-love page.
 ///
-/// The site title comes from the page title (else `og:title`, `twitter:title`, the h1,
-/// the brand); the site description from the meta description (else Open Graph or
-/// Twitter description, else "Brand: h1"). The wall-of-love title is the first form of
-/// "Brand Reviews & Testimonials | Wall of Love", "Brand Reviews & Testimonials", "Brand
-/// Wall of Love", "Wall of Love" that fits; its description is "See what customers say
-/// about Brand." followed by the site's description, cut to fit. Nothing but the brand
-/// and the site's own text is used.
-pub fn optimise(meta: &PageMeta, manifest_name: Option<&str>, domain: &str) -> Seo {
-    let brand = brand(meta, manifest_name, domain);
+/// The brand comes from the home page (`home`, when the page read is not the home
+/// page and the home page could be read), else from the page. The site title comes
+/// from `og:title` unless it is only the site's name (else the page title,
+/// `twitter:title`, the h1, the brand) without the site's name
+/// ([`strip_site_name`]: the brand, `og:site_name`, `application-name`, the JSON-LD
+/// and manifest names, the domain's label); the site
+/// description from `og:description` (else the meta description, the Twitter
+/// description, else "Brand: h1"). The wall-of-love title is the first form of "Brand
+/// Reviews & Testimonials | Wall of Love", "Brand Reviews & Testimonials", "Brand Wall
+/// of Love", "Wall of Love" that fits; its description is "See what customers say
+/// about Brand." followed by the site's description, cut to fit. Nothing but the
+/// brand and the site's own text is used.
+pub fn optimise(
+    meta: &PageMeta,
+    home: Option<&PageMeta>,
+    manifest_name: Option<&str>,
+    domain: &str,
+) -> Seo {
+    let brand = home
+        .and_then(|h| brand(h, manifest_name, domain))
+        .or_else(|| brand(meta, manifest_name, domain));
     let brand_ref = brand.as_deref();
     let first = |fields: &[&Option<String>]| {
         fields
@@ -260,18 +317,37 @@ pub fn optimise(meta: &PageMeta, manifest_name: Option<&str>, domain: &str) -> S
             .map(collapse)
             .find(|s| !s.is_empty())
     };
-    let source_title = first(&[&meta.title, &meta.og_title, &meta.twitter_title, &meta.h1]);
+    let mut names: Vec<String> = [meta, home.unwrap_or(meta)]
+        .iter()
+        .flat_map(|m| {
+            [&m.og_site_name, &m.application_name, &m.jsonld_name]
+                .into_iter()
+                .flatten()
+                .cloned()
+        })
+        .chain(brand.clone())
+        .chain(manifest_name.map(str::to_owned))
+        .chain(main_label(domain))
+        .collect();
+    names.dedup();
+    // An `og:title` that is only the site's name (common on home pages) says less
+    // than the page title.
+    let og_title = meta
+        .og_title
+        .clone()
+        .filter(|t| !names_site(t, &names) || meta.title.is_none());
+    let source_title = first(&[&og_title, &meta.title, &meta.twitter_title, &meta.h1]);
     let mut site_title = source_title
         .as_deref()
-        .map(|t| fit_title(t, brand_ref))
+        .map(|t| fit_title(&strip_site_name(t, &names), None))
         .unwrap_or_default();
     if site_title.is_empty() {
         site_title = brand_ref.map(|b| cut(b, TITLE_MAX)).unwrap_or_default();
     }
 
     let source_description = first(&[
-        &meta.description,
         &meta.og_description,
+        &meta.description,
         &meta.twitter_description,
     ]);
     let h1 = meta.h1.as_deref().map(collapse).filter(|h| !h.is_empty());
@@ -429,12 +505,9 @@ mod tests {
 
     #[test]
     fn optimises_a_saas_site() {
-        let seo = optimise(&page_meta(SAAS, "https://acme.io/"), None, "acme.io");
+        let seo = optimise(&page_meta(SAAS, "https://acme.io/"), None, None, "acme.io");
         assert_eq!(seo.brand.as_deref(), Some("Acme"));
-        assert_eq!(
-            seo.site_title,
-            "Acme — Customer feedback & reviews for SaaS teams | Acme"
-        );
+        assert_eq!(seo.site_title, "Customer feedback & reviews for SaaS teams");
         assert!(chars(&seo.site_description) <= DESCRIPTION_MAX);
         assert!(seo
             .site_description
@@ -448,7 +521,11 @@ mod tests {
             .source_description
             .unwrap()
             .ends_with("every major platform."));
-        assert_eq!(seo.source_title.as_deref(), Some(seo.site_title.as_str()));
+        assert_eq!(
+            seo.source_title.as_deref(),
+            Some("Acme — Customer feedback & reviews for SaaS teams | Acme"),
+            "the source text is kept beside the result"
+        );
     }
 
     #[test]
@@ -456,12 +533,10 @@ mod tests {
         let seo = optimise(
             &page_meta(SMALL, "https://joesplumbing.com/"),
             None,
+            None,
             "joesplumbing.com",
         );
-        assert_eq!(
-            seo.site_title,
-            "Joe's Plumbing - Reliable plumbers in Springfield"
-        );
+        assert_eq!(seo.site_title, "Reliable plumbers in Springfield");
         assert_eq!(seo.site_description, "Joe's Plumbing: Plumbing done right");
         assert_eq!(seo.source_description, None);
         assert_eq!(
@@ -480,7 +555,7 @@ mod tests {
             og_site_name: Some("Acme".into()),
             ..PageMeta::default()
         };
-        let seo = optimise(&long, None, "acme.io");
+        let seo = optimise(&long, None, None, "acme.io");
         assert_eq!(
             seo.site_title,
             "The all-in-one platform to collect, manage and publish"
@@ -490,8 +565,8 @@ mod tests {
             ..long
         };
         assert_eq!(
-            optimise(&long, None, "acme.io").site_title,
-            "Testimonials made simple and beautiful for teams | Acme"
+            optimise(&long, None, None, "acme.io").site_title,
+            "Testimonials made simple and beautiful for teams"
         );
 
         let first = PageMeta {
@@ -500,10 +575,10 @@ mod tests {
             ),
             ..long.clone()
         };
-        let seo = optimise(&first, None, "acme.io");
+        let seo = optimise(&first, None, None, "acme.io");
         assert_eq!(
             seo.site_title,
-            "Acme | Collect testimonials and turn them into social proof"
+            "Collect testimonials and turn them into social proof"
         );
         let b45 = "A".repeat(40) + " Corp";
         let seo = optimise(
@@ -511,6 +586,7 @@ mod tests {
                 og_site_name: Some(b45.clone()),
                 ..PageMeta::default()
             },
+            None,
             None,
             "",
         );
@@ -523,11 +599,12 @@ mod tests {
                 ..PageMeta::default()
             },
             None,
+            None,
             "",
         );
         assert_eq!(seo.wol_title, "Wall of Love");
 
-        let seo = optimise(&PageMeta::default(), None, "");
+        let seo = optimise(&PageMeta::default(), None, None, "");
         assert_eq!(
             (
                 seo.brand,
@@ -543,8 +620,99 @@ mod tests {
             ..PageMeta::default()
         };
         assert_eq!(
-            optimise(&dotted, None, "").wol_description,
+            optimise(&dotted, None, None, "").wol_description,
             "See what customers say about Acme Inc."
+        );
+    }
+
+    #[test]
+    fn title_prefers_og_title_and_strips_the_site_name() {
+        let html = r#"<title>Why we rebuilt our search | The Acme Blog</title>
+            <meta property="og:title" content="Why we rebuilt our search - Acme">
+            <meta property="og:site_name" content="The Acme Blog">"#;
+        let seo = optimise(
+            &page_meta(html, "https://acme.io/blog/search"),
+            None,
+            None,
+            "acme.io",
+        );
+        assert_eq!(seo.site_title, "Why we rebuilt our search");
+        assert_eq!(
+            seo.source_title.as_deref(),
+            Some("Why we rebuilt our search - Acme")
+        );
+        let strip = |t: &str, names: &[&str]| {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            strip_site_name(t, &names)
+        };
+        assert_eq!(strip("Home | Zed Editor", &["Zed"]), "Home");
+        assert_eq!(
+            strip("NYTimes.com: Sanctions lifted", &["nytimes"]),
+            "Sanctions lifted"
+        );
+        assert_eq!(
+            strip(
+                "Fetch API » Mozilla Hacks",
+                &["Mozilla Hacks – the Web developer blog"]
+            ),
+            "Fetch API"
+        );
+        assert_eq!(
+            strip("Acme: the story of a name", &["Unrelated"]),
+            "Acme: the story of a name",
+            "no part names the site: kept whole"
+        );
+        assert_eq!(
+            strip("Acme", &["Acme"]),
+            "Acme",
+            "a title that is only the name stays"
+        );
+        let home = r#"<title>Acme | Customer reviews on autopilot</title>
+            <meta property="og:title" content="Acme"><meta property="og:site_name" content="Acme">"#;
+        let seo = optimise(&page_meta(home, "https://acme.io/"), None, None, "acme.io");
+        assert_eq!(
+            seo.site_title, "Customer reviews on autopilot",
+            "an og:title that only names the site gives way to the title"
+        );
+    }
+
+    #[test]
+    fn description_prefers_og_description() {
+        let html = r#"<meta name="description" content="Acme blog: news, tips and more.">
+            <meta property="og:description" content="How we cut search latency by 80% with a new index.">"#;
+        let seo = optimise(
+            &page_meta(html, "https://acme.io/blog/search"),
+            None,
+            None,
+            "acme.io",
+        );
+        assert_eq!(
+            seo.site_description,
+            "How we cut search latency by 80% with a new index."
+        );
+        assert_eq!(
+            seo.source_description.as_deref(),
+            Some(seo.site_description.as_str())
+        );
+    }
+
+    #[test]
+    fn brand_comes_from_the_home_page_when_the_page_differs() {
+        let article = page_meta(
+            "<title>Ten tips for better reviews | Tips</title>",
+            "https://acme.io/blog/tips",
+        );
+        let home = page_meta(
+            r#"<title>Acme</title><meta property="og:site_name" content="Acme Reviews">"#,
+            "https://acme.io/",
+        );
+        let seo = optimise(&article, Some(&home), None, "acme.io");
+        assert_eq!(seo.brand.as_deref(), Some("Acme Reviews"));
+        assert_eq!(seo.site_title, "Ten tips for better reviews | Tips");
+        assert_eq!(
+            optimise(&article, None, None, "acme.io").brand.as_deref(),
+            Some("Tips"),
+            "without the home page the brand comes from the page"
         );
     }
 
@@ -583,7 +751,7 @@ mod tests {
                 ..PageMeta::default()
             };
             let domain = pick(1);
-            let seo = optimise(&meta, Some(&domain), &domain);
+            let seo = optimise(&meta, None, Some(&domain), &domain);
             assert!(
                 chars(&seo.site_title) <= TITLE_MAX && chars(&seo.wol_title) <= TITLE_MAX,
                 "{seo:?}"
