@@ -121,5 +121,33 @@ bench-peers:
 	$(BENCH_VENV)/bin/pip install --quiet -r host/examples/bench/peers/requirements.txt
 	@echo "peers installed in $(BENCH_VENV); make bench now measures them"
 
+## The API reference page in a real browser: headless Chromium (Debian's package,
+## installed when missing) opens /docs on a real server and every served route
+## must show; screenshots in target/docs/. Not part of `make test`.
+.PHONY: test-browser test-contract
+test-browser: plugins
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+		echo "installing Debian's chromium for the browser test"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	GLEANER_BROWSER_TEST=1 $(CARGO) test --release --workspace --test tests -- browser:: --nocapture
+
+## Contract test: schemathesis (pinned in scripts/contract/requirements.txt, installed
+## into target/contract-venv) against the real server's /openapi.json, with replayed
+## fixtures; CONTRACT_EXAMPLES per operation (default 100). Reports in target/contract/.
+test-contract: plugins
+	scripts/contract.sh
+
+IMAGE ?= gleaner:latest
+
+## Builds the container image $(IMAGE) from the Dockerfile (host, plugins and their
+## precompiled artifacts on a small non-root runtime); needs a Docker daemon with BuildKit.
+.PHONY: image
+image:
+	@command -v docker >/dev/null || { echo "make image: the docker command is not installed; install Docker Engine or Docker Desktop, then run make image again" >&2; exit 1; }
+	@err=$$(timeout 20 docker info 2>&1 >/dev/null) || { echo "make image: no Docker daemon answers ($$err); start one (e.g. sudo systemctl start docker) or point DOCKER_HOST at one, then run make image again" >&2; exit 1; }
+	@docker buildx version >/dev/null 2>&1 || { echo "make image: the Dockerfile needs BuildKit, and the docker buildx plugin is missing; install it (Debian/Ubuntu: docker-buildx-plugin)" >&2; exit 1; }
+	docker buildx build --load --tag $(IMAGE) .
+
 clean:
 	$(CARGO) clean

@@ -67,6 +67,115 @@ fn plugin_check_reports_valid_and_broken_plugins() {
 }
 
 #[test]
+fn fetch_writes_reviews_as_json_lines_or_csv() {
+    let fetch = |format: &str| {
+        let out = gleaner()
+            .args([
+                "fetch",
+                "customer-feedback-hub",
+                "https://www.trustpilot.com/review/www.bhphotovideo.com",
+                "--max",
+                "25",
+                "--format",
+                format,
+            ])
+            .args(["--replay", "plugins/customer-feedback-hub/tests"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        (out.stdout, stderr)
+    };
+    let (jsonl, stderr) = fetch("jsonl");
+    let reviews: Vec<Value> = String::from_utf8(jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reviews.len(), 25);
+    assert!(reviews.iter().all(|r| r["review_id"].is_string()));
+    assert!(stderr.contains("Fetched 25 reviews"), "{stderr}");
+    assert!(stderr.contains("pass next_page = "), "{stderr}");
+
+    let (csv, _) = fetch("csv");
+    let mut reader = csv::Reader::from_reader(csv.as_slice());
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(&headers[0], "review_id");
+    assert!(headers.iter().any(|h| h == "review_text"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 25);
+    for (row, review) in rows.iter().zip(&reviews) {
+        assert_eq!(&row[0], review["review_id"].as_str().unwrap());
+        assert_eq!(&row[2], review["review_text"].as_str().unwrap_or(""));
+    }
+
+    let out = gleaner()
+        .args(["fetch", "customer-feedback-hub", "x", "--format", "xml"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("json") && stderr.contains("jsonl") && stderr.contains("csv"),
+        "an unknown format names the accepted ones: {stderr}"
+    );
+}
+
+#[test]
+fn completions_and_help_cover_every_subcommand() {
+    let out = gleaner().args(["completions", "bash"]).output().unwrap();
+    assert!(out.status.success());
+    let script = String::from_utf8_lossy(&out.stdout);
+    for sub in [
+        "serve",
+        "fetch",
+        "plugin",
+        "doctor",
+        "precompile",
+        "har",
+        "completions",
+    ] {
+        assert!(script.contains(sub), "bash completion lacks {sub}");
+    }
+    assert!(
+        script.contains("--format"),
+        "completion knows fetch's flags"
+    );
+    for args in [
+        vec!["--help"],
+        vec!["serve", "--help"],
+        vec!["fetch", "--help"],
+        vec!["plugin", "check", "--help"],
+        vec!["doctor", "--help"],
+        vec!["precompile", "--help"],
+        vec!["har", "--help"],
+        vec!["completions", "--help"],
+    ] {
+        let out = gleaner().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("Usage:"), "{args:?}: {help}");
+        // Every argument and option in the help has its description, on its
+        // line or (clap's long layout) on the next.
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let arg = line.trim_start();
+            // Options and positionals; "- value: ..." lines list a value's meaning.
+            let is_arg = (arg.starts_with('-') && !arg.starts_with("- ")) || arg.starts_with('<');
+            if !is_arg {
+                continue;
+            }
+            let inline = arg.split("  ").filter(|w| !w.trim().is_empty()).count() >= 2;
+            let below = lines
+                .get(i + 1)
+                .map(|l| l.trim())
+                .is_some_and(|l| !l.is_empty() && !l.starts_with('-') && !l.starts_with('<'));
+            assert!(inline || below, "{args:?}: undescribed argument: {line}");
+        }
+    }
+}
+
+#[test]
 fn fetch_runs_a_source_locally_from_a_replay() {
     let out = gleaner()
         .args([

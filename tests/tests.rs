@@ -6,13 +6,18 @@ mod common;
 
 mod api;
 mod attraction_booking_session;
+mod browser;
 mod cli;
+mod client_example;
 mod containment;
+mod deploy;
 mod driver;
 mod home_services;
 mod hostel_site_key;
 mod hotswap;
 mod manifests;
+mod metrics;
+mod openapi;
 mod pacing;
 mod plugin_replay;
 mod proxies;

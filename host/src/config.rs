@@ -52,6 +52,13 @@ pub struct Config {
     pub api_keys: Vec<String>,
     /// Keys for the admin API under /admin (`GLEANER_ADMIN_KEYS`, comma separated); none disables it.
     pub admin_keys: Vec<String>,
+    /// Keys for `GET /metrics` only (`GLEANER_METRICS_KEYS`, comma separated); admin
+    /// keys work there too. With neither, `/metrics` is open on a loopback listen
+    /// address and refused on any other.
+    pub metrics_keys: Vec<String>,
+    /// OTLP/HTTP endpoint traces are exported to (`GLEANER_OTLP_ENDPOINT`), e.g.
+    /// `http://127.0.0.1:4318`; none (the default) exports nothing.
+    pub otlp_endpoint: Option<String>,
     /// Largest admin upload in bytes (`GLEANER_ADMIN_MAX_BODY_BYTES`).
     pub admin_max_body_bytes: usize,
     /// Watch the plugin directory and hot-swap changed plugins (`GLEANER_WATCH`, true/false).
@@ -127,6 +134,8 @@ impl Default for Config {
             cache_dir: Some(PathBuf::from("target/gleaner-cache")),
             api_keys: Vec::new(),
             admin_keys: Vec::new(),
+            metrics_keys: Vec::new(),
+            otlp_endpoint: None,
             admin_max_body_bytes: 64 * 1024 * 1024,
             watch: true,
             max_body_bytes: 1024 * 1024,
@@ -198,6 +207,12 @@ impl Config {
         }
         if let Some(v) = var("GLEANER_ADMIN_KEYS") {
             self.admin_keys = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_METRICS_KEYS") {
+            self.metrics_keys = split_list(&v);
+        }
+        if let Some(v) = var("GLEANER_OTLP_ENDPOINT") {
+            self.otlp_endpoint = Some(v.trim().to_owned()).filter(|v| !v.is_empty());
         }
         if let Some(v) = var("GLEANER_PROXIES") {
             self.proxies.urls = split_list(&v);
@@ -457,6 +472,29 @@ mod tests {
             .apply_env(|n| (n == "GLEANER_ADDR").then(|| "nope".to_owned()))
             .unwrap_err();
         assert!(err.to_string().contains("GLEANER_ADDR"));
+    }
+
+    #[test]
+    fn metrics_keys_and_the_otlp_endpoint_come_from_file_or_env() {
+        let mut config: Config =
+            toml::from_str("metrics_keys = [\"m\"]\notlp_endpoint = \"http://127.0.0.1:4318\"\n")
+                .unwrap();
+        assert_eq!(config.metrics_keys, vec!["m"]);
+        assert_eq!(
+            config.otlp_endpoint.as_deref(),
+            Some("http://127.0.0.1:4318")
+        );
+        let env = |name: &str| match name {
+            "GLEANER_METRICS_KEYS" => Some("m1,m2".to_owned()),
+            "GLEANER_OTLP_ENDPOINT" => Some(" ".to_owned()),
+            _ => None,
+        };
+        config.apply_env(env).unwrap();
+        assert_eq!(config.metrics_keys, vec!["m1", "m2"]);
+        assert_eq!(
+            config.otlp_endpoint, None,
+            "an empty value turns export off"
+        );
     }
 
     #[test]

@@ -15,10 +15,12 @@ pub mod cursor;
 pub mod driver;
 pub mod error;
 pub mod manifest;
+pub mod openapi;
 pub mod record;
 pub mod registry;
 pub mod runtime;
 pub mod server;
+pub mod telemetry;
 pub mod text;
 pub mod validate;
 
@@ -86,6 +88,8 @@ impl App {
     /// the others go on compiling in the background (their routes answer 503
     /// until they are ready; `/healthz` lists them).
     pub async fn start(config: Config) -> anyhow::Result<App> {
+        // Installed once per process; an error is answered by GET /metrics.
+        let _ = telemetry::metrics::install();
         let replay = match &config.replay {
             Some(path) => Some(
                 HarReplay::load_list(path)

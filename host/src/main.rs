@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use gleaner::cli::FetchArgs;
+use gleaner::cli::{FetchArgs, Format};
 use gleaner::config::Config;
 use gleaner::App;
 
@@ -41,7 +41,8 @@ enum Command {
     /// Plugin author tools.
     #[command(subcommand)]
     Plugin(PluginCommand),
-    /// Runs a source locally: progress on stderr, the response JSON on stdout.
+    /// Runs a source locally: progress on stderr; on stdout the response JSON,
+    /// or the reviews as JSON Lines or CSV (--format).
     Fetch(FetchCommand),
     /// One real fetch of a source, for operators: each response's status and
     /// wall, the answer, the review count, the fields that came back null
@@ -58,6 +59,17 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Prints a shell completion script for gleaner, e.g.
+    /// `gleaner completions bash > /etc/bash_completion.d/gleaner`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Prints the OpenAPI 3.1 document of the plugin directory's manifests
+    /// (what GET /openapi.json serves), without starting a server, e.g.
+    /// `gleaner openapi > openapi.json`.
+    Openapi,
     /// Builds a HAR file for replay tests from recorded response bodies listed
     /// in an index (TOML: [[exchange]] url, status, content_type, body_file).
     Har {
@@ -99,6 +111,11 @@ struct FetchCommand {
     /// Answer from this HAR file or directory (default: GLEANER_REPLAY).
     #[arg(long, value_name = "IN.har")]
     replay: Option<PathBuf>,
+    /// What stdout gets: the response JSON, or only the reviews, one JSON
+    /// object per line or as CSV (the message and the continuation token then
+    /// go to stderr).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    format: Format,
 }
 
 #[derive(Args)]
@@ -152,6 +169,25 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "gleaner", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Openapi => {
+            let (manifests, problems) = gleaner::openapi::manifests_in(&config.plugin_dir)?;
+            for problem in &problems {
+                eprintln!("warning: {problem}");
+            }
+            let access = gleaner::openapi::Access {
+                api_keys: !config.api_keys.is_empty(),
+                admin_keys: !config.admin_keys.is_empty(),
+            };
+            let manifests: Vec<_> = manifests.iter().collect();
+            let document = gleaner::openapi::document(&manifests, access);
+            println!("{}", gleaner::openapi::pretty_json(&document)?);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Har { index, out } => {
             let count = gleaner::cli::har(&index, &out)?;
             eprintln!("wrote {count} exchanges to {}", out.display());
@@ -186,6 +222,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max: f.max,
                 record: f.record.or_else(|| config.record.clone()),
                 replay: f.replay.or_else(|| config.replay.clone()),
+                format: f.format,
             };
             gleaner::cli::fetch(&config, args)
                 .await
@@ -195,7 +232,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
-    init_logging("info");
+    // Logging, and trace export when otlp_endpoint is set; dropped last, sending the last spans.
+    let _telemetry = gleaner::telemetry::otlp::init("info", config.otlp_endpoint.as_deref())?;
     let started = std::time::Instant::now();
     let app = App::start(config).await?;
     app.check_bind()?;

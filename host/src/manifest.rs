@@ -5,9 +5,13 @@
 //! it depends on no capability; each capability reads its own table (the HTTP
 //! capability parses `[network]` origins when the plugin is loaded).
 
+pub mod output;
+
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+pub use output::{OutputField, OutputSpec, OutputType};
 
 /// What a plugin does, which decides its WIT world and its HTTP handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -77,6 +81,9 @@ pub struct Manifest {
     /// Whether the plugin may call the optional LLM.
     #[serde(default)]
     pub uses_llm: bool,
+    /// A request body that works (`[example]`), shown in the OpenAPI document.
+    #[serde(default)]
+    pub example: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// Outbound network policy.
@@ -274,13 +281,16 @@ impl FieldSpec {
     }
 }
 
-/// Request fields of a processor.
+/// Request fields of a processor, and the response body it declares.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessorOptions {
     /// The accepted fields.
     #[serde(default)]
     pub fields: Vec<FieldSpec>,
+    /// The response body (`[processor.output]`); none leaves it undescribed.
+    #[serde(default)]
+    pub output: Option<OutputSpec>,
 }
 
 /// A configuration key the operator may set for the plugin.
@@ -469,6 +479,14 @@ impl Manifest {
                     ));
                 }
             }
+        }
+        if let Some(output) = self.processor.as_ref().and_then(|p| p.output.as_ref()) {
+            output.check()?;
+        }
+        if let Some(example) = &self.example {
+            crate::validate::manifest_example(self, example).map_err(|e| {
+                format!("[example] is not a request this route accepts: {e}; fix the example or the field declarations")
+            })?;
         }
         if self.limits.memory_mib == 0 || self.limits.call_timeout_ms == 0 {
             return Err("limits.memory_mib and limits.call_timeout_ms must be positive".into());

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::cursor::{self, Resume, TokenKey};
-use crate::manifest::{Continuation, FieldSpec, FieldType, SourceOptions};
+use crate::manifest::{Continuation, FieldSpec, FieldType, Kind, Manifest, SourceOptions};
 
 /// A validated review-fetch request.
 #[derive(Debug, Clone)]
@@ -498,6 +498,22 @@ pub fn post_request(body: &[u8]) -> Result<PostRequest, String> {
         query: required_string(&map, "query")?,
         is_text_formatted: optional_bool(&map, "is_text_formatted", true)?,
     })
+}
+
+/// Checks a manifest's `[example]` as the route would check the request, so
+/// the example the OpenAPI document shows is one the server accepts.
+pub fn manifest_example(manifest: &Manifest, example: &Map<String, Value>) -> Result<(), String> {
+    let body = serde_json::to_vec(example).map_err(|e| e.to_string())?;
+    match (manifest.kind, &manifest.source, &manifest.processor) {
+        (Kind::Source, Some(options), _) => {
+            // A throwaway key: an example carries no continuation token to check.
+            let key = TokenKey::from_secret(&[0; 32]).map_err(|e| e.to_string())?;
+            source_request(&key, &manifest.route, options, &body).map(drop)
+        }
+        (Kind::PostSource, ..) => post_request(&body).map(drop),
+        (Kind::Processor, _, Some(options)) => processor_input(&options.fields, &body).map(drop),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -125,6 +125,14 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
+    /// GETs `path` and parses the body as JSON, whatever the status.
+    pub async fn get_json(&self, path: &str) -> Value {
+        let response = self.client.get(self.url(path)).send().await.unwrap();
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap();
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text}"))
+    }
+
     /// POSTs JSON and returns status and parsed body.
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
         let response = self

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::ApiError;
+use crate::telemetry::metrics::{self, InFlight, Pool};
 
 /// The server-wide pool and one pool per plugin.
 #[derive(Debug)]
@@ -20,6 +21,7 @@ pub struct Bulkheads {
 /// Slots held by one request; given back when dropped.
 #[derive(Debug)]
 pub struct Slots {
+    _in_flight: InFlight,
     _plugin: OwnedSemaphorePermit,
     _global: OwnedSemaphorePermit,
 }
@@ -44,17 +46,20 @@ impl Bulkheads {
                 .clone()
         };
         let plugin_slot = pool.try_acquire_owned().map_err(|_| {
+            metrics::refused(plugin, Pool::Plugin);
             ApiError::Overloaded(format!(
                 "plugin {plugin} is at its limit of {} requests at once (max_concurrent_per_plugin); retry shortly",
                 self.per_plugin
             ))
         })?;
         let global_slot = self.global.clone().try_acquire_owned().map_err(|_| {
+            metrics::refused(plugin, Pool::Server);
             ApiError::Overloaded(
                 "the server is at its concurrent request limit (max_concurrent_requests); retry shortly".into(),
             )
         })?;
         Ok(Slots {
+            _in_flight: InFlight::start(plugin),
             _plugin: plugin_slot,
             _global: global_slot,
         })

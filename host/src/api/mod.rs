@@ -5,6 +5,9 @@
 mod admin;
 pub mod auth;
 pub mod bulkhead;
+mod docs;
+pub mod metrics;
+mod openapi;
 mod post;
 mod processor;
 mod reviews;
@@ -63,6 +66,9 @@ pub fn router(state: AppState) -> Router {
     // (admin uploads: admin_max_body_bytes) and the body read timeout.
     Router::new()
         .route("/healthz", get(health))
+        .route("/metrics", get(metrics::handle))
+        .route("/openapi.json", get(openapi::handle))
+        .merge(docs::router())
         .merge(admin::router(state.clone()))
         .fallback(dispatch)
         .with_state(state)
@@ -115,6 +121,7 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
         Some(_) => None,
         None => state.registry.loading(&path),
     };
+    let (route_label, plugin_label) = metrics::labels(plugin.as_deref(), loading.as_ref());
     let shape = error_shape(
         plugin
             .as_ref()
@@ -141,9 +148,11 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
             headers.insert("x-gleaner-plugin-version", v);
         }
     }
+    let status = response.status().as_u16();
+    crate::telemetry::metrics::request(&route_label, &plugin_label, status, started.elapsed());
     span.in_scope(|| {
         tracing::info!(
-            status = response.status().as_u16(),
+            status,
             elapsed_ms = started.elapsed().as_millis() as u64,
             "served"
         )

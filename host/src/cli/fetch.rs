@@ -1,5 +1,6 @@
 //! `gleaner fetch`: runs a source locally without a server, the plugin author's
-//! inner loop. Progress on stderr, the response JSON on stdout.
+//! inner loop. Progress on stderr; on stdout the response JSON, or the reviews
+//! as JSON Lines or CSV (`--format`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -30,6 +31,8 @@ pub struct FetchArgs {
     pub record: Option<PathBuf>,
     /// Answer from this HAR file or directory.
     pub replay: Option<PathBuf>,
+    /// How the answer is written to stdout.
+    pub format: super::output::Format,
 }
 
 /// Runs the fetch and prints the response body.
@@ -95,8 +98,12 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
     let outcome = outcome.map_err(|e| anyhow::anyhow!("{e}"))?;
     eprintln!("{}", outcome.message);
     let body = outcome.into_body(options.continuation);
-    println!("{}", serde_json::to_string_pretty(&body)?);
-    Ok(())
+    if args.format != super::output::Format::Json {
+        if let Some(more) = super::output::continuation(&body) {
+            eprintln!("{more}");
+        }
+    }
+    super::output::write(&body, args.format, &mut std::io::stdout().lock())
 }
 
 /// A source plugin loaded for one-off CLI work.

@@ -5,12 +5,14 @@ mod check;
 mod doctor;
 mod fetch;
 mod har;
+mod output;
 mod precompile;
 
 pub use check::check;
 pub use doctor::{doctor, DoctorArgs};
 pub use fetch::{fetch, FetchArgs};
 pub use har::har;
+pub use output::Format;
 pub use precompile::precompile;
 
 use crate::capabilities::http::har::{HarRecorder, HarReplay};

@@ -305,6 +305,7 @@ pub async fn fetch(
     if let Some(notice) = notice {
         message = format!("{message} {}", sentence(&notice));
     }
+    crate::telemetry::metrics::fetch_answered(&label, reviews.len(), stop.code());
     Ok(Outcome {
         reviews,
         extra_information,

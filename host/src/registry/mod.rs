@@ -28,6 +28,7 @@ use crate::capabilities::settings::Settings;
 use crate::config::Config;
 use crate::manifest::{Kind, Manifest, SourceOptions};
 use crate::runtime::{Artifacts, CodeSource, LoadError, LoadedPlugin, Runtime};
+use crate::telemetry::metrics;
 
 /// A loaded plugin as the API and driver see it.
 pub type Plugin = LoadedPlugin;
@@ -265,9 +266,12 @@ impl Registry {
             Err(e) => Err(e),
         };
         let entry = entries.entry(path.to_owned()).or_default();
-        entry.loading = None;
+        let loading = entry.loading.take();
         match result {
             Ok(plugin) => {
+                if entry.plugin.is_some() {
+                    metrics::plugin_swapped(&plugin.manifest.name);
+                }
                 tracing::info!(
                     plugin = %plugin.manifest.name,
                     version = %plugin.manifest.version,
@@ -284,6 +288,13 @@ impl Registry {
                 None
             }
             Err(error) => {
+                let name = entry
+                    .plugin
+                    .as_ref()
+                    .map(|p| p.manifest.name.clone())
+                    .or(loading.map(|l| l.name))
+                    .unwrap_or_else(|| stem(path));
+                metrics::plugin_load_failed(&name);
                 let serving = entry.plugin.as_ref().map(|p| p.manifest.version.clone());
                 tracing::error!(manifest = %path.display(), %error, serving = ?serving, "plugin not loaded; any previous version keeps serving");
                 entry.last_error = Some(error.clone());

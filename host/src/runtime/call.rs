@@ -5,6 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
+use tracing::Instrument;
 use wasmtime::Store;
 
 use super::bindings::processor::exports::gleaner::plugin::processor_plugin::{
@@ -16,6 +17,7 @@ use super::state::CallState;
 use super::{LoadedPlugin, Prepared, Runtime};
 use crate::capabilities::http::session::Session;
 use crate::capabilities::{CallContext, HostDataExceeded};
+use crate::telemetry::metrics::{self, CallOutcome};
 
 /// A plugin call that failed as a whole (as opposed to a typed error the plugin returned).
 #[derive(Debug, thiserror::Error)]
@@ -84,15 +86,31 @@ impl Runtime {
     ) -> Result<R, CallError> {
         let name = plugin.manifest.name.clone();
         let after_ms = deadline.saturating_duration_since(started).as_millis() as u64;
-        let outcome = tokio::time::timeout_at(deadline.into(), run).await;
-        let result = match outcome {
-            Err(_) => Err(CallError::Timeout {
-                plugin: name,
-                after_ms,
-            }),
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(classify(name, after_ms, e)),
+        let span = tracing::info_span!(
+            "plugin_call",
+            plugin = %name,
+            version = %plugin.manifest.version,
+            outcome = tracing::field::Empty,
+        );
+        let outcome = tokio::time::timeout_at(deadline.into(), run)
+            .instrument(span.clone())
+            .await;
+        let (result, call_outcome) = match outcome {
+            Err(_) => (
+                Err(CallError::Timeout {
+                    plugin: name,
+                    after_ms,
+                }),
+                CallOutcome::Timeout,
+            ),
+            Ok(Ok(value)) => (Ok(value), CallOutcome::Ok),
+            Ok(Err(e)) => {
+                let (error, call_outcome) = classify(name, after_ms, e);
+                (Err(error), call_outcome)
+            }
         };
+        span.record("outcome", call_outcome.code());
+        metrics::plugin_call(&plugin.manifest.name, call_outcome, started.elapsed());
         if let Err(e) = &result {
             tracing::error!(plugin = %plugin.manifest.name, version = %plugin.manifest.version, error = %e, "plugin call failed");
         }
@@ -208,34 +226,41 @@ fn wrong_kind(plugin: &LoadedPlugin, export: &str) -> CallError {
     }
 }
 
-fn classify(plugin: String, after_ms: u64, e: wasmtime::Error) -> CallError {
+/// The error a failed call answers with, and its outcome for the metrics.
+fn classify(plugin: String, after_ms: u64, e: wasmtime::Error) -> (CallError, CallOutcome) {
     if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
         if *trap == wasmtime::Trap::Interrupt {
-            return CallError::Timeout { plugin, after_ms };
+            return (
+                CallError::Timeout { plugin, after_ms },
+                CallOutcome::Timeout,
+            );
         }
     }
     if e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>()
         .is_some()
     {
-        return CallError::Overloaded(format!("{e}"));
+        return (
+            CallError::Overloaded(format!("{e}")),
+            CallOutcome::Overloaded,
+        );
     }
     if let Some(full) = e.downcast_ref::<MemoryPoolExhausted>() {
-        return CallError::Overloaded(full.to_string());
+        return (
+            CallError::Overloaded(full.to_string()),
+            CallOutcome::Overloaded,
+        );
     }
     if let Some(cap) = e.downcast_ref::<MemoryCapExceeded>() {
-        return CallError::Crash {
-            plugin,
-            message: cap.to_string(),
-        };
+        let message = cap.to_string();
+        return (CallError::Crash { plugin, message }, CallOutcome::MemoryCap);
     }
     if let Some(limit) = e.downcast_ref::<HostDataExceeded>() {
-        return CallError::Crash {
-            plugin,
-            message: limit.to_string(),
-        };
+        let message = limit.to_string();
+        return (
+            CallError::Crash { plugin, message },
+            CallOutcome::HostDataCap,
+        );
     }
-    CallError::Crash {
-        plugin,
-        message: format!("{e:#}"),
-    }
+    let message = format!("{e:#}");
+    (CallError::Crash { plugin, message }, CallOutcome::Trap)
 }

@@ -4,10 +4,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use tracing::Instrument;
+
 use super::session::Session;
 use super::{credentials, HttpError, HttpService, OutboundRequest};
 use crate::capabilities::{view_link, CallContext, PluginGrant};
 use crate::runtime::bindings::sdk::gleaner::plugin::http;
+use crate::telemetry::metrics::{self, UpstreamOutcome};
 
 /// What the http import sees of a call.
 pub struct HttpView<'a> {
@@ -41,17 +44,44 @@ impl Outbound {
         };
         let started = Instant::now();
         let url = credentials::redact_url(&request.url);
+        let host = url::Url::parse(&url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        let span = tracing::info_span!(
+            "upstream",
+            method = %request.method,
+            %host,
+            status = tracing::field::Empty,
+        );
         let result = self
             .http
             .send(&self.grant.policy, &self.session, request, self.deadline)
+            .instrument(span.clone())
             .await;
-        let elapsed_ms = started.elapsed().as_millis() as u64;
+        if let Ok(r) = &result {
+            span.record("status", r.status);
+        }
+        let elapsed = started.elapsed();
+        let elapsed_ms = elapsed.as_millis() as u64;
         let plugin = self.grant.name.as_str();
         match &result {
             Ok(r) => {
+                let wall = r
+                    .headers
+                    .iter()
+                    .any(|(n, v)| n.eq_ignore_ascii_case(super::WALL_HEADER) && v != "none");
+                let outcome = UpstreamOutcome::of_answer(r.status, wall);
+                metrics::upstream(&r.final_url, Some(r.status), outcome, elapsed);
                 tracing::debug!(plugin, request_id = %self.request_id, %url, status = r.status, elapsed_ms, "upstream")
             }
             Err(e) => {
+                let outcome = match e {
+                    HttpError::Denied(_) => UpstreamOutcome::Denied,
+                    HttpError::Timeout(_) => UpstreamOutcome::Timeout,
+                    HttpError::TooLarge(_) | HttpError::Transport(_) => UpstreamOutcome::Error,
+                };
+                metrics::upstream(&url, None, outcome, elapsed);
                 tracing::info!(plugin, request_id = %self.request_id, %url, error = %e, elapsed_ms, "upstream failed")
             }
         }

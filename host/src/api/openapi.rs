@@ -1,0 +1,74 @@
+//! `GET /openapi.json`: the OpenAPI document of the plugins serving now.
+//! It answers without a key, like `/healthz`: it describes the interface, no data.
+//!
+//! Building the document takes a few milliseconds, so the JSON is kept for
+//! the set of serving plugins it was built from and built again when that
+//! set changes (a hot swap, a removal) or the key configuration differs.
+
+use std::sync::{Arc, Mutex, Weak};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::AppState;
+use crate::openapi::{self, Access};
+use crate::registry::Plugin;
+
+/// The last document served and what it was built from. The plugins are held
+/// weakly: the cache keeps no plugin alive, and as their allocations stay
+/// reserved while referenced, a new plugin never takes an old one's address.
+struct Cached {
+    plugins: Vec<Weak<Plugin>>,
+    access: Access,
+    json: Bytes,
+}
+
+impl Cached {
+    fn matches(&self, plugins: &[Arc<Plugin>], access: Access) -> bool {
+        self.access == access
+            && self.plugins.len() == plugins.len()
+            && self
+                .plugins
+                .iter()
+                .zip(plugins)
+                .all(|(old, new)| std::ptr::eq(old.as_ptr(), Arc::as_ptr(new)))
+    }
+}
+
+static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
+
+/// The document's JSON for these plugins, from the cache when it is current.
+fn document_json(plugins: &[Arc<Plugin>], access: Access) -> Result<Bytes, serde_json::Error> {
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(cached) = cache.as_ref().filter(|c| c.matches(plugins, access)) {
+        return Ok(cached.json.clone());
+    }
+    let manifests: Vec<_> = plugins.iter().map(|p| &p.manifest).collect();
+    let json = Bytes::from(openapi::document(&manifests, access).to_json()?);
+    *cache = Some(Cached {
+        plugins: plugins.iter().map(Arc::downgrade).collect(),
+        access,
+        json: json.clone(),
+    });
+    Ok(json)
+}
+
+/// Handles `GET /openapi.json`.
+pub async fn handle(State(state): State<AppState>) -> Response {
+    let access = Access {
+        api_keys: !state.keys.is_empty(),
+        admin_keys: !state.admin_keys.is_empty(),
+    };
+    match document_json(&state.registry.plugins(), access) {
+        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot serialise the OpenAPI document");
+            let body = json!({ "error": format!("the OpenAPI document could not be built ({e}); please report this") });
+            (StatusCode::INTERNAL_SERVER_ERROR, Json(body)).into_response()
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! How `gleaner fetch` writes its answer: the response JSON, one review per
+//! line (JSON Lines), or CSV with one column per review field. In the two
+//! record formats the message and the continuation go to stderr, so stdout
+//! holds reviews only and can be piped into other tools.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+/// The formats `gleaner fetch --format` writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The response body, as the HTTP API returns it (pretty-printed).
+    #[default]
+    Json,
+    /// One review record per line.
+    Jsonl,
+    /// A header row, then one row per review; nested values (media, reply,
+    /// extra) as compact JSON in their cell, null as an empty cell.
+    Csv,
+}
+
+/// The review record's fields, in the order the README lists them: the CSV
+/// columns.
+pub const REVIEW_FIELDS: &[&str] = &[
+    "review_id",
+    "review_title",
+    "review_text",
+    "review_rating",
+    "rating_scale_max",
+    "review_date",
+    "author_name",
+    "author_profile_image_url",
+    "author_url",
+    "author_title",
+    "review_url",
+    "review_media",
+    "review_reply",
+    "helpful_votes",
+    "language",
+    "source",
+    "extra",
+];
+
+/// Writes `body` (a review-fetch response) to `out` in `format`.
+pub fn write(body: &Value, format: Format, out: &mut impl Write) -> anyhow::Result<()> {
+    let reviews = body["all_reviews"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    match format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(body)?)?,
+        Format::Jsonl => {
+            for review in reviews {
+                writeln!(out, "{}", serde_json::to_string(review)?)?;
+            }
+        }
+        Format::Csv => {
+            let mut csv = csv::Writer::from_writer(out);
+            csv.write_record(REVIEW_FIELDS)?;
+            for review in reviews {
+                csv.write_record(REVIEW_FIELDS.iter().map(|f| cell(&review[*f])))?;
+            }
+            csv.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// What the record formats leave out of stdout: where to continue, if anywhere.
+pub fn continuation(body: &Value) -> Option<String> {
+    let token = body["next_page"]
+        .as_str()
+        .or_else(|| body["pagination_data"]["token"].as_str())?;
+    let field = if body["next_page"].is_string() {
+        "next_page"
+    } else {
+        "pagination_data.token"
+    };
+    Some(format!(
+        "more reviews: pass {field} = {token} in the next request to continue"
+    ))
+}
+
+/// One CSV cell: strings as they are, null as empty, anything else as JSON.
+fn cell(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn body() -> Value {
+        json!({
+            "all_reviews": [
+                {"review_id": "a", "review_text": "Great, \"really\"\nfast", "review_rating": 5.0,
+                 "review_media": [], "extra": {"verified": true}, "source": "s"},
+                {"review_id": "b", "review_text": null, "review_rating": null, "source": "s"}
+            ],
+            "message": "Fetched 2 reviews",
+            "next_page": "tok"
+        })
+    }
+
+    #[test]
+    fn the_csv_columns_are_the_review_record() {
+        let record = crate::record::Review {
+            review_id: "r".into(),
+            review_title: None,
+            review_text: None,
+            review_rating: None,
+            rating_scale_max: None,
+            review_date: None,
+            author_name: None,
+            author_profile_image_url: None,
+            author_url: None,
+            author_title: None,
+            review_url: None,
+            review_media: Vec::new(),
+            review_reply: None,
+            helpful_votes: None,
+            language: None,
+            source: "s".into(),
+            extra: Value::Null,
+        };
+        let value = serde_json::to_value(record).unwrap();
+        let mut keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut fields = REVIEW_FIELDS.to_vec();
+        keys.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(keys, fields);
+    }
+
+    #[test]
+    fn jsonl_writes_one_review_per_line() {
+        let mut out = Vec::new();
+        write(&body(), Format::Jsonl, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["review_text"], "Great, \"really\"\nfast");
+    }
+
+    #[test]
+    fn csv_quotes_text_and_writes_nested_values_as_json() {
+        let mut out = Vec::new();
+        write(&body(), Format::Csv, &mut out).unwrap();
+        let mut reader = csv::Reader::from_reader(out.as_slice());
+        assert_eq!(reader.headers().unwrap().len(), REVIEW_FIELDS.len());
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(&rows[0][2], "Great, \"really\"\nfast");
+        assert_eq!(&rows[0][3], "5.0");
+        assert_eq!(&rows[0][16], r#"{"verified":true}"#);
+        assert_eq!(&rows[1][2], "");
+    }
+
+    #[test]
+    fn the_continuation_is_named_with_its_field() {
+        assert!(continuation(&body()).unwrap().contains("next_page = tok"));
+        let data = json!({"all_reviews": [], "pagination_data": {"token": "t2"}});
+        assert!(continuation(&data)
+            .unwrap()
+            .contains("pagination_data.token = t2"));
+        assert_eq!(continuation(&json!({"all_reviews": []})), None);
+    }
+}

@@ -1,0 +1,331 @@
+//! Schemas of the bodies the host itself builds: the review record and the
+//! review-fetch response (`crate::record::Review`, `crate::driver::Outcome`),
+//! the forum post record (`crate::record::PostRecord`) and `/healthz`.
+
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, Schema, Type};
+use utoipa::openapi::RefOr;
+
+use super::kit::{described, nullable_reference, record, reference, typed};
+use crate::manifest::Continuation;
+
+/// The component schemas of this module, by name.
+pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
+    vec![
+        ("Review", review()),
+        ("Media", media()),
+        ("Reply", reply()),
+        ("ExtraInformation", extra_information()),
+        ("PostRecord", post_record()),
+        ("PostInfo", post_info()),
+        ("PostStats", post_stats()),
+        ("CommunityData", community_data()),
+        ("CommunityInfo", community_info()),
+        ("AuthorData", author_data()),
+        ("Health", health()),
+    ]
+}
+
+fn text(nullable: bool, description: &str) -> RefOr<Schema> {
+    described(typed(Type::String, nullable), description)
+}
+
+fn closed(object: utoipa::openapi::schema::ObjectBuilder) -> RefOr<Schema> {
+    object
+        .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
+        .into()
+}
+
+fn array_of(items: RefOr<Schema>, description: &str) -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(items)
+        .description(Some(description))
+        .into()
+}
+
+fn review() -> RefOr<Schema> {
+    let fields = [
+        ("review_id", described(typed(Type::String, false).pattern(Some(r"\S")), "The source's id of the review")),
+        ("review_title", text(true, "Title")),
+        ("review_text", text(true, "Text, formatted per `is_text_formatted`")),
+        ("review_rating", described(typed(Type::Number, true).minimum(Some(0)), "A number on the source's scale, from 0 to `rating_scale_max`")),
+        ("rating_scale_max", described(typed(Type::Number, true), "The top of the source's rating scale (e.g. 5)")),
+        ("review_date", text(true, "ISO 8601: YYYY-MM-DD, YYYY-MM (a source that gives only the month) or an RFC 3339 date-time")),
+        ("author_name", text(true, "Display name")),
+        ("author_profile_image_url", text(true, "Avatar URL (absolute http or https)")),
+        ("author_url", text(true, "Profile page (absolute http or https)")),
+        ("author_title", text(true, "Role, company or country, where the source has one")),
+        ("review_url", text(true, "Permalink of the review (absolute http or https)")),
+        ("review_media", array_of(reference("Media"), "Attached images and videos")),
+        ("review_reply", nullable_reference("Reply")),
+        ("helpful_votes", described(typed(Type::Integer, true).minimum(Some(0)), "Helpful votes or likes")),
+        ("language", text(true, "Language code")),
+        ("source", text(false, "The source label, e.g. customer-feedback-hub")),
+        ("extra", described(typed(Type::Object, false), "Source-specific fields")),
+    ];
+    closed(record(fields).description(Some(
+        "One review, the same record on every review-fetch endpoint. A field is null where the source lacks a value; values are never invented.",
+    )))
+}
+
+fn media() -> RefOr<Schema> {
+    closed(record([
+        (
+            "height",
+            described(typed(Type::Number, true), "Height in pixels"),
+        ),
+        ("id", text(true, "The source's id of the item")),
+        ("review_media_type", text(false, "`image` or `video`")),
+        ("review_media_url", text(false, "URL")),
+        (
+            "width",
+            described(typed(Type::Number, true), "Width in pixels"),
+        ),
+    ]))
+}
+
+fn reply() -> RefOr<Schema> {
+    closed(
+        record([
+            (
+                "text",
+                text(false, "Reply text, formatted like the review text"),
+            ),
+            ("date", text(true, "ISO 8601 date or date-time")),
+            ("author", text(true, "Who replied")),
+        ])
+        .description(Some("The owner's reply to a review")),
+    )
+}
+
+fn extra_information() -> RefOr<Schema> {
+    let count = |d: &str| described(typed(Type::Integer, false).minimum(Some(0)), d);
+    closed(record([
+        ("resolved_url", text(true, "The page the reviews came from")),
+        ("name", text(true, "The reviewed business or item")),
+        ("average_rating", described(typed(Type::Number, true), "Its average rating, as the source shows it")),
+        ("total_reviews", described(typed(Type::Integer, true).minimum(Some(0)), "Its review count, as the source shows it")),
+        ("pages_fetched", count("Pages used")),
+        ("pages_unused", count("Pages requested ahead that the fetch did not need")),
+        ("complete", described(typed(Type::Boolean, false), "Whether every review there is (within `sync_date`) was returned")),
+        ("stop_reason", described(
+            typed(Type::String, false).enum_values(Some(["exhausted", "limit_reached", "past_sync_date", "time_budget", "source_error", "source_limit"])),
+            "Why the fetch stopped",
+        )),
+        ("elapsed_ms", count("Time the fetch took")),
+        ("plugin", text(false, "The plugin that served the fetch")),
+        ("plugin_version", text(false, "Its version")),
+        ("dates_are", described(
+            typed(Type::String, false).enum_values(Some(["utc", "source_local"])),
+            "Whether review dates (and `sync_date`) are UTC days or the source's local days",
+        )),
+        ("session", described(
+            typed(Type::String, false).enum_values(Some(["new", "continued", "expired_restarted"])),
+            "The upstream session: opened for this fetch, continued from the token's, or restarted because it had expired",
+        )),
+        ("source", described(
+            typed(Type::Object, false),
+            "Source-specific metadata; `source_limit` says why the site serves no further, `notice` what the user should know",
+        )),
+    ]))
+}
+
+/// The review-fetch response of an endpoint continuing with `continuation`.
+pub fn fetch_response(continuation: Continuation) -> RefOr<Schema> {
+    let mut fields = vec![
+        (
+            "all_reviews",
+            array_of(reference("Review"), "The reviews, in the source's order"),
+        ),
+        ("extra_information", reference("ExtraInformation")),
+        (
+            "message",
+            text(false, "What was fetched and why the fetch stopped"),
+        ),
+    ];
+    match continuation {
+        Continuation::PaginationToken => fields.push((
+            "next_page",
+            text(true, "The continuation token, or null when the fetch is complete: send it back as `pagination_token` with the same `query`"),
+        )),
+        Continuation::PaginationData => fields.push((
+            "pagination_data",
+            described(
+                typed(Type::Object, true)
+                    .property("token", typed(Type::String, false))
+                    .required("token")
+                    .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false))),
+                "The continuation, or null when the fetch is complete: send the object back as `pagination_data` with the same `query`",
+            ),
+        )),
+        Continuation::None => {}
+    }
+    closed(record(fields))
+}
+
+/// The forum-post response: `{"all_reviews": [post]}`.
+pub fn post_response() -> RefOr<Schema> {
+    closed(record([(
+        "all_reviews",
+        ArrayBuilder::new()
+            .items(reference("PostRecord"))
+            .min_items(Some(1))
+            .max_items(Some(1))
+            .description(Some("The post"))
+            .into(),
+    )]))
+}
+
+fn post_record() -> RefOr<Schema> {
+    closed(
+        record([
+            ("query", text(false, "The URL asked for")),
+            ("author_name", text(true, "The author's name")),
+            (
+                "author_profile_image_url",
+                text(true, "The author's avatar"),
+            ),
+            (
+                "author_profile_image_url_org",
+                text(true, "The avatar as the site gives it"),
+            ),
+            ("flair_text", text(true, "Flair")),
+            ("flair_text_link", text(true, "Flair link")),
+            ("html_text", text(true, "The post's HTML")),
+            ("post_date", text(true, "ISO 8601")),
+            ("post_info", reference("PostInfo")),
+            ("post_stats", reference("PostStats")),
+            (
+                "post_text",
+                text(true, "Text, formatted per `is_text_formatted`"),
+            ),
+            (
+                "post_tile",
+                text(
+                    true,
+                    "The post's title (the field name is spelled as the specification fixes it)",
+                ),
+            ),
+            (
+                "review_media",
+                array_of(reference("Media"), "Attached media"),
+            ),
+            ("community", text(true, "Community")),
+            ("community_data", nullable_reference("CommunityData")),
+            ("community_info", reference("CommunityInfo")),
+            ("community_name", text(true, "Community name")),
+            ("community_url", text(true, "Community URL")),
+            ("url", text(true, "The post's URL")),
+            ("author_data", nullable_reference("AuthorData")),
+        ])
+        .description(Some(
+            "A forum post or comment, field for field as docs/SPEC.md fixes it",
+        )),
+    )
+}
+
+fn flags(names: &[&'static str]) -> RefOr<Schema> {
+    closed(record(
+        names
+            .iter()
+            .map(|n| (*n, typed(Type::Boolean, false).into())),
+    ))
+}
+
+fn post_info() -> RefOr<Schema> {
+    flags(&[
+        "archived",
+        "is_crosspostable",
+        "locked",
+        "no_follow",
+        "over_18",
+        "pinned",
+        "spoiler",
+    ])
+}
+
+fn post_stats() -> RefOr<Schema> {
+    closed(record(
+        ["award_count", "comments_count", "down_votes", "up_votes"]
+            .into_iter()
+            .map(|n| (n, typed(Type::Number, false).into())),
+    ))
+}
+
+/// An object whose fields are all nullable, of the given types.
+fn nullable_fields(fields: &[(&'static str, Type)]) -> RefOr<Schema> {
+    closed(record(
+        fields
+            .iter()
+            .map(|(n, ty)| (*n, typed(ty.clone(), true).into())),
+    ))
+}
+
+fn community_data() -> RefOr<Schema> {
+    use Type::{Boolean, Number, String};
+    nullable_fields(&[
+        ("active_user_count", Number),
+        ("banner_img", String),
+        ("community_icon", String),
+        ("created_date", String),
+        ("display_name_prefixed", String),
+        ("header_img", String),
+        ("icon_img", String),
+        ("id", String),
+        ("name", String),
+        ("over_18", Boolean),
+        ("primary_color", String),
+        ("public_description", String),
+        ("subscribers", Number),
+        ("title", String),
+    ])
+}
+
+fn community_info() -> RefOr<Schema> {
+    use Type::{Number, String};
+    nullable_fields(&[
+        ("created_date", String),
+        ("crossposts", Number),
+        ("subscribers", Number),
+    ])
+}
+
+fn author_data() -> RefOr<Schema> {
+    use Type::{Boolean, Number, String};
+    nullable_fields(&[
+        ("avatar_img", String),
+        ("comment_karma", Number),
+        ("created_date", String),
+        ("display_name_prefixed", String),
+        ("icon_img", String),
+        ("id", String),
+        ("is_employee", Boolean),
+        ("is_gold", Boolean),
+        ("is_mod", Boolean),
+        ("link_karma", Number),
+        ("name", String),
+        ("profile_public_description", String),
+        ("profile_subscribers", Number),
+        ("profile_title", String),
+        ("total_karma", Number),
+        ("verified", Boolean),
+    ])
+}
+
+fn health() -> RefOr<Schema> {
+    let names = |d: &str| array_of(typed(Type::String, false).into(), d);
+    let count = |d: &str| described(typed(Type::Integer, false).minimum(Some(0)), d);
+    closed(record([
+        (
+            "status",
+            described(
+                typed(Type::String, false).enum_values(Some(["ok", "loading"])),
+                "`loading` while some plugin's first load (a compile) is under way",
+            ),
+        ),
+        ("plugins", count("Plugins serving")),
+        ("failed_plugins", count("Plugins whose latest load failed")),
+        ("loading_plugins", count("Plugins still loading")),
+        ("loading", names("The plugins still loading")),
+        ("failed", names("The plugins whose latest load failed")),
+    ]))
+}

@@ -1,0 +1,276 @@
+//! The routes no plugin serves: `/healthz`, `/openapi.json`, `/docs`, and the
+//! admin API under `/admin` with its own keys (`crate::api::admin`).
+
+use utoipa::openapi::path::{
+    HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, PathItem,
+};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::response::{ResponseBuilder, Responses};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, Schema, Type};
+use utoipa::openapi::security::SecurityRequirement;
+use utoipa::openapi::{ContentBuilder, RefOr, Required};
+
+use super::errors::ADMIN_KEY;
+use super::kit::{described, nullable_reference, record, reference, typed};
+
+/// Component schemas of the admin API.
+pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
+    let text = |nullable: bool, d: &str| described(typed(Type::String, nullable), d);
+    let status = record([
+        ("manifest", text(false, "Manifest file name")),
+        ("name", text(false, "Plugin name")),
+        ("kind", described(
+            typed(Type::String, true).enum_values(Some([Some("source"), Some("post-source"), Some("processor"), None])),
+            "Kind of the serving version",
+        )),
+        ("route", text(true, "Route of the serving version")),
+        ("version", text(true, "Version serving")),
+        ("sha256", text(true, "SHA-256 of the serving component")),
+        ("loaded_at", text(true, "When the serving version was loaded (RFC 3339)")),
+        ("status", described(
+            typed(Type::String, false).enum_values(Some(["active", "degraded", "loading", "failed"])),
+            "active (serving, last load fine), degraded (serving an older version; the newest failed), loading (its first load is under way) or failed",
+        )),
+        ("last_error", text(true, "Why the most recent load failed")),
+        ("compile_ms", described(typed(Type::Integer, true).minimum(Some(0)), "Compile (or artifact or cache load) time of the serving version")),
+        ("code", described(
+            typed(Type::String, true).enum_values(Some([Some("artifact"), Some("cache"), Some("compiled"), None])),
+            "Where the serving version's compiled code came from",
+        )),
+        ("artifact_note", text(true, "Why an artifact beside the component was not used")),
+    ])
+    .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)));
+    vec![("PluginStatus", status.into())]
+}
+
+fn json_response(description: &str, schema: RefOr<Schema>) -> RefOr<utoipa::openapi::Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new().schema(Some(schema)).build(),
+        )
+        .into()
+}
+
+/// An error answered as `{"error": "..."}`.
+fn error_response(description: &str) -> RefOr<utoipa::openapi::Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(reference("Error")))
+                .build(),
+        )
+        .into()
+}
+
+fn responses(list: Vec<(u16, RefOr<utoipa::openapi::Response>)>) -> Responses {
+    let mut responses = Responses::new();
+    for (status, response) in list {
+        responses.responses.insert(status.to_string(), response);
+    }
+    responses
+}
+
+/// The public routes: `/healthz`, `/openapi.json`, `/docs`.
+pub fn public_paths() -> Vec<(&'static str, PathItem)> {
+    let get =
+        |summary: &str, description: &str, ok: RefOr<utoipa::openapi::Response>, tag: &str| {
+            PathItem::new(
+                HttpMethod::Get,
+                OperationBuilder::new()
+                    .summary(Some(summary))
+                    .description(Some(description))
+                    .operation_id(Some(summary.to_lowercase().replace(' ', "_")))
+                    .tag(tag)
+                    .responses(responses(vec![(200, ok)])),
+            )
+        };
+    let html = ResponseBuilder::new()
+        .description("An HTML page rendering this document")
+        .content(
+            "text/html",
+            ContentBuilder::new()
+                .schema(Some(typed(Type::String, false)))
+                .build(),
+        )
+        .into();
+    vec![
+        (
+            "/healthz",
+            get(
+                "Health",
+                "Answers without a key, for load balancers, always with 200; `status` is `loading` while plugins are still compiling after start-up.",
+                json_response("The server's health", reference("Health")),
+                "service",
+            ),
+        ),
+        (
+            "/openapi.json",
+            get(
+                "OpenAPI document",
+                "This document, assembled from the manifests of the plugins serving now: it changes with every hot swap. Answers without a key.",
+                json_response("The OpenAPI 3.1 document", typed(Type::Object, false).into()),
+                "service",
+            ),
+        ),
+        (
+            "/metrics",
+            PathItem::new(
+                HttpMethod::Get,
+                OperationBuilder::new()
+                    .summary(Some("Metrics"))
+                    .description(Some(
+                        "The server's metrics in Prometheus text format. With metrics keys (GLEANER_METRICS_KEYS) or admin keys configured, only a request carrying one of them (x-api-key or Authorization: Bearer) may read them; with neither, anyone may while the server listens on loopback, and nobody otherwise.",
+                    ))
+                    .operation_id(Some("metrics"))
+                    .tag("service")
+                    .responses(responses(vec![
+                        (
+                            200,
+                            ResponseBuilder::new()
+                                .description("Prometheus text exposition format 0.0.4")
+                                .content(
+                                    "text/plain",
+                                    ContentBuilder::new().schema(Some(typed(Type::String, false))).build(),
+                                )
+                                .into(),
+                        ),
+                        (401, error_response("Keys are configured and the request carries none of them")),
+                        (403, error_response("No key is configured and the server listens beyond loopback")),
+                        (503, error_response("The metrics could not be rendered")),
+                    ])),
+            ),
+        ),
+        (
+            "/docs",
+            get(
+                "API documentation",
+                "A human-readable page rendered from /openapi.json. Answers without a key.",
+                html,
+                "service",
+            ),
+        ),
+    ]
+}
+
+/// The admin API's paths; `enabled` is whether admin keys are configured
+/// (without them every admin request gets 401).
+pub fn admin_paths(enabled: bool) -> Vec<(&'static str, PathItem)> {
+    let security = vec![SecurityRequirement::new(ADMIN_KEY, Vec::<String>::new())];
+    let unauthorized = if enabled {
+        "Missing or invalid admin key"
+    } else {
+        "The admin API is disabled: no admin key is configured (GLEANER_ADMIN_KEYS)"
+    };
+    let plugins = || -> RefOr<Schema> {
+        record([(
+            "plugins",
+            ArrayBuilder::new().items(reference("PluginStatus")).into(),
+        )])
+        .into()
+    };
+    let op =
+        |id: &str, summary: &str, ok: RefOr<utoipa::openapi::Response>, errors: &[(u16, &str)]| {
+            let mut list = vec![(200, ok), (401, error_response(unauthorized))];
+            for (status, when) in errors {
+                list.push((*status, error_response(when)));
+            }
+            OperationBuilder::new()
+                .summary(Some(summary))
+                .operation_id(Some(id))
+                .tag("admin")
+                .securities(Some(security.clone()))
+                .responses(responses(list))
+        };
+    let name = ParameterBuilder::new()
+        .name("name")
+        .parameter_in(ParameterIn::Path)
+        .required(Required::True)
+        .description(Some("The plugin name: 1 to 64 lower-case ASCII letters, digits and '-', starting with a letter or digit"))
+        .schema(Some(typed(Type::String, false)))
+        .build();
+    let upload_body = RequestBodyBuilder::new()
+        .required(Some(Required::True))
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(
+                    record([
+                        (
+                            "manifest",
+                            described(typed(Type::String, false), "The manifest's TOML text"),
+                        ),
+                        (
+                            "component",
+                            described(
+                                typed(Type::String, false),
+                                "The component (.wasm), base64-encoded",
+                            ),
+                        ),
+                    ])
+                    .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false))),
+                ))
+                .build(),
+        )
+        .build();
+    let upload = op(
+        "admin_upload_plugin",
+        "Upload (install or replace) a plugin",
+        json_response(
+            "The plugin's status after the swap",
+            record([("plugin", nullable_reference("PluginStatus"))]).into(),
+        ),
+        &[
+            (400, "Invalid name, body, manifest or component; the plugin does not load; or the plugin directory is not writable"),
+            (408, "The body did not arrive within the body read timeout"),
+            (413, "The body exceeds admin_max_body_bytes"),
+        ],
+    )
+    .parameter(name.clone())
+    .request_body(Some(upload_body));
+    let delete = op(
+        "admin_delete_plugin",
+        "Delete a plugin",
+        json_response(
+            "The plugin was deleted",
+            record([("deleted", typed(Type::String, false).into())]).into(),
+        ),
+        &[
+            (400, "Invalid plugin name"),
+            (404, "No plugin of that name"),
+        ],
+    )
+    .parameter(name);
+    let mut plugin_item = PathItem::new(HttpMethod::Put, upload);
+    plugin_item.merge_operations(PathItem::new(HttpMethod::Delete, delete));
+    vec![
+        (
+            "/admin/plugins",
+            PathItem::new(
+                HttpMethod::Get,
+                op(
+                    "admin_list_plugins",
+                    "List the plugins and their status",
+                    json_response("Every manifest's status", plugins()),
+                    &[],
+                ),
+            ),
+        ),
+        ("/admin/plugins/{name}", plugin_item),
+        (
+            "/admin/reload",
+            PathItem::new(
+                HttpMethod::Post,
+                op(
+                    "admin_reload",
+                    "Reload every plugin from the plugin directory",
+                    json_response("Every manifest's status after the reload", plugins()),
+                    &[(400, "The plugin directory cannot be read")],
+                ),
+            ),
+        ),
+    ]
+}

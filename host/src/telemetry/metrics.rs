@@ -1,0 +1,354 @@
+//! The server's Prometheus metrics: every name with its help text and labels in
+//! one place, the recorder (installed once per process), and the small
+//! functions the rest of the server calls where something happens.
+//!
+//! Label values are bounded: routes are plugin route patterns (never a raw
+//! path), plugins and sources are loaded plugins, upstream hosts are host names
+//! only and at most [`MAX_HOSTS`] of them get their own series.
+//!
+//! Until [`install`] runs (the server does it at start-up) every function here
+//! is a no-op, so the command-line tools that share this code record nothing.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use metrics::{counter, gauge, histogram, Gauge, Unit};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+/// Requests to plugin routes, by `route`, `plugin` and `status`.
+pub const REQUESTS: &str = "gleaner_requests_total";
+/// Time to answer a request to a plugin route, by `route` and `plugin`.
+pub const REQUEST_DURATION: &str = "gleaner_request_duration_seconds";
+/// Requests a plugin is serving right now (holding a bulkhead slot), by `plugin`.
+pub const IN_FLIGHT: &str = "gleaner_requests_in_flight";
+/// Requests refused with 503 because a bulkhead was full, by `plugin` and `pool`.
+pub const REFUSED: &str = "gleaner_requests_refused_total";
+/// Plugin calls, by `plugin` and `outcome`.
+pub const PLUGIN_CALLS: &str = "gleaner_plugin_calls_total";
+/// Time a plugin call ran, by `plugin`.
+pub const PLUGIN_CALL_DURATION: &str = "gleaner_plugin_call_duration_seconds";
+/// Outbound requests plugins made, by `host`, `status` and `outcome`.
+pub const UPSTREAM_REQUESTS: &str = "gleaner_upstream_requests_total";
+/// Time an outbound request took (redirects and retries included), by `host`.
+pub const UPSTREAM_DURATION: &str = "gleaner_upstream_request_duration_seconds";
+/// Reviews returned to clients, by `source`.
+pub const REVIEWS_RETURNED: &str = "gleaner_reviews_returned_total";
+/// Review fetches that answered, by `source` and the `reason` they stopped.
+pub const FETCH_STOPS: &str = "gleaner_fetch_stops_total";
+/// A new version of a plugin swapped in for a serving one, by `plugin`.
+pub const PLUGIN_SWAPS: &str = "gleaner_plugin_swaps_total";
+/// Plugin loads that failed (the serving version, if any, stayed), by `plugin`.
+pub const PLUGIN_LOAD_FAILURES: &str = "gleaner_plugin_load_failures_total";
+
+/// Upstream hosts that get their own series; requests to later hosts are
+/// counted under `host="other"` (website processors fetch any public host).
+pub const MAX_HOSTS: usize = 500;
+
+/// The `plugin` (and `route`) label of a request no plugin serves.
+pub const NONE: &str = "none";
+
+/// Histogram buckets, in seconds, of whole requests and upstream requests.
+const REQUEST_BUCKETS: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+];
+/// Histogram buckets, in seconds, of plugin calls (a processor call takes about a millisecond).
+const CALL_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// Every metric: name, kind, unit and help text.
+const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
+    (REQUESTS, Kind::Counter, Unit::Count, "Requests to plugin routes, by route pattern, plugin and HTTP status."),
+    (REQUEST_DURATION, Kind::Histogram, Unit::Seconds, "Time to answer a request to a plugin route, by route pattern and plugin."),
+    (IN_FLIGHT, Kind::Gauge, Unit::Count, "Requests a plugin is serving right now (holding a bulkhead slot)."),
+    (REFUSED, Kind::Counter, Unit::Count, "Requests refused with 503 because a bulkhead was full; pool is plugin (max_concurrent_per_plugin) or server (max_concurrent_requests)."),
+    (PLUGIN_CALLS, Kind::Counter, Unit::Count, "Plugin calls (for requests, and info() at each load) by outcome: ok, trap, timeout, memory_cap, host_data_cap or overloaded."),
+    (PLUGIN_CALL_DURATION, Kind::Histogram, Unit::Seconds, "Time a plugin call ran, whatever its outcome."),
+    (UPSTREAM_REQUESTS, Kind::Counter, Unit::Count, "Outbound requests plugins made, by upstream host, final HTTP status (none without an answer) and outcome: ok, bot_wall, blocked (403 or 429), denied (allowlist or SSRF guard), timeout or error."),
+    (UPSTREAM_DURATION, Kind::Histogram, Unit::Seconds, "Time an outbound request took, redirects and retries included, by upstream host."),
+    (REVIEWS_RETURNED, Kind::Counter, Unit::Count, "Reviews returned to clients, by source."),
+    (FETCH_STOPS, Kind::Counter, Unit::Count, "Review fetches that answered, by source and why they stopped (the stop_reason of extra_information)."),
+    (PLUGIN_SWAPS, Kind::Counter, Unit::Count, "Plugins (re)loaded in place of a serving version: hot swaps, admin uploads and reloads."),
+    (PLUGIN_LOAD_FAILURES, Kind::Counter, Unit::Count, "Plugin loads that failed; the serving version, if any, kept serving."),
+];
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Counter,
+    Gauge,
+    Histogram,
+}
+
+/// Why the metrics cannot be served.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum MetricsError {
+    /// Something else in this process installed a metrics recorder first.
+    #[error("metrics are unavailable: another metrics recorder was installed in this process first ({0})")]
+    Unavailable(String),
+}
+
+static RECORDER: OnceLock<Result<PrometheusHandle, MetricsError>> = OnceLock::new();
+
+/// Installs the process-wide Prometheus recorder, once; later calls return the
+/// same handle. Nothing is recorded before the first call.
+pub fn install() -> Result<&'static PrometheusHandle, MetricsError> {
+    RECORDER
+        .get_or_init(build_and_install)
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn build_and_install() -> Result<PrometheusHandle, MetricsError> {
+    let builder = [
+        (REQUEST_DURATION, REQUEST_BUCKETS),
+        (UPSTREAM_DURATION, REQUEST_BUCKETS),
+        (PLUGIN_CALL_DURATION, CALL_BUCKETS),
+    ]
+    .into_iter()
+    .try_fold(PrometheusBuilder::new(), |builder, (name, buckets)| {
+        builder.set_buckets_for_metric(Matcher::Full(name.to_owned()), buckets)
+    })
+    .map_err(|e| MetricsError::Unavailable(e.to_string()))?;
+    let handle = builder.install_recorder().map_err(|e| {
+        tracing::warn!(error = %e, "metrics recorder not installed; GET /metrics will answer 503");
+        MetricsError::Unavailable(e.to_string())
+    })?;
+    for &(name, kind, unit, help) in DESCRIPTIONS {
+        match kind {
+            Kind::Counter => metrics::describe_counter!(name, unit, help),
+            Kind::Gauge => metrics::describe_gauge!(name, unit, help),
+            Kind::Histogram => metrics::describe_histogram!(name, unit, help),
+        }
+    }
+    // Histogram samples wait in buffers until upkeep folds them into buckets;
+    // without it they would grow between scrapes.
+    let upkeep = handle.clone();
+    let spawned = std::thread::Builder::new()
+        .name("metrics-upkeep".into())
+        .spawn(move || loop {
+            std::thread::sleep(Duration::from_secs(5));
+            upkeep.run_upkeep();
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "no metrics upkeep thread; histogram samples are folded in at each scrape");
+    }
+    Ok(handle)
+}
+
+/// The metrics in Prometheus text format.
+pub fn render() -> Result<String, MetricsError> {
+    install().map(PrometheusHandle::render)
+}
+
+/// A request to a plugin route was answered.
+pub fn request(route: &str, plugin: &str, status: u16, elapsed: Duration) {
+    counter!(REQUESTS, "route" => route.to_owned(), "plugin" => plugin.to_owned(), "status" => status.to_string())
+        .increment(1);
+    histogram!(REQUEST_DURATION, "route" => route.to_owned(), "plugin" => plugin.to_owned())
+        .record(elapsed.as_secs_f64());
+}
+
+/// A request being served by `plugin`; counted in [`IN_FLIGHT`] until dropped.
+pub struct InFlight(Gauge);
+
+impl std::fmt::Debug for InFlight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InFlight")
+    }
+}
+
+impl InFlight {
+    /// Counts a request to `plugin` as in flight.
+    pub fn start(plugin: &str) -> InFlight {
+        let gauge = gauge!(IN_FLIGHT, "plugin" => plugin.to_owned());
+        gauge.increment(1.0);
+        InFlight(gauge)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
+}
+
+/// Which bulkhead refused a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    /// The plugin's own (`max_concurrent_per_plugin`).
+    Plugin,
+    /// The server-wide one (`max_concurrent_requests`).
+    Server,
+}
+
+/// A request to `plugin` was refused with 503 by a full bulkhead.
+pub fn refused(plugin: &str, pool: Pool) {
+    let pool = match pool {
+        Pool::Plugin => "plugin",
+        Pool::Server => "server",
+    };
+    counter!(REFUSED, "plugin" => plugin.to_owned(), "pool" => pool).increment(1);
+}
+
+/// How a plugin call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallOutcome {
+    /// It returned (a typed error the plugin returned counts as returned).
+    Ok,
+    /// It trapped or broke the contract.
+    Trap,
+    /// It ran past its deadline.
+    Timeout,
+    /// It tried to grow its memory past its cap.
+    MemoryCap,
+    /// It passed more data through host calls than its cap.
+    HostDataCap,
+    /// No instance slot or memory was free to run it.
+    Overloaded,
+}
+
+impl CallOutcome {
+    /// The `outcome` label.
+    pub fn code(self) -> &'static str {
+        match self {
+            CallOutcome::Ok => "ok",
+            CallOutcome::Trap => "trap",
+            CallOutcome::Timeout => "timeout",
+            CallOutcome::MemoryCap => "memory_cap",
+            CallOutcome::HostDataCap => "host_data_cap",
+            CallOutcome::Overloaded => "overloaded",
+        }
+    }
+}
+
+/// A call into `plugin` ended.
+pub fn plugin_call(plugin: &str, outcome: CallOutcome, elapsed: Duration) {
+    counter!(PLUGIN_CALLS, "plugin" => plugin.to_owned(), "outcome" => outcome.code()).increment(1);
+    histogram!(PLUGIN_CALL_DURATION, "plugin" => plugin.to_owned()).record(elapsed.as_secs_f64());
+}
+
+/// How an outbound request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpstreamOutcome {
+    /// The site answered with content (any status but those below).
+    Ok,
+    /// The site answered with a bot wall, CAPTCHA or sign-in page.
+    BotWall,
+    /// The site refused without a recognised wall: 403 or 429.
+    Blocked,
+    /// The allowlist or the SSRF guard refused it before it left.
+    Denied,
+    /// No answer in time.
+    Timeout,
+    /// Connection, protocol, size cap or replay miss.
+    Error,
+}
+
+impl UpstreamOutcome {
+    /// The `outcome` label.
+    pub fn code(self) -> &'static str {
+        match self {
+            UpstreamOutcome::Ok => "ok",
+            UpstreamOutcome::BotWall => "bot_wall",
+            UpstreamOutcome::Blocked => "blocked",
+            UpstreamOutcome::Denied => "denied",
+            UpstreamOutcome::Timeout => "timeout",
+            UpstreamOutcome::Error => "error",
+        }
+    }
+
+    /// The outcome of an answer with `status`, given whether it was a wall.
+    pub fn of_answer(status: u16, wall: bool) -> UpstreamOutcome {
+        match (wall, status) {
+            (true, _) => UpstreamOutcome::BotWall,
+            (false, 403 | 429) => UpstreamOutcome::Blocked,
+            _ => UpstreamOutcome::Ok,
+        }
+    }
+}
+
+/// An outbound request to the host of `url` ended, with the final `status` if
+/// the site answered.
+pub fn upstream(url: &str, status: Option<u16>, outcome: UpstreamOutcome, elapsed: Duration) {
+    let host = host_label(url);
+    let status = status.map_or_else(|| NONE.to_owned(), |s| s.to_string());
+    counter!(UPSTREAM_REQUESTS, "host" => host.clone(), "status" => status, "outcome" => outcome.code())
+        .increment(1);
+    histogram!(UPSTREAM_DURATION, "host" => host).record(elapsed.as_secs_f64());
+}
+
+/// The `host` label of `url`: its host name in lower case (no scheme, port,
+/// path or credentials), `other` past [`MAX_HOSTS`] distinct hosts, `invalid`
+/// when it has none.
+fn host_label(url: &str) -> String {
+    static SEEN: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    let Some(host) = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+    else {
+        return "invalid".to_owned();
+    };
+    let mut seen = SEEN
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if seen.contains(&host) {
+        return host;
+    }
+    if seen.len() >= MAX_HOSTS {
+        return "other".to_owned();
+    }
+    seen.insert(host.clone());
+    host
+}
+
+/// A review fetch from `source` answered with `count` reviews, stopping for `reason`.
+pub fn fetch_answered(source: &str, count: usize, reason: &'static str) {
+    counter!(REVIEWS_RETURNED, "source" => source.to_owned()).increment(count as u64);
+    counter!(FETCH_STOPS, "source" => source.to_owned(), "reason" => reason).increment(1);
+}
+
+/// A new version of `plugin` replaced the serving one.
+pub fn plugin_swapped(plugin: &str) {
+    counter!(PLUGIN_SWAPS, "plugin" => plugin.to_owned()).increment(1);
+}
+
+/// A load of `plugin` failed.
+pub fn plugin_load_failed(plugin: &str) {
+    counter!(PLUGIN_LOAD_FAILURES, "plugin" => plugin.to_owned()).increment(1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_host_names_only() {
+        assert_eq!(
+            host_label("https://user:pw@WWW.Example.com:8443/a/b?q=1"),
+            "www.example.com"
+        );
+        assert_eq!(host_label("not a url"), "invalid");
+    }
+
+    #[test]
+    fn walls_and_refusals_are_told_apart() {
+        assert_eq!(
+            UpstreamOutcome::of_answer(403, true),
+            UpstreamOutcome::BotWall
+        );
+        assert_eq!(
+            UpstreamOutcome::of_answer(429, false),
+            UpstreamOutcome::Blocked
+        );
+        assert_eq!(UpstreamOutcome::of_answer(404, false), UpstreamOutcome::Ok);
+    }
+
+    #[test]
+    fn every_metric_is_described_once() {
+        let names: HashSet<&str> = DESCRIPTIONS.iter().map(|d| d.0).collect();
+        assert_eq!(names.len(), DESCRIPTIONS.len());
+        assert!(names.iter().all(|n| n.starts_with("gleaner_")));
+    }
+}

@@ -1,0 +1,137 @@
+//! Logging, and the optional OpenTelemetry trace export: with `otlp_endpoint`
+//! (`GLEANER_OTLP_ENDPOINT`) set, the server's `tracing` spans (a request, its
+//! plugin calls, their upstream requests) are sent as traces over OTLP/HTTP
+//! (protobuf) to `<endpoint>/v1/traces`, batched, from a background thread.
+//! Off by default.
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry::KeyValue;
+use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::Resource;
+use tracing_subscriber::filter::{EnvFilter, LevelFilter};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::Layer;
+
+/// The service name traces carry.
+pub const SERVICE_NAME: &str = "gleaner";
+
+/// Why trace export could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum OtlpError {
+    /// The endpoint is not an http(s) URL.
+    #[error("GLEANER_OTLP_ENDPOINT (otlp_endpoint) {0:?} is not an http:// or https:// URL; use the collector's OTLP/HTTP base URL, e.g. http://127.0.0.1:4318")]
+    Endpoint(String),
+    /// The exporter could not be built.
+    #[error("cannot set up trace export to {endpoint}: {message}; check GLEANER_OTLP_ENDPOINT (otlp_endpoint)")]
+    Exporter {
+        /// The traces URL.
+        endpoint: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// Keeps trace export running; dropping it sends the spans still buffered.
+#[must_use = "dropping the guard stops trace export"]
+pub struct Telemetry {
+    provider: Option<SdkTracerProvider>,
+}
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        if let Some(provider) = self.provider.take() {
+            if let Err(e) = provider.shutdown() {
+                eprintln!("warning: could not send the last traces: {e}");
+            }
+        }
+    }
+}
+
+/// The URL spans are posted to: `<endpoint>/v1/traces`, unless the endpoint
+/// already names that path.
+pub fn traces_url(endpoint: &str) -> Result<String, OtlpError> {
+    let endpoint = endpoint.trim();
+    let parsed = url::Url::parse(endpoint).map_err(|_| OtlpError::Endpoint(endpoint.to_owned()))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(OtlpError::Endpoint(endpoint.to_owned()));
+    }
+    let base = endpoint.trim_end_matches('/');
+    Ok(if base.ends_with("/v1/traces") {
+        base.to_owned()
+    } else {
+        format!("{base}/v1/traces")
+    })
+}
+
+/// Sets up logging to stderr (`GLEANER_LOG` filter, default `default`;
+/// `GLEANER_LOG_FORMAT=json` for JSON lines) and, when `otlp_endpoint` is set,
+/// trace export at info level whatever the log filter says.
+pub fn init(default: &str, otlp_endpoint: Option<&str>) -> Result<Telemetry, OtlpError> {
+    let filter = EnvFilter::try_from_env("GLEANER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let json = std::env::var("GLEANER_LOG_FORMAT").is_ok_and(|v| v == "json");
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let fmt = if json {
+        fmt.json().with_filter(filter).boxed()
+    } else {
+        fmt.with_filter(filter).boxed()
+    };
+    let (provider, traces) = match otlp_endpoint {
+        Some(endpoint) => {
+            let provider = provider(&traces_url(endpoint)?)?;
+            let tracer = provider.tracer(SERVICE_NAME);
+            let layer = tracing_opentelemetry::layer()
+                .with_tracer(tracer)
+                .with_filter(LevelFilter::INFO);
+            (Some(provider), Some(layer))
+        }
+        None => (None, None),
+    };
+    tracing_subscriber::registry().with(fmt).with(traces).init();
+    if let Some(endpoint) = otlp_endpoint {
+        tracing::info!(endpoint, "exporting traces over OTLP/HTTP");
+    }
+    Ok(Telemetry { provider })
+}
+
+fn provider(url: &str) -> Result<SdkTracerProvider, OtlpError> {
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpBinary)
+        .with_endpoint(url)
+        .build()
+        .map_err(|e| OtlpError::Exporter {
+            endpoint: url.to_owned(),
+            message: e.to_string(),
+        })?;
+    let resource = Resource::builder()
+        .with_service_name(SERVICE_NAME)
+        .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
+        .build();
+    Ok(SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_resource(resource)
+        .build())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_traces_path_is_added_once() {
+        assert_eq!(
+            traces_url("http://127.0.0.1:4318").unwrap(),
+            "http://127.0.0.1:4318/v1/traces"
+        );
+        assert_eq!(
+            traces_url("https://otel.example.com/v1/traces/").unwrap(),
+            "https://otel.example.com/v1/traces"
+        );
+        for bad in ["127.0.0.1:4318", "grpc://collector:4317", ""] {
+            let e = traces_url(bad).unwrap_err().to_string();
+            assert!(e.contains("GLEANER_OTLP_ENDPOINT"), "{e}");
+        }
+    }
+}
