@@ -262,6 +262,9 @@ pub fn source_request(
             None | Some(Value::Null) => None,
             Some(Value::Object(o)) if o.is_empty() => None,
             Some(Value::Object(o)) => match o.get("token") {
+                Some(Value::String(_)) if o.len() > 1 => {
+                    return Err("`pagination_data` holds fields other than `token`; send back the previous response's `pagination_data` object unchanged".into())
+                }
                 Some(Value::String(s)) => Some(("pagination_data", s.clone())),
                 _ => return Err("`pagination_data` must be the object returned by the previous response (with its `token`)".into()),
             },
@@ -527,6 +530,36 @@ sort = { field = "sort_type", type = "enum", values = ["-date", "date"] }
 filter = { field = "filter_type", type = "boolean", nullable = true }"#,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn pagination_data_is_the_token_object_and_nothing_more() {
+        let options: SourceOptions = toml::from_str(r#"continuation = "pagination_data""#).unwrap();
+        for body in [
+            &br#"{"query":"x","pagination_data":{}}"#[..],
+            br#"{"query":"x","pagination_data":null}"#,
+        ] {
+            assert!(source_request(&key(), "/r", &options, body)
+                .unwrap()
+                .resume
+                .is_none());
+        }
+        let err = source_request(
+            &key(),
+            "/r",
+            &options,
+            br#"{"query":"x","pagination_data":{"token":"t","page":2}}"#,
+        )
+        .unwrap_err();
+        assert!(err.contains("other than `token`"), "{err}");
+        let err = source_request(
+            &key(),
+            "/r",
+            &options,
+            br#"{"query":"x","pagination_data":{"page":2}}"#,
+        )
+        .unwrap_err();
+        assert!(err.contains("with its `token`"), "{err}");
     }
 
     #[test]
