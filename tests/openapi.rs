@@ -164,6 +164,19 @@ async fn the_document_is_openapi_3_1_and_lists_every_served_route() {
             Kind::Source => {
                 let o = m.source.as_ref().unwrap();
                 assert_eq!(request["required"], json!(["query"]), "{}", m.route);
+                // Each source says which URL forms and identifiers its query takes.
+                let query = o.query_description.as_deref();
+                assert!(
+                    query.is_some_and(|q| !q.trim().is_empty()),
+                    "{}: production sources describe the forms their query takes",
+                    m.route
+                );
+                assert_eq!(
+                    request["properties"]["query"]["description"].as_str(),
+                    query,
+                    "{}",
+                    m.route
+                );
                 o.sort.iter().chain(o.filter.iter()).collect()
             }
             Kind::Processor => {
@@ -178,6 +191,23 @@ async fn the_document_is_openapi_3_1_and_lists_every_served_route() {
                     .map(|a| a.iter().map(|v| v.as_str().unwrap()).collect())
                     .unwrap_or_default();
                 assert_eq!(listed, required, "{}", m.route);
+                for f in fields {
+                    let said = f.description.as_deref().unwrap_or_default();
+                    assert!(
+                        !said.trim().is_empty(),
+                        "{}: production processors describe every field, {} too",
+                        m.route,
+                        f.field
+                    );
+                    let shown = request["properties"][f.field.as_str()]["description"]
+                        .as_str()
+                        .unwrap_or_default();
+                    assert!(
+                        shown.starts_with(said.trim_end_matches('.')),
+                        "{}: {shown}",
+                        f.field
+                    );
+                }
                 fields.iter().collect()
             }
             Kind::PostSource => Vec::new(),

@@ -179,6 +179,10 @@ pub struct SourceOptions {
     /// the endpoint documents otherwise).
     #[serde(default = "default_text_formatted")]
     pub text_formatted_default: bool,
+    /// What `query` takes (the URL forms and identifiers the source reads),
+    /// shown in the OpenAPI document.
+    #[serde(default)]
+    pub query_description: Option<String>,
 }
 
 fn default_text_formatted() -> bool {
@@ -248,6 +252,10 @@ pub struct FieldSpec {
     /// For integers: the largest value accepted.
     #[serde(default)]
     pub max: Option<i64>,
+    /// What the field means and which values it takes, shown in the OpenAPI
+    /// document (validation is by the other keys).
+    #[serde(default)]
+    pub description: Option<String>,
 }
 
 impl FieldSpec {

@@ -32,15 +32,11 @@ pub fn source_request(options: &SourceOptions) -> RefOr<Schema> {
     let mut object = closed_object().description(Some(
         "A review fetch. Unknown fields, and a field given twice, are refused with 400; null counts as absent.",
     ));
-    object = add(
-        object,
-        "query",
-        described(
-            non_blank(false),
-            "The page URL or identifier of what to fetch the reviews of",
-        ),
-        true,
-    );
+    let query = options
+        .query_description
+        .as_deref()
+        .unwrap_or("The page URL or identifier of what to fetch the reviews of");
+    object = add(object, "query", described(non_blank(false), query), true);
     object = add(
         object,
         "reviews_to_fetch",
@@ -155,8 +151,10 @@ pub fn field(spec: &FieldSpec, role: &str) -> RefOr<Schema> {
     let nullable = !spec.required;
     let default = spec.default_value();
     let mut notes: Vec<String> = Vec::new();
-    if !role.is_empty() {
-        notes.push(role.to_owned());
+    match spec.description.as_deref() {
+        Some(description) => notes.push(description.trim_end_matches('.').to_owned()),
+        None if !role.is_empty() => notes.push(role.to_owned()),
+        None => {}
     }
     if spec.ty == FieldType::Enum {
         notes.push(format!("one of {}", spec.values.join(", ")));
@@ -164,7 +162,11 @@ pub fn field(spec: &FieldSpec, role: &str) -> RefOr<Schema> {
     if let Some(default) = &default {
         notes.push(format!("omitted means {default}"));
     }
-    let description = (!notes.is_empty()).then(|| capitalised(&notes.join("; ")));
+    // The author's words stay as written; generated notes start a sentence.
+    let description = (!notes.is_empty()).then(|| match spec.description {
+        Some(_) => notes.join("; "),
+        None => capitalised(&notes.join("; ")),
+    });
     let schema = match spec.ty {
         FieldType::String if spec.non_empty => non_blank(nullable),
         FieldType::String => typed(Type::String, nullable),
@@ -316,5 +318,39 @@ non_empty = true"#,
         ));
         assert_eq!(s["type"], "string");
         assert_eq!(s["pattern"], r"\S");
+    }
+
+    #[test]
+    fn a_declared_description_leads_and_the_query_is_described_per_source() {
+        let s = json(field(
+            &spec(
+                r#"field = "sort_type"
+type = "enum"
+values = ["newest", "helpful"]
+default = "newest"
+description = "Newest first, or most helpful first.""#,
+            ),
+            "The sort order",
+        ));
+        assert_eq!(
+            s["description"],
+            r#"Newest first, or most helpful first; one of newest, helpful; omitted means "newest""#
+        );
+        let options: SourceOptions = toml::from_str(
+            r#"continuation = "none"
+query_description = "A shop URL, https://shop.example/<id>""#,
+        )
+        .unwrap();
+        let s = json(source_request(&options));
+        assert_eq!(
+            s["properties"]["query"]["description"],
+            "A shop URL, https://shop.example/<id>"
+        );
+        let options: SourceOptions = toml::from_str(r#"continuation = "none""#).unwrap();
+        let s = json(source_request(&options));
+        assert_eq!(
+            s["properties"]["query"]["description"],
+            "The page URL or identifier of what to fetch the reviews of"
+        );
     }
 }
