@@ -297,6 +297,7 @@ async fn review_fetch_requests_are_validated_by_the_host() {
         &gleaner::cursor::Resume {
             cursor: None,
             skip: 0,
+            last: None,
             sort: None,
             filter: None,
             sync_date: None,

@@ -275,10 +275,12 @@ async fn the_document_is_openapi_3_1_and_lists_every_served_route() {
             .collect();
         let want: &[&str] = match m.kind {
             Kind::Source => &[
-                "200", "400", "404", "408", "413", "415", "500", "502", "503", "504",
+                "200", "400", "404", "408", "413", "415", "429", "500", "502", "503", "504",
             ],
             Kind::PostSource => &["200", "400"],
-            Kind::Processor => &["200", "400", "408", "413", "415", "500", "503", "504"],
+            Kind::Processor => &[
+                "200", "400", "408", "413", "415", "429", "500", "503", "504",
+            ],
         };
         assert_eq!(statuses, want.iter().copied().collect(), "{}", m.route);
         let shape = op["responses"]["400"]["content"]["application/json"]["schema"]["$ref"]

@@ -80,12 +80,30 @@ pub struct Config {
     /// Requests one plugin serves at once before answering 503, so a slow upstream
     /// fills only its own plugin's share (`GLEANER_MAX_CONCURRENT_PER_PLUGIN`).
     pub max_concurrent_per_plugin: usize,
-    /// Time a client has to send a request's headers, in ms (`GLEANER_HEADER_READ_TIMEOUT_MS`).
+    /// Of `max_concurrent_requests`, how many are kept for plugins that never
+    /// reach the network, so slow sites cannot refuse the text processors
+    /// (`GLEANER_RESERVED_FOR_LOCAL_PLUGINS`).
+    pub reserved_for_local_plugins: usize,
+    /// Requests one API key may have in flight before 429 (`GLEANER_MAX_IN_FLIGHT_PER_KEY`).
+    pub max_in_flight_per_key: usize,
+    /// Requests one client address (IPv6: its /64) may have in flight before
+    /// 429 (`GLEANER_MAX_IN_FLIGHT_PER_CLIENT`).
+    pub max_in_flight_per_client: usize,
+    /// Reverse proxies whose `X-Forwarded-For` names the client: addresses or
+    /// CIDR blocks (`GLEANER_TRUSTED_PROXIES`, comma separated). None by default.
+    pub trusted_proxies: Vec<String>,
+    /// Time a client has to send a request's headers, in ms, counted from the
+    /// first byte of the request (from the connection's start for its first
+    /// request) (`GLEANER_HEADER_READ_TIMEOUT_MS`).
     pub header_read_timeout_ms: u64,
     /// Time a client has to send a request's body, in ms (`GLEANER_BODY_READ_TIMEOUT_MS`).
     pub body_read_timeout_ms: u64,
-    /// Time a keep-alive connection may stay silent between requests, in ms (`GLEANER_IDLE_TIMEOUT_MS`).
+    /// Time a keep-alive connection may stay silent between requests, in ms,
+    /// independent of the header timeout (`GLEANER_IDLE_TIMEOUT_MS`).
     pub idle_timeout_ms: u64,
+    /// Time an answer may wait for a client that reads nothing, in ms; then the
+    /// connection is closed (`GLEANER_WRITE_STALL_TIMEOUT_MS`).
+    pub write_stall_timeout_ms: u64,
     /// Connections open at once; more are closed on accept (`GLEANER_MAX_CONNECTIONS`).
     pub max_connections: usize,
     /// Connections open at once from one client address (`GLEANER_MAX_CONNECTIONS_PER_CLIENT`).
@@ -94,6 +112,9 @@ pub struct Config {
     pub drain_timeout_ms: u64,
     /// Memory all live plugin instances may hold together, in MiB (`GLEANER_MAX_TOTAL_MEMORY_MIB`).
     pub max_total_memory_mib: usize,
+    /// The share of that memory, in percent, the instances of one plugin may
+    /// hold together, so one plugin cannot take it all (`GLEANER_MAX_PLUGIN_MEMORY_SHARE`).
+    pub max_plugin_memory_share: usize,
     /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`):
     /// `.har` files or directories of them, several separated by `:`.
     pub replay: Option<PathBuf>,
@@ -145,13 +166,19 @@ impl Default for Config {
             proxies: ProxyConfig::default(),
             max_concurrent_requests: 256,
             max_concurrent_per_plugin: 64,
+            reserved_for_local_plugins: 64,
+            max_in_flight_per_key: 32,
+            max_in_flight_per_client: 32,
+            trusted_proxies: Vec::new(),
             header_read_timeout_ms: 10_000,
             body_read_timeout_ms: 30_000,
             idle_timeout_ms: 60_000,
+            write_stall_timeout_ms: 30_000,
             max_connections: 4_096,
             max_connections_per_client: 256,
             drain_timeout_ms: 30_000,
             max_total_memory_mib: 2_048,
+            max_plugin_memory_share: 50,
             replay: None,
             record: None,
             upstream_override: BTreeMap::new(),
@@ -248,7 +275,10 @@ impl Config {
         if let Some(v) = var("GLEANER_MAX_CONCURRENT_REQUESTS") {
             self.max_concurrent_requests = parse_number("GLEANER_MAX_CONCURRENT_REQUESTS", v)?;
         }
-        let numbers: [(&'static str, &mut u64); 4] = [
+        if let Some(v) = var("GLEANER_TRUSTED_PROXIES") {
+            self.trusted_proxies = split_list(&v);
+        }
+        let numbers: [(&'static str, &mut u64); 5] = [
             (
                 "GLEANER_HEADER_READ_TIMEOUT_MS",
                 &mut self.header_read_timeout_ms,
@@ -258,6 +288,10 @@ impl Config {
                 &mut self.body_read_timeout_ms,
             ),
             ("GLEANER_IDLE_TIMEOUT_MS", &mut self.idle_timeout_ms),
+            (
+                "GLEANER_WRITE_STALL_TIMEOUT_MS",
+                &mut self.write_stall_timeout_ms,
+            ),
             ("GLEANER_DRAIN_TIMEOUT_MS", &mut self.drain_timeout_ms),
         ];
         for (name, slot) in numbers {
@@ -265,7 +299,23 @@ impl Config {
                 *slot = parse_number(name, v)?;
             }
         }
-        let counts: [(&'static str, &mut usize); 4] = [
+        let counts: [(&'static str, &mut usize); 8] = [
+            (
+                "GLEANER_RESERVED_FOR_LOCAL_PLUGINS",
+                &mut self.reserved_for_local_plugins,
+            ),
+            (
+                "GLEANER_MAX_IN_FLIGHT_PER_KEY",
+                &mut self.max_in_flight_per_key,
+            ),
+            (
+                "GLEANER_MAX_IN_FLIGHT_PER_CLIENT",
+                &mut self.max_in_flight_per_client,
+            ),
+            (
+                "GLEANER_MAX_PLUGIN_MEMORY_SHARE",
+                &mut self.max_plugin_memory_share,
+            ),
             (
                 "GLEANER_MAX_CONCURRENT_PER_PLUGIN",
                 &mut self.max_concurrent_per_plugin,

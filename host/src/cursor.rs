@@ -92,6 +92,13 @@ impl TokenKey {
         }
     }
 
+    /// Adds the secret to those the host keeps out of everything it sends.
+    pub fn register_as_secret(&self) {
+        if let Ok(text) = std::str::from_utf8(&self.0) {
+            crate::secrets::register(crate::secrets::Kind::TokenSecret, [text]);
+        }
+    }
+
     fn sign(&self, bytes: &[u8]) -> Vec<u8> {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
         mac.update(bytes);
@@ -123,6 +130,10 @@ pub struct Resume {
     /// Reviews at the start of that page already returned.
     #[serde(rename = "k")]
     pub skip: u32,
+    /// A digest of the last of them ([`review_digest`]), so the count is
+    /// checked against the page when the token comes back ([`realign`]).
+    #[serde(rename = "l", default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<String>,
     /// The sort in force.
     #[serde(rename = "s", default)]
     pub sort: Option<String>,
@@ -172,6 +183,63 @@ pub enum TokenError {
 
 fn digest(bytes: &[u8]) -> String {
     hex::encode(&Sha256::digest(bytes)[..12])
+}
+
+/// The short digest of a review id a token carries: enough to find the
+/// review again on its page, without the id itself.
+pub fn review_digest(review_id: &str) -> String {
+    hex::encode(&Sha256::digest(review_id.trim().as_bytes())[..8])
+}
+
+/// Where a resumed page starts, checked against the page as it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Realigned {
+    /// The page is as the token left it: start after the `skip` reviews.
+    Unchanged(usize),
+    /// The page has moved (reviews were added or removed above): start after
+    /// the last review returned, found at its new place.
+    Moved(usize),
+    /// The last review returned is not on the page any more, or the count
+    /// does not fit the page: start at its beginning, so nothing is lost.
+    Restarted,
+}
+
+impl Realigned {
+    /// Reviews of the page to skip.
+    pub fn skip(self) -> usize {
+        match self {
+            Realigned::Unchanged(n) | Realigned::Moved(n) => n,
+            Realigned::Restarted => 0,
+        }
+    }
+}
+
+/// Checks a token's `skip` (and the digest of its last review, `last`)
+/// against the ids of the page it resumes. A count is never trusted beyond
+/// the page: one that does not fit restarts the page rather than skip
+/// reviews the client never received.
+pub fn realign(ids: &[&str], skip: u32, last: Option<&str>) -> Realigned {
+    let skip = skip as usize;
+    if skip == 0 {
+        return Realigned::Unchanged(0);
+    }
+    let Some(last) = last else {
+        return if skip < ids.len() {
+            Realigned::Unchanged(skip)
+        } else {
+            Realigned::Restarted
+        };
+    };
+    if ids
+        .get(skip - 1)
+        .is_some_and(|id| review_digest(id) == last)
+    {
+        return Realigned::Unchanged(skip);
+    }
+    match ids.iter().position(|id| review_digest(id) == last) {
+        Some(at) => Realigned::Moved(at + 1),
+        None => Realigned::Restarted,
+    }
 }
 
 /// Encodes and signs a resume point for `route` and `query`.
@@ -231,6 +299,7 @@ mod tests {
         Resume {
             cursor: Some("page=3".into()),
             skip: 7,
+            last: Some(review_digest("r7")),
             sort: Some("recency".into()),
             filter: None,
             sync_date: None,
@@ -315,5 +384,32 @@ mod tests {
             decode(&key, "/a/reviews", "other", &t),
             Err(TokenError::OtherQuery)
         );
+    }
+
+    #[test]
+    fn a_skip_count_is_checked_against_its_page() {
+        let page = ["r1", "r2", "r3", "r4"];
+        let d = |id: &str| Some(review_digest(id));
+        assert_eq!(realign(&page, 0, None), Realigned::Unchanged(0));
+        assert_eq!(
+            realign(&page, 2, d("r2").as_deref()),
+            Realigned::Unchanged(2)
+        );
+        // Two new reviews pushed the page down: resume after r2 where it is now.
+        let moved = ["n1", "n2", "r1", "r2", "r3"];
+        assert_eq!(realign(&moved, 2, d("r2").as_deref()), Realigned::Moved(4));
+        // r2 is gone, or the count overruns the page: the page from its start.
+        assert_eq!(
+            realign(&["x", "y"], 2, d("r2").as_deref()),
+            Realigned::Restarted
+        );
+        assert_eq!(
+            realign(&page, 4_000_000_000, d("zz").as_deref()),
+            Realigned::Restarted
+        );
+        assert_eq!(realign(&page, 9, None), Realigned::Restarted);
+        assert_eq!(realign(&page, 4, None), Realigned::Restarted);
+        assert_eq!(realign(&page, 3, None), Realigned::Unchanged(3));
+        assert_eq!(realign(&[], 1, d("r1").as_deref()).skip(), 0);
     }
 }

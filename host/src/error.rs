@@ -51,6 +51,9 @@ pub enum ApiError {
         /// Limit in bytes.
         limit: usize,
     },
+    /// A field is longer than its manifest's `max_length` (413).
+    #[error("{0}")]
+    FieldTooLong(String),
     /// The body did not arrive in time (408).
     #[error("the request body did not arrive within {after_ms} ms; send the whole body at once")]
     BodyTimeout {
@@ -75,6 +78,9 @@ pub enum ApiError {
     /// Too busy (503).
     #[error("{0}")]
     Overloaded(String),
+    /// The client has its limit of requests in flight (429).
+    #[error("{0}")]
+    TooManyRequests(String),
 }
 
 impl ApiError {
@@ -85,13 +91,16 @@ impl ApiError {
             ApiError::Unauthorized | ApiError::AdminDisabled => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) | ApiError::UpstreamNotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::PayloadTooLarge { .. } | ApiError::FieldTooLong(_) => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
             ApiError::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Blocked(_) | ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             ApiError::PluginFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -102,7 +111,7 @@ impl ApiError {
             ApiError::Unauthorized | ApiError::AdminDisabled => "unauthorized",
             ApiError::NotFound(_) => "no_endpoint",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
-            ApiError::PayloadTooLarge { .. } => "too_large",
+            ApiError::PayloadTooLarge { .. } | ApiError::FieldTooLong(_) => "too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::BodyTimeout { .. } => "timeout",
             ApiError::UpstreamNotFound(_) => "not_found",
@@ -111,6 +120,7 @@ impl ApiError {
             ApiError::Timeout(_) => "timeout",
             ApiError::PluginFailed(_) => "plugin_fault",
             ApiError::Overloaded(_) => "overloaded",
+            ApiError::TooManyRequests(_) => "too_many_requests",
         }
     }
 
@@ -135,7 +145,7 @@ impl ApiError {
         };
         let mut response = (status, axum::Json(body)).into_response();
         match &self {
-            ApiError::Overloaded(_) => {
+            ApiError::Overloaded(_) | ApiError::TooManyRequests(_) => {
                 response
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
@@ -148,6 +158,24 @@ impl ApiError {
             _ => {}
         }
         response
+    }
+
+    /// The error with the secrets `scrubber` knows replaced in its message.
+    pub fn scrubbed(self, scrubber: &crate::secrets::Scrubber) -> ApiError {
+        let clean = |m: String| scrubber.scrub(&m).into_owned();
+        match self {
+            ApiError::BadRequest(m) => ApiError::BadRequest(clean(m)),
+            ApiError::NotFound(m) => ApiError::NotFound(clean(m)),
+            ApiError::UpstreamNotFound(m) => ApiError::UpstreamNotFound(clean(m)),
+            ApiError::Blocked(m) => ApiError::Blocked(clean(m)),
+            ApiError::Upstream(m) => ApiError::Upstream(clean(m)),
+            ApiError::Timeout(m) => ApiError::Timeout(clean(m)),
+            ApiError::PluginFailed(m) => ApiError::PluginFailed(clean(m)),
+            ApiError::Overloaded(m) => ApiError::Overloaded(clean(m)),
+            ApiError::TooManyRequests(m) => ApiError::TooManyRequests(clean(m)),
+            ApiError::UnsupportedMediaType(m) => ApiError::UnsupportedMediaType(clean(m)),
+            other => other,
+        }
     }
 
     /// Maps a plugin's typed fetch error.

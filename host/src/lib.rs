@@ -19,6 +19,7 @@ pub mod openapi;
 pub mod record;
 pub mod registry;
 pub mod runtime;
+pub mod secrets;
 pub mod server;
 pub mod telemetry;
 pub mod text;
@@ -47,6 +48,7 @@ pub fn services(
     recorder: Option<HarRecorder>,
     observe: bool,
 ) -> anyhow::Result<Services> {
+    secrets::register_config(config);
     let overrides = Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?;
     let http = HttpService::new(HttpSettings {
         replay,
@@ -105,11 +107,19 @@ impl App {
                 config.cache_dir.clone(),
                 config.max_total_memory_mib,
             )?
-            .with_compile_hook(config.compile_hook.clone()),
+            .with_compile_hook(config.compile_hook.clone())
+            .with_plugin_memory_share(config.max_plugin_memory_share),
         );
         let keys = api::auth::ApiKeys::new(&config.api_keys);
         let admin_keys = api::auth::ApiKeys::new(&config.admin_keys);
         let tokens = Arc::new(config.token_key()?);
+        tokens.register_as_secret();
+        let trusted = api::clients::TrustedProxies::parse(&config.trusted_proxies)
+            .map_err(anyhow::Error::msg)?;
+        let clients = api::clients::ClientLimits::new(
+            config.max_in_flight_per_key,
+            config.max_in_flight_per_client,
+        );
         let config = Arc::new(config);
         let registry = Arc::new(registry::Registry::default());
         registry::start(&registry, &runtime, &config).await?;
@@ -119,7 +129,10 @@ impl App {
             bulkheads: Arc::new(api::bulkhead::Bulkheads::new(
                 config.max_concurrent_requests,
                 config.max_concurrent_per_plugin,
+                config.reserved_for_local_plugins,
             )),
+            clients: Arc::new(clients),
+            trusted: Arc::new(trusted),
             config,
             keys,
             admin_keys,

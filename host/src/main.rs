@@ -285,7 +285,7 @@ fn init_logging(default: &str) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(gleaner::secrets::writer::MakeScrubbedStderr);
     if std::env::var("GLEANER_LOG_FORMAT").is_ok_and(|v| v == "json") {
         builder.json().init();
     } else {

@@ -246,6 +246,10 @@ pub struct FieldSpec {
     /// and continuation tokens are compared with defaults filled in.
     #[serde(default)]
     pub default: Option<String>,
+    /// For strings: the most characters (Unicode code points) accepted; a
+    /// longer value is refused at once with 413, before the plugin runs.
+    #[serde(default)]
+    pub max_length: Option<usize>,
     /// For integers: the smallest value accepted.
     #[serde(default)]
     pub min: Option<i64>,
@@ -313,6 +317,29 @@ pub struct ConfigKey {
     /// What the key is for.
     #[serde(default)]
     pub description: String,
+}
+
+/// The server's own routes a plugin route would hide behind, and what owns
+/// each: exact paths, and prefixes (every path starting with them).
+const RESERVED_EXACT: [(&str, &str); 4] = [
+    ("/healthz", "the health check"),
+    ("/metrics", "the metrics"),
+    ("/openapi.json", "the OpenAPI document"),
+    ("/docs", "the API reference page"),
+];
+const RESERVED_PREFIXES: [(&str, &str); 3] = [
+    ("/docs/", "the API reference page"),
+    ("/admin", "the admin API"),
+    ("/jobs", "the jobs API"),
+];
+
+/// What owns `route`, when the server's own routes answer it.
+pub fn reserved_route(route: &str) -> Option<&'static str> {
+    RESERVED_EXACT
+        .iter()
+        .find(|(path, _)| route == *path)
+        .or_else(|| RESERVED_PREFIXES.iter().find(|(p, _)| route.starts_with(p)))
+        .map(|(_, owner)| *owner)
 }
 
 /// Longest plugin or component file name accepted.
@@ -419,7 +446,8 @@ impl Manifest {
         dir.join(self.component_file())
     }
 
-    /// Checks the rules that TOML types cannot express.
+    /// Checks the rules that TOML types cannot express; a plugin that breaks one
+    /// is refused by the watcher and the admin API alike.
     pub fn check(&self) -> Result<(), String> {
         check_plugin_name(&self.name)?;
         if let Some(file) = &self.component {
@@ -431,8 +459,13 @@ impl Manifest {
                 self.route
             ));
         }
-        if self.route.starts_with("/admin") {
-            return Err("routes under /admin are reserved for the admin API".into());
+        if let Some(owner) = reserved_route(&self.route) {
+            return Err(format!(
+                "route {:?} is the server's own ({owner}); a plugin there would never be reached. \
+                 Pick another route; the server keeps /healthz, /metrics, /openapi.json, /docs and /docs/*, \
+                 and everything under /admin and /jobs",
+                self.route
+            ));
         }
         if semver::Version::parse(&self.version).is_err() {
             return Err(format!(
@@ -458,6 +491,18 @@ impl Manifest {
             if (spec.min.is_some() || spec.max.is_some()) && spec.ty != FieldType::Integer {
                 return Err(format!(
                     "field {:?} has `min` or `max`, which only integer fields take",
+                    spec.field
+                ));
+            }
+            if spec.max_length.is_some() && spec.ty != FieldType::String {
+                return Err(format!(
+                    "field {:?} has `max_length`, which only string fields take",
+                    spec.field
+                ));
+            }
+            if spec.max_length == Some(0) {
+                return Err(format!(
+                    "field {:?} has `max_length = 0`; give the most characters the field takes",
                     spec.field
                 ));
             }

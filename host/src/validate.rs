@@ -493,6 +493,26 @@ pub fn processor_input(fields: &[FieldSpec], body: &[u8]) -> Result<Map<String, 
     Ok(map)
 }
 
+/// Checks the string fields that declare `max_length`: a longer value names
+/// the field, its length and the limit.
+pub fn field_lengths(fields: &[FieldSpec], map: &Map<String, Value>) -> Result<(), String> {
+    for spec in fields {
+        let (Some(max), Some(Value::String(text))) = (spec.max_length, map.get(&spec.field)) else {
+            continue;
+        };
+        // Counting stops past the limit, so a huge value costs no more than a long one.
+        let length = text.chars().take(max + 1).count();
+        if length > max {
+            return Err(format!(
+                "`{}` is longer than this endpoint takes: at most {max} characters (max_length); \
+                 send a shorter text, or split it and send the parts one by one",
+                spec.field
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Validates a forum-post body.
 pub fn post_request(body: &[u8]) -> Result<PostRequest, String> {
     let map = object(body, &["query"])?;
@@ -514,7 +534,8 @@ pub fn manifest_example(manifest: &Manifest, example: &Map<String, Value>) -> Re
             source_request(&key, &manifest.route, options, &body).map(drop)
         }
         (Kind::PostSource, ..) => post_request(&body).map(drop),
-        (Kind::Processor, _, Some(options)) => processor_input(&options.fields, &body).map(drop),
+        (Kind::Processor, _, Some(options)) => processor_input(&options.fields, &body)
+            .and_then(|map| field_lengths(&options.fields, &map)),
         _ => Ok(()),
     }
 }
@@ -629,6 +650,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
         let resume = Resume {
             cursor: None,
             skip: 1,
+            last: None,
             sort: None,
             filter: first.filter,
             sync_date: None,
@@ -683,6 +705,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
         let resume = Resume {
             cursor: Some("2".into()),
             skip: 3,
+            last: None,
             sort: Some("date".into()),
             filter: None,
             sync_date: None,
@@ -713,6 +736,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
         let mut resume = Resume {
             cursor: None,
             skip: 0,
+            last: None,
             sort: Some("sideways".into()),
             filter: None,
             sync_date: None,

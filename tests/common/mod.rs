@@ -190,6 +190,29 @@ pub async fn upstream(router: axum::Router) -> SocketAddr {
     addr
 }
 
+/// A site that answers every request at once and then sends its HTML page a
+/// byte a second, `seconds` bytes in all: an upstream that holds whoever asks.
+pub async fn dripping_site(seconds: u32) -> SocketAddr {
+    let page = move || async move {
+        let stream = futures_util::stream::unfold(0u32, move |n| async move {
+            if n > 0 {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+            (n < seconds).then(|| {
+                (
+                    Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b" ")),
+                    n + 1,
+                )
+            })
+        });
+        axum::response::Response::builder()
+            .header("content-type", "text/html")
+            .body(axum::body::Body::from_stream(stream))
+            .unwrap()
+    };
+    upstream(axum::Router::new().fallback(axum::routing::get(page))).await
+}
+
 /// The `review_id`s of a review-fetch answer, in order.
 pub fn ids(body: &Value) -> Vec<String> {
     body["all_reviews"]

@@ -191,3 +191,45 @@ async fn the_watcher_refuses_manifests_pointing_outside() {
     let (status, _) = s.post("/features/loose", json!({"review_text": "x"})).await;
     assert_eq!(status, 404, "the refused plugin serves nothing");
 }
+
+#[tokio::test]
+async fn routes_the_server_answers_itself_are_refused() {
+    let dir = common::plugin_dir(&["review-chunk"]);
+    let plugin_dir = dir.path().to_owned();
+    let mut config = common::config(&dir);
+    config.admin_keys = vec![ADMIN_KEY.into()];
+    config.watch = false;
+    let s = common::start_with(dir, config).await;
+    let before = listing(&plugin_dir);
+    let component = chunk_component();
+    let original = chunk_manifest();
+    let route_line = original
+        .lines()
+        .find(|l| l.starts_with("route"))
+        .unwrap()
+        .to_owned();
+    for route in [
+        "/healthz",
+        "/metrics",
+        "/openapi.json",
+        "/docs",
+        "/docs/index.css",
+        "/admin/plugins",
+        "/jobs",
+        "/jobs/abc",
+    ] {
+        let manifest = original
+            .replace(&route_line, &format!("route = \"{route}\""))
+            .replace("name = \"review-chunk\"", "name = \"hidden\"");
+        let (status, body) = put(&s, "hidden", &manifest, &component).await;
+        assert_eq!(status, 400, "{route}: {body}");
+        let error = body["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("is the server's own") && error.contains("Pick another route"),
+            "{route}: {body}"
+        );
+    }
+    assert_eq!(listing(&plugin_dir), before, "nothing was written");
+    let health = s.get_json("/healthz").await;
+    assert_eq!(health["status"], "ok", "{health}");
+}

@@ -3,40 +3,20 @@
 
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::routing::get;
-use axum::Router;
 use serde_json::json;
 
 use super::common;
 
-async fn drip() -> axum::response::Response {
-    let stream = futures_util::stream::unfold(0u32, |n| async move {
-        if n > 0 {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-        (n < 60).then(|| {
-            (
-                Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b" ")),
-                n + 1,
-            )
-        })
-    });
-    axum::response::Response::builder()
-        .header("content-type", "text/html")
-        .body(Body::from_stream(stream))
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_upstream_fills_only_its_plugins_share() {
-    let upstream = common::upstream(Router::new().fallback(get(drip))).await;
+    let upstream = common::dripping_site(60).await;
     let s = common::start(&["domain-to-asset", "review-chunk"], |c| {
         c.replay = None;
         c.max_concurrent_requests = 256;
         c.max_concurrent_per_plugin = 64;
-        // All test clients share one address; the per-client cap is not under test.
+        // All test clients share one address; the per-client limits are not under test.
         c.max_connections_per_client = 4096;
+        c.max_in_flight_per_client = 4096;
         c.upstream_override.insert(
             "domain-to-asset:drip.example".into(),
             format!("http://{upstream}"),

@@ -223,6 +223,8 @@ async fn following_continuations_through_faults_loses_and_duplicates_nothing() {
     config.replay = None;
     config.max_concurrent_requests = 512;
     config.max_concurrent_per_plugin = 512;
+    // Every fetch comes from loopback: the per-address limit is not under test.
+    config.max_in_flight_per_client = 512;
     config.upstream_override.insert(
         "customer-feedback-hub:www.trustpilot.com".into(),
         format!("http://{addr}"),

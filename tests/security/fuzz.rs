@@ -34,6 +34,7 @@ fn resume() -> impl Strategy<Value = Resume> {
         .prop_map(|(cursor, skip, sort, sync_date)| Resume {
             cursor,
             skip,
+            last: None,
             sort,
             filter: None,
             sync_date,

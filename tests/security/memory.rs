@@ -12,11 +12,29 @@ use super::process::Process;
 const BOMBS: usize = 32;
 const POOL_MIB: f64 = 512.0;
 
+/// One memory bomb: the status and the error it was answered.
+async fn bomb(client: &reqwest::Client, url: &str) -> (u16, String) {
+    let r = client
+        .post(url)
+        .json(&json!({"mode": "memory"}))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let body: serde_json::Value = r.json().await.unwrap();
+    let error = body["error"].as_str().unwrap_or_default().to_owned();
+    (status, error)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_bombs_stay_under_the_total_cap() {
     let server = Process::start(
         &["test-misbehave"],
-        &[("GLEANER_MAX_TOTAL_MEMORY_MIB", format!("{POOL_MIB}"))],
+        &[
+            ("GLEANER_MAX_TOTAL_MEMORY_MIB", format!("{POOL_MIB}")),
+            // The pool alone: one plugin may take all of it here.
+            ("GLEANER_MAX_PLUGIN_MEMORY_SHARE", "100".into()),
+        ],
     );
     let url = server.url("/test/misbehave");
     let client = reqwest::Client::new();
@@ -47,20 +65,7 @@ async fn memory_bombs_stay_under_the_total_cap() {
     let mut bombs = tokio::task::JoinSet::new();
     for _ in 0..BOMBS {
         let (client, url) = (client.clone(), url.clone());
-        bombs.spawn(async move {
-            let r = client
-                .post(&url)
-                .json(&json!({"mode": "memory"}))
-                .send()
-                .await
-                .unwrap();
-            let status = r.status().as_u16();
-            let body: serde_json::Value = r.json().await.unwrap();
-            (
-                status,
-                body["error"].as_str().unwrap_or_default().to_owned(),
-            )
-        });
+        bombs.spawn(async move { bomb(&client, &url).await });
     }
     let mut statuses = std::collections::BTreeMap::new();
     while let Some(r) = bombs.join_next().await {
@@ -95,4 +100,76 @@ async fn memory_bombs_stay_under_the_total_cap() {
         after < before + 64.0,
         "memory is given back: {before:.1} MiB before, {after:.1} MiB after"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_plugin_cannot_take_the_whole_pool() {
+    let server = Process::start(
+        &["test-misbehave", "review-chunk"],
+        &[
+            ("GLEANER_MAX_TOTAL_MEMORY_MIB", format!("{POOL_MIB}")),
+            ("GLEANER_MAX_PLUGIN_MEMORY_SHARE", "50".into()),
+            // Every caller is on loopback: the per-address limit stays out of the way.
+            ("GLEANER_MAX_IN_FLIGHT_PER_CLIENT", "1000".into()),
+        ],
+    );
+    let client = reqwest::Client::new();
+    let bombing = Arc::new(AtomicBool::new(true));
+    // 64 callers re-sending memory bombs for as long as the other plugin is asked.
+    let mut bombers = tokio::task::JoinSet::new();
+    for _ in 0..64 {
+        let (client, url, bombing) = (
+            client.clone(),
+            server.url("/test/misbehave"),
+            bombing.clone(),
+        );
+        bombers.spawn(async move {
+            let mut share_refusals = 0usize;
+            while bombing.load(Ordering::Relaxed) {
+                let (status, error) = bomb(&client, &url).await;
+                share_refusals +=
+                    usize::from(status == 503 && error.contains("max_plugin_memory_share"));
+            }
+            share_refusals
+        });
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut chunk = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (client, url) = (client.clone(), server.url("/features/review-chunk"));
+        chunk.spawn(async move {
+            let mut statuses = Vec::new();
+            for _ in 0..25 {
+                let r = client
+                    .post(&url)
+                    .json(&json!({"review_text": "Spotless room. The staff upgraded us for free."}))
+                    .send()
+                    .await
+                    .unwrap();
+                statuses.push(r.status().as_u16());
+            }
+            statuses
+        });
+    }
+    let mut statuses = std::collections::BTreeMap::new();
+    while let Some(r) = chunk.join_next().await {
+        for s in r.unwrap() {
+            *statuses.entry(s).or_insert(0usize) += 1;
+        }
+    }
+    bombing.store(false, Ordering::Relaxed);
+    let mut share_refusals = 0;
+    while let Some(r) = bombers.join_next().await {
+        share_refusals += r.unwrap();
+    }
+    eprintln!(
+        "memory share: 64 callers bombing test-misbehave, review-chunk answered {statuses:?}; \
+         {share_refusals} bombs refused at the plugin's share"
+    );
+    assert_eq!(
+        statuses.get(&200),
+        Some(&200),
+        "review-chunk is always answered: {statuses:?}"
+    );
+    assert!(share_refusals > 0, "the bombs met the plugin's share");
 }

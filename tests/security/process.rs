@@ -36,6 +36,20 @@ fn free_port() -> u16 {
 impl Process {
     /// Starts the server with `plugins` and extra environment, and waits for /healthz.
     pub fn start(plugins: &[&str], env: &[(&str, String)]) -> Process {
+        Process::start_with(plugins, env, Stdio::null())
+    }
+
+    /// As [`Process::start`], with the server's log (stderr) written to `log`.
+    pub fn start_logged(
+        plugins: &[&str],
+        env: &[(&str, String)],
+        log: &std::path::Path,
+    ) -> Process {
+        let file = std::fs::File::create(log).unwrap();
+        Process::start_with(plugins, env, Stdio::from(file))
+    }
+
+    fn start_with(plugins: &[&str], env: &[(&str, String)], stderr: Stdio) -> Process {
         let dir = common::plugin_dir(plugins);
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_gleaner"));
@@ -52,7 +66,7 @@ impl Process {
             .env_remove("GLEANER_CONFIG")
             .env_remove("GLEANER_API_KEYS")
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(stderr);
         for (k, v) in env {
             command.env(k, v);
         }
@@ -84,6 +98,25 @@ impl Process {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0.0);
         kb / 1024.0
+    }
+
+    /// The sum of the series of metric `name` in `/metrics` whose labels hold
+    /// every one of `labels` (`plugin="x"`); 0 when there is none.
+    pub async fn metric(&self, name: &str, labels: &[&str]) -> f64 {
+        let text = reqwest::get(self.url("/metrics"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .filter(|l| {
+                l.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(['{', ' ']))
+            })
+            .filter(|l| labels.iter().all(|label| l.contains(label)))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
     }
 
     /// The URL of `path`.

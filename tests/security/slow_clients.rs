@@ -172,20 +172,8 @@ async fn bodies_idle_connections_and_floods_are_bounded() {
 
     // A keep-alive connection that falls silent after a request is closed.
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
-    let body = r#"{"review_text":"Good."}"#;
-    stream
-        .write_all(
-            format!(
-                "POST /features/review-chunk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-                body.len()
-            )
-            .as_bytes(),
-        )
-        .await
-        .unwrap();
-    let mut buf = vec![0u8; 4096];
-    let n = stream.read(&mut buf).await.unwrap();
-    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    assert!(request_on(&mut stream).await.starts_with("HTTP/1.1 200"));
+    let mut buf = vec![0u8; 64];
     let silent = Instant::now();
     let closed = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
         .await
@@ -213,4 +201,148 @@ async fn bodies_idle_connections_and_floods_are_bounded() {
     // Another address is unaffected.
     let client = reqwest::Client::new();
     normal_request(&client, &server.url("/features/review-chunk")).await;
+}
+
+/// One request on `stream`, kept alive; the status line of the answer.
+async fn request_on(stream: &mut TcpStream) -> String {
+    let body = r#"{"review_text":"Good."}"#;
+    stream
+        .write_all(
+            format!(
+                "POST /features/review-chunk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = stream.read(&mut buf).await.unwrap();
+    String::from_utf8_lossy(&buf[..n])
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_idle_timer_is_independent_of_the_header_timer() {
+    let server = Process::start(
+        &["review-chunk"],
+        &[
+            ("GLEANER_HEADER_READ_TIMEOUT_MS", "1000".into()),
+            ("GLEANER_IDLE_TIMEOUT_MS", "4000".into()),
+        ],
+    );
+    // A keep-alive connection silent for twice the header timeout, but within
+    // the idle timeout, still takes its next request.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    assert!(request_on(&mut stream).await.starts_with("HTTP/1.1 200"));
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert!(
+        request_on(&mut stream).await.starts_with("HTTP/1.1 200"),
+        "an idle keep-alive connection lives until the idle timeout, not the header timeout"
+    );
+    // Silent past the idle timeout, it is closed.
+    let silent = Instant::now();
+    let mut buf = [0u8; 64];
+    let closed = tokio::time::timeout(Duration::from_secs(8), stream.read(&mut buf))
+        .await
+        .expect("the idle connection is closed");
+    assert!(matches!(closed, Ok(0) | Err(_)));
+    assert!(
+        silent.elapsed() >= Duration::from_millis(3_500),
+        "{:?}",
+        silent.elapsed()
+    );
+    // A request head that dawdles is still cut at the header timeout.
+    let mut slow = TcpStream::connect(server.addr).await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\n").await.unwrap();
+    let started = Instant::now();
+    let cut = tokio::time::timeout(Duration::from_secs(5), slow.read(&mut buf))
+        .await
+        .expect("the slow head is cut");
+    assert!(matches!(cut, Ok(_) | Err(_)));
+    assert!(
+        started.elapsed() < Duration::from_millis(3_000),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_never_read_share_one_document_and_are_cut() {
+    // Each client asks for the document many times over one connection and
+    // reads nothing: more than the kernel's buffers hold, so the answers stall.
+    const READERS: usize = 200;
+    const ASKED: usize = 40;
+    // Every plugin, so the document is the full one (about 200 KB).
+    let names: Vec<String> = std::fs::read_dir(super::common::root().join("target/plugins"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".toml").map(str::to_owned)
+        })
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let server = Process::start(
+        &names,
+        &[
+            ("GLEANER_WRITE_STALL_TIMEOUT_MS", "3000".into()),
+            ("GLEANER_MAX_CONNECTIONS_PER_CLIENT", "1000".into()),
+        ],
+    );
+    let document = reqwest::get(server.url("/openapi.json"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .len();
+    let before = server.rss_mib();
+    let requests = b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(ASKED);
+    let mut stalled = Vec::new();
+    for _ in 0..READERS {
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let mut stream = socket.connect(server.addr).await.unwrap();
+        stream.write_all(&requests).await.unwrap();
+        stalled.push(stream);
+    }
+    let opened = Instant::now();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let during = server.rss_mib();
+    // Past the write-stall timeout (3 s, and a wide margin for a busy machine), every connection has
+    // been cut short of what it asked for: reading now finds it reset.
+    tokio::time::sleep(Duration::from_millis(8_000).saturating_sub(opened.elapsed())).await;
+    let mut reads = tokio::task::JoinSet::new();
+    for mut stream in stalled {
+        reads.spawn(async move {
+            let mut got = 0;
+            let mut buf = vec![0u8; 64 * 1024];
+            let until = Instant::now() + Duration::from_secs(10);
+            loop {
+                let left = until.saturating_duration_since(Instant::now());
+                match tokio::time::timeout(left, stream.read(&mut buf)).await {
+                    Ok(Ok(0)) | Ok(Err(_)) => return (got, true),
+                    Ok(Ok(n)) => got += n,
+                    Err(_) => return (got, false),
+                }
+            }
+        });
+    }
+    let mut cut = 0;
+    while let Some(r) = reads.join_next().await {
+        let (got, closed) = r.unwrap();
+        cut += usize::from(closed && got < ASKED * document);
+    }
+    eprintln!(
+        "{READERS} clients asking {ASKED} times for /openapi.json ({document} bytes) and reading nothing: \
+         RSS MiB before {before:.1}, while stalled {during:.1}; {cut} cut by the write-stall timeout"
+    );
+    assert_eq!(cut, READERS, "every stalled connection is cut");
+    assert!(
+        during < before + 64.0,
+        "stalled answers share one buffer: {before:.1} MiB before, {during:.1} MiB with {READERS} stalled"
+    );
 }

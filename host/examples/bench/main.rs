@@ -166,6 +166,9 @@ fn spawn_server_env(
         .env("GLEANER_ADMIN_KEYS", "bench-admin")
         .env("GLEANER_CACHE_DIR", cache)
         .env("GLEANER_LOG", "warn")
+        // Every load comes from one loopback address: the per-client limit
+        // would measure itself, not the server.
+        .env("GLEANER_MAX_IN_FLIGHT_PER_CLIENT", "4096")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     for (key, value) in env {

@@ -21,7 +21,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, Method, Request};
 use axum::response::{IntoResponse, Response};
 use gleaner::api::auth::ApiKeys;
-use gleaner::api::bulkhead::Bulkheads;
+use gleaner::api::bulkhead::{Bulkheads, Reach};
 use gleaner::capabilities::http::policy::Policy;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::Services;
@@ -113,6 +113,7 @@ pub async fn run(addr: SocketAddr, replay: &std::path::Path) -> anyhow::Result<(
         bulkheads: Bulkheads::new(
             config.max_concurrent_requests,
             config.max_concurrent_per_plugin,
+            config.reserved_for_local_plugins,
         ),
         tokens: TokenKey::from_secret(&secret).map_err(|e| anyhow::anyhow!("{e}"))?,
         services,
@@ -181,13 +182,12 @@ async fn handle(
     if !json_body {
         return Err(ApiError::UnsupportedMediaType("not JSON".into()));
     }
-    let body = gleaner::api::read_body(
-        &state.config,
-        request.into_body(),
-        state.config.max_body_bytes,
-    )
-    .await?;
-    let _slots = state.bulkheads.enter(&route.manifest.name)?;
+    let body = gleaner::api::read_body(&state.config, request, state.config.max_body_bytes).await?;
+    let reach = match route.handler {
+        Handler::Processor { .. } => Reach::Local,
+        _ => Reach::Network,
+    };
+    let _slots = state.bulkheads.enter(&route.manifest.name, reach)?;
     match &route.handler {
         Handler::Processor { fields, process } => {
             let input =
@@ -276,6 +276,10 @@ async fn reviews(
             page.next_cursor.clone()
         },
         skip: if rest_of_page { taken as u32 } else { 0 },
+        last: reviews
+            .last()
+            .filter(|_| rest_of_page)
+            .map(|r: &Review| gleaner::cursor::review_digest(&r.review_id)),
         sort: request.sort.clone(),
         filter: request.filter.clone(),
         sync_date: None,

@@ -78,7 +78,11 @@ fn store(
     engine: &wasmtime::Engine,
 ) -> wasmtime::Store<CallState> {
     let deadline = Instant::now() + Duration::from_secs(10);
-    let memory = MemoryBudget::new(MemoryPool::new(2048 << 20), plugin.grant.memory_bytes);
+    let memory = MemoryBudget::new(
+        MemoryPool::new(2048 << 20, 100),
+        plugin.grant.name.as_str().into(),
+        plugin.grant.memory_bytes,
+    );
     let call = CallContext::new(plugin.grant.clone(), "bench".into(), deadline, None);
     let state = CallState::new(call, runtime.services().clone(), memory);
     let mut store = wasmtime::Store::new(engine, state);

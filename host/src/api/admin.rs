@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use axum::body::Body;
 use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -60,11 +59,11 @@ struct Upload {
 async fn upload(
     State(state): State<AppState>,
     UrlPath(name): UrlPath<String>,
-    body: Body,
+    request: Request,
 ) -> Result<Response, ApiError> {
     // Every name that will become part of a path is checked before the disk is touched.
     manifest::check_plugin_name(&name).map_err(ApiError::BadRequest)?;
-    let body = super::read_body(&state.config, body, state.config.admin_max_body_bytes).await?;
+    let body = super::read_body(&state.config, request, state.config.admin_max_body_bytes).await?;
     let upload: Upload = serde_json::from_slice(&body).map_err(|e| {
         ApiError::BadRequest(format!(
             "send {{\"manifest\": \"<TOML text>\", \"component\": \"<base64 of the .wasm>\"}}: {e}"

@@ -4,7 +4,7 @@
 
 use axum::http::HeaderMap;
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
+use subtle::{ConditionallySelectable, ConstantTimeEq};
 
 /// The accepted keys, kept only as digests.
 #[derive(Clone, Default)]
@@ -31,18 +31,31 @@ impl ApiKeys {
 
     /// Whether the request carries a valid key. Always true when none is configured.
     pub fn allows(&self, headers: &HeaderMap) -> bool {
+        self.which(headers).is_ok()
+    }
+
+    /// Which key the request carries: `Ok(Some(index))` among the configured
+    /// keys, `Ok(None)` when none is configured, `Err(())` when it carries none
+    /// of them. Every key is compared, whichever matches.
+    #[allow(clippy::result_unit_err)]
+    pub fn which(&self, headers: &HeaderMap) -> Result<Option<usize>, ()> {
         if self.is_empty() {
-            return true;
+            return Ok(None);
         }
-        let Some(key) = presented_key(headers) else {
-            return false;
-        };
+        let key = presented_key(headers).ok_or(())?;
         let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
         let mut found = subtle::Choice::from(0);
-        for known in &self.digests {
-            found |= known.ct_eq(&digest);
+        let mut index = 0u64;
+        for (i, known) in self.digests.iter().enumerate() {
+            let hit = known.ct_eq(&digest);
+            index.conditional_assign(&(i as u64), hit);
+            found |= hit;
         }
-        found.into()
+        if bool::from(found) {
+            Ok(Some(index as usize))
+        } else {
+            Err(())
+        }
     }
 }
 
@@ -76,5 +89,8 @@ mod tests {
         assert!(!keys.allows(&headers("x-api-key", "secret")));
         assert!(!keys.allows(&HeaderMap::new()));
         assert!(ApiKeys::new(&[]).allows(&HeaderMap::new()));
+        assert_eq!(keys.which(&headers("x-api-key", "secret-2")), Ok(Some(1)));
+        assert_eq!(keys.which(&headers("x-api-key", "secret-1")), Ok(Some(0)));
+        assert_eq!(ApiKeys::new(&[]).which(&HeaderMap::new()), Ok(None));
     }
 }

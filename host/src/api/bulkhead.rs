@@ -1,6 +1,9 @@
 //! Bulkheads: a request takes one slot of the server-wide pool and one of its
 //! plugin's own pool, so a plugin stuck on a slow upstream fills only its own
-//! share and every other route keeps answering.
+//! share and every other route keeps answering. Part of the server-wide pool
+//! is kept for the plugins that never wait on the network (the text
+//! processors): requests to the others may hold at most the rest, so slow
+//! sources and website processors together can never refuse a fast route.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -14,6 +17,8 @@ use crate::telemetry::metrics::{self, InFlight, Pool};
 #[derive(Debug)]
 pub struct Bulkheads {
     global: Arc<Semaphore>,
+    /// What plugins that reach the network may hold of `global`.
+    network: Arc<Semaphore>,
     per_plugin: usize,
     plugins: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
@@ -23,21 +28,35 @@ pub struct Bulkheads {
 pub struct Slots {
     _in_flight: InFlight,
     _plugin: OwnedSemaphorePermit,
+    _network: Option<OwnedSemaphorePermit>,
     _global: OwnedSemaphorePermit,
 }
 
+/// Whether a plugin may wait on the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// It computes only: its calls end in milliseconds.
+    Local,
+    /// It reaches sites (or the LLM), so its calls last as long as they do.
+    Network,
+}
+
 impl Bulkheads {
-    /// `global` requests at once in all, `per_plugin` for any one plugin.
-    pub fn new(global: usize, per_plugin: usize) -> Bulkheads {
+    /// `global` requests at once in all, `per_plugin` for any one plugin, and
+    /// `reserved_local` of `global` kept for plugins that never reach the network.
+    pub fn new(global: usize, per_plugin: usize, reserved_local: usize) -> Bulkheads {
+        let global = global.max(1);
+        let network = global.saturating_sub(reserved_local).max(1);
         Bulkheads {
-            global: Arc::new(Semaphore::new(global.max(1))),
+            global: Arc::new(Semaphore::new(global)),
+            network: Arc::new(Semaphore::new(network)),
             per_plugin: per_plugin.max(1),
             plugins: Mutex::default(),
         }
     }
 
     /// Takes a slot for a request to `plugin`, or answers 503 at once.
-    pub fn enter(&self, plugin: &str) -> Result<Slots, ApiError> {
+    pub fn enter(&self, plugin: &str, reach: Reach) -> Result<Slots, ApiError> {
         let pool = {
             let mut plugins = self.plugins.lock().unwrap_or_else(|p| p.into_inner());
             plugins
@@ -52,6 +71,17 @@ impl Bulkheads {
                 self.per_plugin
             ))
         })?;
+        let network_slot = match reach {
+            Reach::Local => None,
+            Reach::Network => Some(self.network.clone().try_acquire_owned().map_err(|_| {
+                metrics::refused(plugin, Pool::Network);
+                ApiError::Overloaded(
+                    "plugins that wait on sites already hold their share of the server's requests \
+                     (max_concurrent_requests less reserved_for_local_plugins); retry shortly"
+                        .into(),
+                )
+            })?),
+        };
         let global_slot = self.global.clone().try_acquire_owned().map_err(|_| {
             metrics::refused(plugin, Pool::Server);
             ApiError::Overloaded(
@@ -61,6 +91,7 @@ impl Bulkheads {
         Ok(Slots {
             _in_flight: InFlight::start(plugin),
             _plugin: plugin_slot,
+            _network: network_slot,
             _global: global_slot,
         })
     }
@@ -72,13 +103,36 @@ mod tests {
 
     #[test]
     fn a_full_plugin_leaves_the_others_room() {
-        let b = Bulkheads::new(3, 2);
-        let _a1 = b.enter("slow").unwrap();
-        let _a2 = b.enter("slow").unwrap();
-        assert!(matches!(b.enter("slow"), Err(ApiError::Overloaded(_))));
-        let c1 = b.enter("fast").unwrap();
-        assert!(b.enter("fast").is_err(), "the global pool is full");
+        let b = Bulkheads::new(3, 2, 0);
+        let _a1 = b.enter("slow", Reach::Network).unwrap();
+        let _a2 = b.enter("slow", Reach::Network).unwrap();
+        assert!(matches!(
+            b.enter("slow", Reach::Network),
+            Err(ApiError::Overloaded(_))
+        ));
+        let c1 = b.enter("fast", Reach::Network).unwrap();
+        assert!(
+            b.enter("fast", Reach::Network).is_err(),
+            "the global pool is full"
+        );
         drop(c1);
-        assert!(b.enter("fast").is_ok());
+        assert!(b.enter("fast", Reach::Network).is_ok());
+    }
+
+    #[test]
+    fn slow_plugins_never_take_the_reserved_share() {
+        let b = Bulkheads::new(4, 4, 2);
+        let _s1 = b.enter("source-a", Reach::Network).unwrap();
+        let _s2 = b.enter("source-b", Reach::Network).unwrap();
+        assert!(
+            b.enter("source-c", Reach::Network).is_err(),
+            "only 2 of 4 for network plugins"
+        );
+        let _f1 = b.enter("chunk", Reach::Local).unwrap();
+        let _f2 = b.enter("chunk", Reach::Local).unwrap();
+        assert!(
+            b.enter("chunk", Reach::Local).is_err(),
+            "the global pool is full"
+        );
     }
 }

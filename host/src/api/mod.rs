@@ -3,8 +3,10 @@
 //! plugin's kind. Handlers are thin; the work lives in the driver and runtime.
 
 mod admin;
+pub mod answer;
 pub mod auth;
 pub mod bulkhead;
+pub mod clients;
 mod docs;
 pub mod metrics;
 mod openapi;
@@ -46,6 +48,10 @@ pub struct AppState {
     pub admin_keys: ApiKeys,
     /// Requests allowed at once, in all and per plugin; beyond that the answer is 503.
     pub bulkheads: Arc<bulkhead::Bulkheads>,
+    /// Requests allowed in flight per API key and per client address; beyond, 429.
+    pub clients: Arc<clients::ClientLimits>,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted: Arc<clients::TrustedProxies>,
     /// The key continuation tokens are signed with.
     pub tokens: Arc<crate::cursor::TokenKey>,
 }
@@ -72,6 +78,7 @@ pub fn router(state: AppState) -> Router {
         .merge(admin::router(state.clone()))
         .fallback(dispatch)
         .with_state(state)
+        .layer(axum::middleware::from_fn(answer::layer))
 }
 
 /// `GET /healthz`: `status` is `ok`, or `loading` while some plugin's first load
@@ -100,12 +107,10 @@ fn error_shape(kind: Option<Kind>, route: &str) -> ErrorShape {
 async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Response {
     let started = Instant::now();
     let request_id = request
-        .headers()
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128)
-        .map(str::to_owned)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        .extensions()
+        .get::<answer::RequestId>()
+        .map(|id| id.0.clone())
+        .unwrap_or_else(answer::new_request_id);
     let path = request.uri().path().to_owned();
     let method = request.method().clone();
     let plugin = state.registry.get(&path);
@@ -136,11 +141,10 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
         Ok(response) => response,
         Err(e) => e.into_shaped_response(shape),
     };
+    // Who serves a route is told only to clients that may use it.
+    let authorized = response.status() != StatusCode::UNAUTHORIZED;
     let headers = response.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&request_id) {
-        headers.insert("x-request-id", v);
-    }
-    if let Some(p) = &plugin {
+    if let Some(p) = plugin.as_ref().filter(|_| authorized) {
         if let Ok(v) = HeaderValue::from_str(&p.manifest.name) {
             headers.insert("x-gleaner-plugin", v);
         }
@@ -167,9 +171,10 @@ async fn handle(
     request: Request<Body>,
     request_id: String,
 ) -> Result<Response, ApiError> {
-    if !state.keys.allows(request.headers()) {
-        return Err(ApiError::Unauthorized);
-    }
+    let key = state
+        .keys
+        .which(request.headers())
+        .map_err(|()| ApiError::Unauthorized)?;
     let path = request.uri().path().to_owned();
     if let Some(loading) = loading {
         return Err(ApiError::Overloaded(format!(
@@ -189,13 +194,19 @@ async fn handle(
         });
     }
     check_content_type(request.headers())?;
-    let body = read_body(
-        &state.config,
-        request.into_body(),
-        state.config.max_body_bytes,
-    )
-    .await?;
-    let _slots = state.bulkheads.enter(&plugin.manifest.name)?;
+    let client = clients::Client {
+        key,
+        address: request
+            .extensions()
+            .get::<crate::server::Peer>()
+            .map(|peer| state.trusted.client_address(peer.0.ip(), request.headers()))
+            .map(clients::counted_address),
+    };
+    let _client_slot = state.clients.enter(&client)?;
+    let body = read_body(&state.config, request, state.config.max_body_bytes).await?;
+    let _slots = state
+        .bulkheads
+        .enter(&plugin.manifest.name, reach(state, &plugin))?;
     let call = Call {
         plugin: plugin.clone(),
         request_id,
@@ -205,6 +216,18 @@ async fn handle(
         Kind::Source => reviews::handle(state, call).await,
         Kind::PostSource => post::handle(state, call).await,
         Kind::Processor => processor::handle(state, call).await,
+    }
+}
+
+/// Whether a plugin's calls may wait on the network: it may reach sites, or
+/// it uses the LLM and one is configured.
+fn reach(state: &AppState, plugin: &Plugin) -> bulkhead::Reach {
+    let m = &plugin.manifest;
+    let llm = m.uses_llm && state.runtime.services().llm.is_configured();
+    if m.network.allow.is_empty() && !m.network.any_public_host && !llm {
+        bulkhead::Reach::Local
+    } else {
+        bulkhead::Reach::Network
     }
 }
 
@@ -227,12 +250,22 @@ fn check_content_type(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
 }
 
 /// Reads a request body of at most `limit` bytes within the body read timeout,
-/// so a client that sends it a byte at a time cannot hold the connection.
+/// so a client that sends it a byte at a time cannot hold the connection. A
+/// `Content-Length` over the limit is refused at once, before any byte is read.
 pub async fn read_body(
     config: &Config,
-    body: Body,
+    request: Request<Body>,
     limit: usize,
 ) -> Result<axum::body::Bytes, ApiError> {
+    let announced = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if announced.is_some_and(|n| n > limit as u64) {
+        return Err(ApiError::PayloadTooLarge { limit });
+    }
+    let body = request.into_body();
     let timeout = std::time::Duration::from_millis(config.body_read_timeout_ms);
     match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
         Err(_) => Err(ApiError::BodyTimeout {

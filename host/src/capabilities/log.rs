@@ -1,4 +1,6 @@
 //! Plugin logging into the host's structured log, tagged with plugin and request id.
+//! A plugin's line loses its session's cookies here and every registered
+//! secret in the log writer, so a plugin that logs a secret logs `[redacted]`.
 
 use crate::capabilities::{view_link, CallContext};
 use crate::runtime::bindings::sdk::gleaner::plugin::log;
@@ -52,12 +54,13 @@ impl log::Host for LogView<'_> {
             log::Level::Error => Level::Error,
         };
         let grant = &self.call.grant;
+        let scrubber = self.call.session.scrubber();
         write(
             &grant.name,
             &grant.version,
             &self.call.request_id,
             level,
-            &message,
+            &scrubber.scrub(&message),
         );
         Ok(())
     }

@@ -1,5 +1,7 @@
 //! Per-plugin configuration: operator-provided settings and secrets, limited to
-//! the keys the manifest declares. Secret values never appear in Debug output or logs.
+//! the keys the manifest declares. Secret values never appear in Debug output,
+//! and the values of keys the manifest marks `secret` join the secrets the
+//! host scrubs from everything that leaves it.
 
 use crate::capabilities::{view_link, CallContext};
 use crate::runtime::bindings::sdk::gleaner::plugin::config;
@@ -20,6 +22,28 @@ impl Settings {
             .filter(|(k, _)| declared.iter().any(|d| d == k))
             .collect();
         Settings { values }
+    }
+
+    /// The settings the configuration (file and `GLEANER_PLUGIN_<NAME>_<KEY>`
+    /// variables) gives the plugin of `manifest`; its secret values are
+    /// registered with the scrubber.
+    pub fn from_config(
+        config: &crate::config::Config,
+        manifest: &crate::manifest::Manifest,
+    ) -> Settings {
+        let keys = manifest.config_keys();
+        let values = config.plugin_settings(&manifest.name, &keys, |n| std::env::var(n).ok());
+        let settings = Settings::new(values, &keys);
+        let secret = manifest
+            .config
+            .iter()
+            .filter(|k| k.secret)
+            .filter_map(|k| settings.values.get(&k.name));
+        crate::secrets::register(
+            crate::secrets::Kind::PluginSetting,
+            secret.map(String::as_str),
+        );
+        settings
     }
 
     /// The value of `key`, if set.

@@ -133,10 +133,7 @@ pub(super) async fn load_source(
         )
     })?;
     let runtime = super::runtime(config, replay, recorder)?;
-    let values = config.plugin_settings(&manifest.name, &manifest.config_keys(), |n| {
-        std::env::var(n).ok()
-    });
-    let settings = Settings::new(values, &manifest.config_keys());
+    let settings = Settings::from_config(config, &manifest);
     let plugin = runtime.load(&manifest_path, manifest, settings).await?;
     Ok(Source {
         runtime,

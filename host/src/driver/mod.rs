@@ -4,11 +4,13 @@
 //! issues the continuation token when it stops before the end.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use crate::cursor::{self, Resume, TokenKey};
+use crate::capabilities::http::session::{Opened, Session};
+use crate::cursor::{self, Realigned, Resume, TokenKey};
 use crate::error::ApiError;
 use crate::manifest::Continuation;
 use crate::record::{extra_object, Review};
@@ -59,7 +61,6 @@ impl StopReason {
 }
 
 /// The outcome of one fetch.
-#[derive(Debug)]
 pub struct Outcome {
     /// Reviews, in source order.
     pub reviews: Vec<Review>,
@@ -69,6 +70,18 @@ pub struct Outcome {
     pub message: String,
     /// Continuation token, when the fetch stopped before the end.
     pub continuation: Option<String>,
+    /// The fetch's session, whose cookies the answer must not carry.
+    session: Arc<Session>,
+}
+
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outcome")
+            .field("reviews", &self.reviews.len())
+            .field("message", &self.message)
+            .field("continuation", &self.continuation.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Outcome {
@@ -90,6 +103,7 @@ impl Outcome {
             }
             Continuation::None => {}
         }
+        self.session.scrubber().scrub_json(&mut body);
         body
     }
 }
@@ -134,7 +148,9 @@ fn contract_broken(plugin: &Plugin, e: crate::contract::ContractError) -> ApiErr
 /// Progress after each page: pages fetched and reviews collected so far.
 pub type OnPage<'a> = &'a (dyn Fn(u32, usize) + Sync);
 
-/// Runs a fetch within `budget`, reporting progress after each page.
+/// Runs a fetch within `budget`, reporting progress after each page. The
+/// fetch's session is the token's while it lives; what the fetch answers,
+/// errors included, never carries the session's cookies.
 pub async fn fetch(
     runtime: &Runtime,
     plugin: &Plugin,
@@ -144,174 +160,243 @@ pub async fn fetch(
     request_id: &str,
     on_page: OnPage<'_>,
 ) -> Result<Outcome, ApiError> {
-    let started = Instant::now();
-    let deadline = started + budget.saturating_sub(ANSWER_MARGIN);
-    let label = plugin.label();
-    let route = plugin.manifest.route.clone();
-    let sync_day = request.sync_date.map(|d| d.to_string());
-    let mut resume = request.resume.clone().unwrap_or(Resume {
-        cursor: None,
-        skip: 0,
-        sort: request.sort.clone(),
-        filter: request.filter.clone(),
-        sync_date: sync_day.clone(),
-        session: None,
-    });
-    // One session per fetch, continued through its tokens while it lives.
-    let (session, opened) = runtime.services().sessions.open(resume.session.as_deref());
-    resume.session = Some(session.id.clone());
-    let limit = request.reviews_to_fetch.map(|n| n as usize);
-    let mut reviews: Vec<Review> = Vec::new();
-    let mut seen = HashSet::new();
-    let mut meta: Option<SourceMeta> = None;
-    let mut pages = 0u32;
-    let mut source_error = None;
-    let (sort, filter_json) = (
-        resume.sort.clone(),
-        resume.filter.as_ref().map(Value::to_string),
-    );
-    let width = plugin.manifest.limits.upstream_concurrency;
-    let fetch_session = session.clone();
-    let mut window = Window::new(
-        width,
-        Box::new(move |cursor| {
-            let page_request = PageRequest {
-                query: request.query.clone(),
-                sort: sort.clone(),
-                filter_json: filter_json.clone(),
-                cursor,
-            };
-            let session = fetch_session.clone();
-            Box::pin(async move {
-                runtime
-                    .fetch_page(plugin, request_id, &page_request, deadline, Some(session))
-                    .await
-            })
-        }),
-    );
-    let stop = loop {
-        // Too late to start a page; one that has already arrived is still taken.
-        if pages > 0
-            && deadline.saturating_duration_since(Instant::now()) < MIN_PAGE_TIME
-            && !window.arrived(&resume.cursor)
-        {
-            break StopReason::Budget;
-        }
-        let page = match window.page(resume.cursor.clone()).await {
-            Ok(Ok(page)) => page,
-            Ok(Err(e)) if reviews.is_empty() => return Err(ApiError::from_fetch(&label, e)),
-            Err(e) if reviews.is_empty() => return Err(e.into()),
-            Ok(Err(e)) => {
-                // A page that ran out of time (the site, or its pace, would
-                // have made it late) ends the fetch at the budget, with a token.
-                let reason = if matches!(e, FetchError::Timeout(_)) {
-                    StopReason::Budget
-                } else {
-                    StopReason::SourceError
+    let id = request.resume.as_ref().and_then(|r| r.session.as_deref());
+    let (session, opened) = runtime.services().sessions.open(id);
+    let fetch = Fetch {
+        runtime,
+        plugin,
+        request,
+        key,
+        request_id,
+        on_page,
+    };
+    let result = fetch.run(budget, session.clone(), opened).await;
+    result.map_err(|e| e.scrubbed(&session.scrubber()))
+}
+
+/// One fetch's fixed inputs.
+struct Fetch<'a> {
+    runtime: &'a Runtime,
+    plugin: &'a Plugin,
+    request: &'a SourceRequest,
+    key: &'a TokenKey,
+    request_id: &'a str,
+    on_page: OnPage<'a>,
+}
+
+impl Fetch<'_> {
+    async fn run(
+        &self,
+        budget: Duration,
+        session: Arc<Session>,
+        opened: Opened,
+    ) -> Result<Outcome, ApiError> {
+        let Fetch {
+            runtime,
+            plugin,
+            request,
+            key,
+            request_id,
+            on_page,
+        } = *self;
+        let started = Instant::now();
+        let deadline = started + budget.saturating_sub(ANSWER_MARGIN);
+        let label = plugin.label();
+        let route = plugin.manifest.route.clone();
+        let sync_day = request.sync_date.map(|d| d.to_string());
+        let mut resume = request.resume.clone().unwrap_or(Resume {
+            cursor: None,
+            skip: 0,
+            last: None,
+            sort: request.sort.clone(),
+            filter: request.filter.clone(),
+            sync_date: sync_day.clone(),
+            session: None,
+        });
+        // One session per fetch, continued through its tokens while it lives.
+        resume.session = Some(session.id.clone());
+        let limit = request.reviews_to_fetch.map(|n| n as usize);
+        let mut reviews: Vec<Review> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut meta: Option<SourceMeta> = None;
+        let mut pages = 0u32;
+        let mut source_error = None;
+        let mut realigned = None;
+        let (sort, filter_json) = (
+            resume.sort.clone(),
+            resume.filter.as_ref().map(Value::to_string),
+        );
+        let width = plugin.manifest.limits.upstream_concurrency;
+        let fetch_session = session.clone();
+        let mut window = Window::new(
+            width,
+            Box::new(move |cursor| {
+                let page_request = PageRequest {
+                    query: request.query.clone(),
+                    sort: sort.clone(),
+                    filter_json: filter_json.clone(),
+                    cursor,
                 };
-                source_error = Some(ApiError::from_fetch(&label, e).to_string());
+                let session = fetch_session.clone();
+                Box::pin(async move {
+                    runtime
+                        .fetch_page(plugin, request_id, &page_request, deadline, Some(session))
+                        .await
+                })
+            }),
+        );
+        let stop = loop {
+            // Too late to start a page; one that has already arrived is still taken.
+            if pages > 0
+                && deadline.saturating_duration_since(Instant::now()) < MIN_PAGE_TIME
+                && !window.arrived(&resume.cursor)
+            {
+                break StopReason::Budget;
+            }
+            let page = match window.page(resume.cursor.clone()).await {
+                Ok(Ok(page)) => page,
+                Ok(Err(e)) if reviews.is_empty() => return Err(ApiError::from_fetch(&label, e)),
+                Err(e) if reviews.is_empty() => return Err(e.into()),
+                Ok(Err(e)) => {
+                    // A page that ran out of time (the site, or its pace, would
+                    // have made it late) ends the fetch at the budget, with a token.
+                    let reason = if matches!(e, FetchError::Timeout(_)) {
+                        StopReason::Budget
+                    } else {
+                        StopReason::SourceError
+                    };
+                    source_error = Some(ApiError::from_fetch(&label, e).to_string());
+                    break reason;
+                }
+                Err(e) => {
+                    let reason = if matches!(e, crate::runtime::CallError::Timeout { .. }) {
+                        StopReason::Budget
+                    } else {
+                        StopReason::SourceError
+                    };
+                    source_error = Some(e.to_string());
+                    break reason;
+                }
+            };
+            pages += 1;
+            let order = page.order;
+            if pages == 1 && resume.skip > 0 {
+                // The token's count is checked against the page as it is now.
+                let ids: Vec<&str> = page.reviews.iter().map(|r| r.id.trim()).collect();
+                let at = cursor::realign(&ids, resume.skip, resume.last.as_deref());
+                resume.skip = at.skip() as u32;
+                realigned = Some(at).filter(|a| !matches!(a, Realigned::Unchanged(_)));
+            }
+            let fresh = page.reviews.len().saturating_sub(resume.skip as usize);
+            window.plan(
+                page.next_cursor.as_ref(),
+                &page.ahead,
+                pages_wanted(limit, reviews.len() + fresh, page.reviews.len(), width),
+            );
+            let mut reason = None;
+            for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
+                let record = Review::from_wit(item, &label, request.is_text_formatted)
+                    .map_err(|e| contract_broken(plugin, e))?;
+                if let Some(day) = &sync_day {
+                    match compare_day(record.review_date.as_deref(), day) {
+                        DayMatch::Same => {}
+                        DayMatch::Before if order == Order::NewestFirst => {
+                            reason = Some(StopReason::PastSyncDate);
+                            break;
+                        }
+                        DayMatch::After if order == Order::OldestFirst => {
+                            reason = Some(StopReason::PastSyncDate);
+                            break;
+                        }
+                        _ => continue,
+                    }
+                }
+                if seen.insert(record.review_id.clone()) {
+                    reviews.push(record);
+                }
+                if limit.is_some_and(|l| reviews.len() >= l) {
+                    let rest_of_page = index + 1 < page.reviews.len();
+                    resume.skip = (index + 1) as u32;
+                    resume.last = Some(cursor::review_digest(&item.id));
+                    if !rest_of_page {
+                        resume.cursor = page.next_cursor.clone();
+                        resume.skip = 0;
+                        resume.last = None;
+                    }
+                    reason = Some(if rest_of_page || page.next_cursor.is_some() {
+                        StopReason::LimitReached
+                    } else {
+                        StopReason::Exhausted
+                    });
+                    break;
+                }
+            }
+            meta = Some(page.meta);
+            on_page(pages, reviews.len());
+            if let Some(reason) = reason {
                 break reason;
             }
-            Err(e) => {
-                let reason = if matches!(e, crate::runtime::CallError::Timeout { .. }) {
-                    StopReason::Budget
-                } else {
-                    StopReason::SourceError
-                };
-                source_error = Some(e.to_string());
-                break reason;
+            match page.next_cursor {
+                Some(next) => {
+                    resume.cursor = Some(next);
+                    resume.skip = 0;
+                    resume.last = None;
+                }
+                None => break StopReason::Exhausted,
             }
         };
-        pages += 1;
-        let order = page.order;
-        let fresh = page.reviews.len().saturating_sub(resume.skip as usize);
-        window.plan(
-            page.next_cursor.as_ref(),
-            &page.ahead,
-            pages_wanted(limit, reviews.len() + fresh, page.reviews.len(), width),
+        let source_limit = meta.as_ref().and_then(|m| reserved(m, "source_limit"));
+        let notice = meta.as_ref().and_then(|m| reserved(m, "notice"));
+        let stop = match (stop, &source_limit) {
+            (StopReason::Exhausted, Some(_)) => StopReason::SourceLimit,
+            (stop, _) => stop,
+        };
+        let complete = matches!(stop, StopReason::Exhausted | StopReason::PastSyncDate);
+        // A source limit is an end: following it would only read the last page again.
+        let continues = !complete && stop != StopReason::SourceLimit;
+        let continuation = continues.then(|| cursor::encode(key, &route, &request.query, &resume));
+        let elapsed_ms = started.elapsed().as_millis() as u64;
+        let mut extra_information =
+            extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
+        extra_information["pages_unused"] = json!(window.launched().saturating_sub(pages));
+        extra_information["session"] = json!(opened.code());
+        let why = source_error.or(source_limit);
+        let mut message = summary(
+            reviews.len(),
+            pages,
+            stop,
+            request,
+            why.as_deref(),
+            continuation.is_some(),
         );
-        let mut reason = None;
-        for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
-            let record = Review::from_wit(item, &label, request.is_text_formatted)
-                .map_err(|e| contract_broken(plugin, e))?;
-            if let Some(day) = &sync_day {
-                match compare_day(record.review_date.as_deref(), day) {
-                    DayMatch::Same => {}
-                    DayMatch::Before if order == Order::NewestFirst => {
-                        reason = Some(StopReason::PastSyncDate);
-                        break;
-                    }
-                    DayMatch::After if order == Order::OldestFirst => {
-                        reason = Some(StopReason::PastSyncDate);
-                        break;
-                    }
-                    _ => continue,
-                }
-            }
-            if seen.insert(record.review_id.clone()) {
-                reviews.push(record);
-            }
-            if limit.is_some_and(|l| reviews.len() >= l) {
-                let rest_of_page = index + 1 < page.reviews.len();
-                resume.skip = (index + 1) as u32;
-                if !rest_of_page {
-                    resume.cursor = page.next_cursor.clone();
-                    resume.skip = 0;
-                }
-                reason = Some(if rest_of_page || page.next_cursor.is_some() {
-                    StopReason::LimitReached
-                } else {
-                    StopReason::Exhausted
-                });
-                break;
-            }
+        if let Some(note) = realigned.map(realigned_note) {
+            message = format!("{message} {note}");
         }
-        meta = Some(page.meta);
-        on_page(pages, reviews.len());
-        if let Some(reason) = reason {
-            break reason;
+        if let Some(notice) = notice {
+            message = format!("{message} {}", sentence(&notice));
         }
-        match page.next_cursor {
-            Some(next) => {
-                resume.cursor = Some(next);
-                resume.skip = 0;
-            }
-            None => break StopReason::Exhausted,
-        }
-    };
-    let source_limit = meta.as_ref().and_then(|m| reserved(m, "source_limit"));
-    let notice = meta.as_ref().and_then(|m| reserved(m, "notice"));
-    let stop = match (stop, &source_limit) {
-        (StopReason::Exhausted, Some(_)) => StopReason::SourceLimit,
-        (stop, _) => stop,
-    };
-    let complete = matches!(stop, StopReason::Exhausted | StopReason::PastSyncDate);
-    // A source limit is an end: following it would only read the last page again.
-    let continues = !complete && stop != StopReason::SourceLimit;
-    let continuation = continues.then(|| cursor::encode(key, &route, &request.query, &resume));
-    let elapsed_ms = started.elapsed().as_millis() as u64;
-    let mut extra_information = extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
-    extra_information["pages_unused"] = json!(window.launched().saturating_sub(pages));
-    extra_information["session"] = json!(opened.code());
-    let why = source_error.or(source_limit);
-    let mut message = summary(
-        reviews.len(),
-        pages,
-        stop,
-        request,
-        why.as_deref(),
-        continuation.is_some(),
-    );
-    if let Some(notice) = notice {
-        message = format!("{message} {}", sentence(&notice));
+        crate::telemetry::metrics::fetch_answered(&label, reviews.len(), stop.code());
+        Ok(Outcome {
+            reviews,
+            extra_information,
+            message,
+            continuation,
+            session,
+        })
     }
-    crate::telemetry::metrics::fetch_answered(&label, reviews.len(), stop.code());
-    Ok(Outcome {
-        reviews,
-        extra_information,
-        message,
-        continuation,
-    })
+}
+
+/// What the message says when the page a token resumed had changed.
+fn realigned_note(at: Realigned) -> &'static str {
+    match at {
+        Realigned::Moved(_) => {
+            "The page the token continued had changed since; the fetch went on after the last review it had returned."
+        }
+        _ => {
+            "The page the token continued had changed since and its last returned review is gone; \
+             that page was returned from its start, so some reviews may repeat."
+        }
+    }
 }
 
 /// A reserved key of a page's metadata, as non-empty text: `source_limit`

@@ -12,7 +12,7 @@ use utoipa::openapi::{ContentBuilder, RefOr};
 use super::kit::{described, record, reference, typed};
 
 /// Every `error_kind` the forum-post shape may carry (`ApiError::kind`).
-const ERROR_KINDS: [&str; 12] = [
+const ERROR_KINDS: [&str; 13] = [
     "invalid_request",
     "unauthorized",
     "no_endpoint",
@@ -25,6 +25,7 @@ const ERROR_KINDS: [&str; 12] = [
     "upstream",
     "plugin_fault",
     "overloaded",
+    "too_many_requests",
 ];
 
 /// The error body shapes as component schemas.
@@ -106,7 +107,7 @@ impl Shape {
 pub fn statuses(kind: RouteKind, auth: bool) -> Vec<(u16, &'static str)> {
     let mut out = vec![(400, match kind {
         RouteKind::Source => "Invalid request: wrong type, unknown or repeated field, blank `query`, unknown sort or filter value, malformed `sync_date`, `reviews_to_fetch` out of range, a corrupted, forged or foreign continuation token, or a query that is not a page of the source",
-        RouteKind::Post => "Every failure but 401, with `error_kind` naming the cause: invalid request, post not found, blocked, upstream error, timeout, plugin fault, body too large or slow, not JSON, overloaded",
+        RouteKind::Post => "Every failure but 401, with `error_kind` naming the cause: invalid request, post not found, blocked, upstream error, timeout, plugin fault, body too large or slow, not JSON, overloaded, too many requests in flight for the client",
         RouteKind::Processor => "Invalid request: wrong type, unknown or repeated field, missing or blank required field, a value outside its enumeration or bounds; or input the processor refuses (for website processors: the site is unreachable, not HTML, or not a public address)",
     })];
     if auth {
@@ -123,8 +124,9 @@ pub fn statuses(kind: RouteKind, auth: bool) -> Vec<(u16, &'static str)> {
     }
     out.extend([
         (408, "The request body did not arrive within the body read timeout"),
-        (413, "The request body exceeds the size limit (max_body_bytes)"),
+        (413, "The request body exceeds the size limit (max_body_bytes), or a field is longer than its max_length"),
         (415, "A Content-Type that is not JSON (application/json or */*+json); a request without one is read as JSON"),
+        (429, "This API key or client address already has its limit of requests in flight (max_in_flight_per_key, max_in_flight_per_client); retry after Retry-After seconds"),
         (500, "The plugin crashed (trap, memory cap, broken contract) or returned invalid output"),
     ]);
     if kind == RouteKind::Source {

@@ -162,14 +162,17 @@ pub fn field(spec: &FieldSpec, role: &str) -> RefOr<Schema> {
     if let Some(default) = &default {
         notes.push(format!("omitted means {default}"));
     }
+    if let Some(max) = spec.max_length {
+        notes.push(format!("at most {max} characters (longer: 413)"));
+    }
     // The author's words stay as written; generated notes start a sentence.
     let description = (!notes.is_empty()).then(|| match spec.description {
         Some(_) => notes.join("; "),
         None => capitalised(&notes.join("; ")),
     });
     let schema = match spec.ty {
-        FieldType::String if spec.non_empty => non_blank(nullable),
-        FieldType::String => typed(Type::String, nullable),
+        FieldType::String if spec.non_empty => non_blank(nullable).max_length(spec.max_length),
+        FieldType::String => typed(Type::String, nullable).max_length(spec.max_length),
         FieldType::Integer => typed(Type::Integer, nullable)
             .minimum(spec.min)
             .maximum(spec.max),

@@ -513,14 +513,6 @@ fn stem(path: &Path) -> String {
         .into_owned()
 }
 
-/// The settings the configuration gives the plugin of `manifest`.
-fn settings_for(config: &Config, manifest: &Manifest) -> Settings {
-    let values = config.plugin_settings(&manifest.name, &manifest.config_keys(), |n| {
-        std::env::var(n).ok()
-    });
-    Settings::new(values, &manifest.config_keys())
-}
-
 async fn load_one(
     runtime: &Runtime,
     config: &Config,
@@ -528,6 +520,6 @@ async fn load_one(
     manifest: Manifest,
     artifacts: Artifacts,
 ) -> Result<Plugin, LoadError> {
-    let settings = settings_for(config, &manifest);
+    let settings = Settings::from_config(config, &manifest);
     runtime.load_with(path, manifest, settings, artifacts).await
 }

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{manifest_files, settings_for, Fingerprint, Registry, Ticket};
+use super::{manifest_files, Fingerprint, Registry, Ticket};
 use crate::capabilities::settings::Settings;
 use crate::config::Config;
 use crate::manifest::{Manifest, ManifestError};
@@ -102,7 +102,7 @@ async fn locate(
             return None;
         }
     };
-    let settings = settings_for(&config, &manifest);
+    let settings = Settings::from_config(&config, &manifest);
     let read = readers.acquire().await;
     let located = runtime
         .locate(&ticket.path, &manifest, Artifacts::Use)

@@ -50,16 +50,21 @@ impl Runtime {
         request_id: &str,
         deadline: Instant,
         session: Option<Arc<Session>>,
-    ) -> (Store<CallState>, Instant) {
+    ) -> (Store<CallState>, Instant, Arc<Session>) {
         let limit = Instant::now()
             + std::time::Duration::from_millis(plugin.manifest.limits.call_timeout_ms);
         let deadline = deadline.min(limit);
-        let memory = MemoryBudget::new(self.memory.clone(), plugin.grant.memory_bytes);
+        let memory = MemoryBudget::new(
+            self.memory.clone(),
+            plugin.grant.name.as_str().into(),
+            plugin.grant.memory_bytes,
+        );
+        let session = session.unwrap_or_default();
         let call = CallContext::new(
             plugin.grant.clone(),
             request_id.to_owned(),
             deadline,
-            session,
+            Some(session.clone()),
         );
         let state = CallState::new(call, self.services.clone(), memory);
         let mut store = Store::new(&self.engine, state);
@@ -74,14 +79,14 @@ impl Runtime {
                 Ok(wasmtime::UpdateDeadline::Yield(1))
             }
         });
-        (store, deadline)
+        (store, deadline, session)
     }
 
     async fn finish<R>(
         &self,
         plugin: &LoadedPlugin,
         started: Instant,
-        deadline: Instant,
+        (deadline, session): (Instant, Arc<Session>),
         run: impl Future<Output = wasmtime::Result<R>>,
     ) -> Result<R, CallError> {
         let name = plugin.manifest.name.clone();
@@ -111,6 +116,8 @@ impl Runtime {
         };
         span.record("outcome", call_outcome.code());
         metrics::plugin_call(&plugin.manifest.name, call_outcome, started.elapsed());
+        // A trap's message is the plugin's text: it may quote a cookie.
+        let result = result.map_err(|e| e.scrubbed(&session.scrubber()));
         if let Err(e) = &result {
             tracing::error!(plugin = %plugin.manifest.name, version = %plugin.manifest.version, error = %e, "plugin call failed");
         }
@@ -120,7 +127,7 @@ impl Runtime {
     /// Calls `info()`.
     pub async fn info(&self, plugin: &LoadedPlugin) -> Result<PluginInfo, CallError> {
         let started = Instant::now();
-        let (mut store, deadline) = self.store(
+        let (mut store, deadline, session) = self.store(
             plugin,
             "load",
             started + std::time::Duration::from_secs(10),
@@ -144,7 +151,7 @@ impl Runtime {
                 }
             }
         };
-        self.finish(plugin, started, deadline, run).await
+        self.finish(plugin, started, (deadline, session), run).await
     }
 
     /// Calls `fetch-page` of a source plugin, in the fetch's `session` (a new
@@ -161,39 +168,41 @@ impl Runtime {
             return Err(wrong_kind(plugin, "fetch-page"));
         };
         let started = Instant::now();
-        let (mut store, deadline) = self.store(plugin, request_id, deadline, session);
+        let (mut store, deadline, session) = self.store(plugin, request_id, deadline, session);
         let run = async {
             let i = pre.instantiate_async(&mut store).await?;
             i.gleaner_plugin_source_plugin()
                 .call_fetch_page(&mut store, request)
                 .await
         };
-        self.finish(plugin, started, deadline, run).await
+        self.finish(plugin, started, (deadline, session), run).await
     }
 
-    /// Calls `fetch-post` of a post-source plugin.
+    /// Calls `fetch-post` of a post-source plugin, in `session`.
     pub async fn fetch_post(
         &self,
         plugin: &LoadedPlugin,
         request_id: &str,
         query: &str,
         deadline: Instant,
+        session: Arc<Session>,
     ) -> Result<Result<String, FetchError>, CallError> {
         let Prepared::Post(pre) = &plugin.prepared else {
             return Err(wrong_kind(plugin, "fetch-post"));
         };
         let started = Instant::now();
-        let (mut store, deadline) = self.store(plugin, request_id, deadline, None);
+        let (mut store, deadline, session) =
+            self.store(plugin, request_id, deadline, Some(session));
         let run = async {
             let i = pre.instantiate_async(&mut store).await?;
             i.gleaner_plugin_post_plugin()
                 .call_fetch_post(&mut store, query)
                 .await
         };
-        self.finish(plugin, started, deadline, run).await
+        self.finish(plugin, started, (deadline, session), run).await
     }
 
-    /// Calls `process` of a processor plugin.
+    /// Calls `process` of a processor plugin, in a new session.
     pub async fn process(
         &self,
         plugin: &LoadedPlugin,
@@ -201,18 +210,32 @@ impl Runtime {
         input: &str,
         deadline: Instant,
     ) -> Result<Result<Output, ProcessError>, CallError> {
+        self.process_in(plugin, request_id, input, deadline, Arc::default())
+            .await
+    }
+
+    /// Calls `process` of a processor plugin, in `session`.
+    pub async fn process_in(
+        &self,
+        plugin: &LoadedPlugin,
+        request_id: &str,
+        input: &str,
+        deadline: Instant,
+        session: Arc<Session>,
+    ) -> Result<Result<Output, ProcessError>, CallError> {
         let Prepared::Processor(pre) = &plugin.prepared else {
             return Err(wrong_kind(plugin, "process"));
         };
         let started = Instant::now();
-        let (mut store, deadline) = self.store(plugin, request_id, deadline, None);
+        let (mut store, deadline, session) =
+            self.store(plugin, request_id, deadline, Some(session));
         let run = async {
             let i = pre.instantiate_async(&mut store).await?;
             i.gleaner_plugin_processor_plugin()
                 .call_process(&mut store, input)
                 .await
         };
-        self.finish(plugin, started, deadline, run).await
+        self.finish(plugin, started, (deadline, session), run).await
     }
 }
 
@@ -223,6 +246,19 @@ fn wrong_kind(plugin: &LoadedPlugin, export: &str) -> CallError {
             "it is a {:?} plugin and has no {export} export",
             plugin.manifest.kind
         ),
+    }
+}
+
+impl CallError {
+    /// The error with the secrets `scrubber` knows replaced in its message.
+    pub fn scrubbed(self, scrubber: &crate::secrets::Scrubber) -> CallError {
+        match self {
+            CallError::Crash { plugin, message } => CallError::Crash {
+                plugin,
+                message: scrubber.scrub(&message).into_owned(),
+            },
+            other => other,
+        }
     }
 }
 

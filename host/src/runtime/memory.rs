@@ -1,9 +1,12 @@
 //! Memory limits of plugin instances: each instance is capped by its plugin's
-//! `limits.memory_mib`, and all live instances together by the server-wide
-//! [`MemoryPool`]. A call whose growth would pass the pool's cap waits briefly
-//! for other calls to give memory back, then fails as an overload (503), never
-//! as a plugin fault.
+//! `limits.memory_mib`, all live instances together by the server-wide
+//! [`MemoryPool`], and the instances of any one plugin by its share of the
+//! pool (`max_plugin_memory_share`, half by default), so a burst of calls to
+//! one memory-hungry plugin leaves the others room. A call whose growth would
+//! pass a cap waits briefly for other calls to give memory back, then fails as
+//! an overload (503), never as a plugin fault.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,60 +15,98 @@ use tokio::sync::Notify;
 /// How long a growth waits for the pool before the call is failed.
 const POOL_WAIT: Duration = Duration::from_millis(500);
 
-/// Bytes held by all live plugin instances, under a cap.
+/// Bytes held by all live plugin instances, under a cap, and by each plugin's
+/// instances, under its share.
 #[derive(Debug)]
 pub struct MemoryPool {
     cap: usize,
-    used: std::sync::Mutex<usize>,
+    share: usize,
+    used: std::sync::Mutex<Used>,
     freed: Notify,
 }
 
+#[derive(Debug, Default)]
+struct Used {
+    all: usize,
+    per_plugin: HashMap<Arc<str>, usize>,
+}
+
 impl MemoryPool {
-    /// A pool of `cap` bytes.
-    pub fn new(cap: usize) -> Arc<MemoryPool> {
+    /// A pool of `cap` bytes, of which one plugin may hold `share_percent` (1 to 100).
+    pub fn new(cap: usize, share_percent: usize) -> Arc<MemoryPool> {
+        let share = (cap as u128 * share_percent.clamp(1, 100) as u128 / 100) as usize;
         Arc::new(MemoryPool {
             cap,
-            used: std::sync::Mutex::new(0),
+            share: share.max(1),
+            used: std::sync::Mutex::default(),
             freed: Notify::new(),
         })
     }
 
+    /// The pool's cap in bytes.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
     /// Bytes held now.
     pub fn used(&self) -> usize {
-        *self.used.lock().unwrap_or_else(|p| p.into_inner())
+        self.used.lock().unwrap_or_else(|p| p.into_inner()).all
     }
 
-    fn try_take(&self, bytes: usize) -> bool {
+    fn try_take(&self, plugin: &Arc<str>, bytes: usize) -> Result<(), Full> {
         let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        if *used + bytes > self.cap {
-            return false;
+        if used.all + bytes > self.cap {
+            return Err(Full::Pool);
         }
-        *used += bytes;
-        true
+        let mine = used.per_plugin.get(plugin).copied().unwrap_or(0);
+        if mine + bytes > self.share {
+            return Err(Full::Share);
+        }
+        used.all += bytes;
+        *used.per_plugin.entry(plugin.clone()).or_insert(0) += bytes;
+        Ok(())
     }
 
-    async fn take(&self, bytes: usize) -> bool {
+    async fn take(&self, plugin: &Arc<str>, bytes: usize) -> Result<(), Full> {
+        let mut last = Full::Pool;
         let wait = async {
             loop {
                 let freed = self.freed.notified();
-                if self.try_take(bytes) {
-                    return;
+                match self.try_take(plugin, bytes) {
+                    Ok(()) => return,
+                    Err(full) => last = full,
                 }
                 freed.await;
             }
         };
-        tokio::time::timeout(POOL_WAIT, wait).await.is_ok()
+        match tokio::time::timeout(POOL_WAIT, wait).await {
+            Ok(()) => Ok(()),
+            Err(_) => Err(last),
+        }
     }
 
-    fn give_back(&self, bytes: usize) {
+    fn give_back(&self, plugin: &Arc<str>, bytes: usize) {
         if bytes == 0 {
             return;
         }
         let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        *used = used.saturating_sub(bytes);
+        used.all = used.all.saturating_sub(bytes);
+        if let Some(mine) = used.per_plugin.get_mut(plugin) {
+            *mine = mine.saturating_sub(bytes);
+            if *mine == 0 {
+                used.per_plugin.remove(plugin);
+            }
+        }
         drop(used);
         self.freed.notify_waiters();
     }
+}
+
+/// Which cap a growth ran into.
+#[derive(Debug, Clone, Copy)]
+enum Full {
+    Pool,
+    Share,
 }
 
 /// The plugin's own memory cap was reached: a plugin fault.
@@ -76,31 +117,47 @@ pub struct MemoryCapExceeded {
     pub cap_mib: usize,
 }
 
-/// The server-wide pool stayed full: an overload, retried later by the client.
+/// The server-wide pool, or the plugin's share of it, stayed full: an
+/// overload, retried later by the client.
 #[derive(Debug, thiserror::Error)]
-#[error("plugin instances already hold the server's memory limit of {cap_mib} MiB (max_total_memory_mib)")]
-pub struct MemoryPoolExhausted {
-    /// The pool's cap in MiB.
-    pub cap_mib: usize,
+pub enum MemoryPoolExhausted {
+    /// All plugins together hold the pool.
+    #[error("plugin instances already hold the server's memory limit of {cap_mib} MiB (max_total_memory_mib)")]
+    Pool {
+        /// The pool's cap in MiB.
+        cap_mib: usize,
+    },
+    /// This plugin's instances hold its share.
+    #[error("this plugin's instances already hold their share of {share_mib} MiB of the server's plugin memory (max_plugin_memory_share)")]
+    Share {
+        /// The share in MiB.
+        share_mib: usize,
+    },
 }
 
 /// The memory limiter of one store: its plugin's cap plus its share of the pool.
 pub struct MemoryBudget {
     pool: Arc<MemoryPool>,
+    plugin: Arc<str>,
     cap: usize,
     held: usize,
 }
 
 impl MemoryBudget {
-    /// A budget of at most `cap` bytes drawn from `pool`.
-    pub fn new(pool: Arc<MemoryPool>, cap: usize) -> MemoryBudget {
-        MemoryBudget { pool, cap, held: 0 }
+    /// A budget of at most `cap` bytes drawn from `pool` for an instance of `plugin`.
+    pub fn new(pool: Arc<MemoryPool>, plugin: Arc<str>, cap: usize) -> MemoryBudget {
+        MemoryBudget {
+            pool,
+            plugin,
+            cap,
+            held: 0,
+        }
     }
 }
 
 impl Drop for MemoryBudget {
     fn drop(&mut self) {
-        self.pool.give_back(self.held);
+        self.pool.give_back(&self.plugin, self.held);
     }
 }
 
@@ -121,9 +178,14 @@ impl wasmtime::ResourceLimiterAsync for MemoryBudget {
             }));
         }
         let more = desired.saturating_sub(current);
-        if !self.pool.take(more).await {
-            return Err(wasmtime::Error::new(MemoryPoolExhausted {
-                cap_mib: self.pool.cap >> 20,
+        if let Err(full) = self.pool.take(&self.plugin, more).await {
+            return Err(wasmtime::Error::new(match full {
+                Full::Pool => MemoryPoolExhausted::Pool {
+                    cap_mib: self.pool.cap >> 20,
+                },
+                Full::Share => MemoryPoolExhausted::Share {
+                    share_mib: self.pool.share >> 20,
+                },
             }));
         }
         self.held += more;
@@ -149,14 +211,36 @@ mod tests {
     use super::*;
     use wasmtime::ResourceLimiterAsync;
 
+    fn budget(pool: &Arc<MemoryPool>, plugin: &str, cap: usize) -> MemoryBudget {
+        MemoryBudget::new(pool.clone(), Arc::from(plugin), cap)
+    }
+
+    #[tokio::test]
+    async fn one_plugin_holds_at_most_its_share() {
+        let pool = MemoryPool::new(10, 50);
+        let mut a = budget(&pool, "highlight", 8);
+        assert!(a.memory_growing(0, 5, None).await.unwrap());
+        let mut b = budget(&pool, "highlight", 8);
+        let err = b.memory_growing(0, 1, None).await.unwrap_err();
+        assert!(matches!(
+            err.downcast_ref::<MemoryPoolExhausted>(),
+            Some(MemoryPoolExhausted::Share { .. })
+        ));
+        let mut c = budget(&pool, "chunk", 8);
+        assert!(
+            c.memory_growing(0, 5, None).await.unwrap(),
+            "another plugin still has room"
+        );
+    }
+
     #[tokio::test]
     async fn pool_caps_all_budgets_and_gets_memory_back() {
-        let pool = MemoryPool::new(10);
-        let mut a = MemoryBudget::new(pool.clone(), 8);
+        let pool = MemoryPool::new(10, 100);
+        let mut a = budget(&pool, "a", 8);
         assert!(a.memory_growing(0, 6, None).await.unwrap());
         let err = a.memory_growing(6, 9, None).await.unwrap_err();
         assert!(err.downcast_ref::<MemoryCapExceeded>().is_some());
-        let mut b = MemoryBudget::new(pool.clone(), 8);
+        let mut b = budget(&pool, "b", 8);
         let err = b.memory_growing(0, 5, None).await.unwrap_err();
         assert!(err.downcast_ref::<MemoryPoolExhausted>().is_some());
         assert_eq!(pool.used(), 6);

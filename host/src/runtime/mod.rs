@@ -144,7 +144,7 @@ impl Runtime {
             linker,
             services,
             cache_dir,
-            memory: memory::MemoryPool::new(memory_cap_mib.saturating_mul(1 << 20)),
+            memory: memory::MemoryPool::new(memory_cap_mib.saturating_mul(1 << 20), 100),
             compile_hook: None,
             pooling,
         })
@@ -153,6 +153,13 @@ impl Runtime {
     /// Calls `hook` before every compile (see [`CompileHook`]).
     pub fn with_compile_hook(mut self, hook: Option<CompileHook>) -> Runtime {
         self.compile_hook = hook;
+        self
+    }
+
+    /// Lets the instances of one plugin hold at most `percent` of the memory
+    /// pool (all of it until this is called).
+    pub fn with_plugin_memory_share(mut self, percent: usize) -> Runtime {
+        self.memory = memory::MemoryPool::new(self.memory.cap(), percent);
         self
     }
 

@@ -1,19 +1,27 @@
-//! One client connection: hyper's HTTP/1.1 state machine over an I/O wrapper that
-//! notes when bytes last moved, a request-in-flight count, and a watchdog that
-//! closes the connection when it stays silent with no request in flight.
+//! One client connection: hyper's HTTP/1.1 state machine over an I/O wrapper
+//! that reports to the connection's [`Activity`], and a watchdog that closes
+//! the connection when one of its timers runs out, when the connection caps
+//! pick it to make room, or at shutdown.
+//!
+//! The wrapper writes vectored, so hyper queues an answer's shared buffers
+//! (the OpenAPI document is one, for every connection) instead of copying
+//! them per connection; and it swaps hyper's own bodiless refusals for the
+//! JSON error ([`super::refusal`]).
 
+use std::io::IoSlice;
+use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tower::ServiceExt;
 
-use super::ServerLimits;
+use super::activity::{Activity, Expired, Timeouts};
+use super::{Peer, ServerLimits};
 
 /// Largest buffer hyper keeps per connection; request heads must fit in it.
 const MAX_BUF_BYTES: usize = 64 * 1024;
@@ -23,40 +31,57 @@ const MAX_BUF_BYTES: usize = 64 * 1024;
 pub enum Outcome {
     /// The client or hyper closed it.
     Closed,
-    /// It stayed silent past the idle timeout.
-    Idle,
+    /// One of its timers ran out.
+    Expired(Expired),
+    /// The connection caps closed it to make room for a new one.
+    Evicted,
     /// It had no request in flight when shutdown started.
     Shutdown,
 }
 
-/// Activity shared between the I/O wrapper, the service and the watchdog.
-#[derive(Debug)]
-struct Activity {
-    since: Instant,
-    last_io_ms: AtomicU64,
-    in_flight: AtomicUsize,
-}
-
-impl Activity {
-    fn touch(&self) {
-        let now = self.since.elapsed().as_millis() as u64;
-        self.last_io_ms.store(now, Ordering::Relaxed);
-    }
-
-    fn silent_for(&self) -> Duration {
-        let last = self.last_io_ms.load(Ordering::Relaxed);
-        Duration::from_millis((self.since.elapsed().as_millis() as u64).saturating_sub(last))
-    }
-
-    fn busy(&self) -> bool {
-        self.in_flight.load(Ordering::Acquire) > 0
-    }
-}
-
-/// A TCP stream that records when bytes moved.
+/// A TCP stream that reports to its activity, and an answer that replaces
+/// one of hyper's refusals, while it is being written.
 struct Tracked {
     stream: TcpStream,
     activity: Arc<Activity>,
+    swap: Option<(Vec<u8>, usize)>,
+}
+
+impl Tracked {
+    /// Writes what is left of a replacement answer.
+    fn drain_swap(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while let Some((bytes, at)) = &mut self.swap {
+            if *at >= bytes.len() {
+                self.swap = None;
+                break;
+            }
+            let n = ready!(Pin::new(&mut self.stream).poll_write(cx, &bytes[*at..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+            }
+            *at += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn note(&self, poll: &Poll<std::io::Result<usize>>) {
+        match poll {
+            Poll::Ready(Ok(n)) if *n > 0 => self.activity.wrote(),
+            Poll::Pending => self.activity.write_blocked(),
+            _ => {}
+        }
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        // An answer the client never read is dropped with the connection: a
+        // reset frees the kernel's send buffer too, where a close would keep
+        // it until the client read it all or the peer timed out.
+        if self.activity.resets_on_close() {
+            let _ = self.stream.set_zero_linger();
+        }
+    }
 }
 
 impl AsyncRead for Tracked {
@@ -65,11 +90,23 @@ impl AsyncRead for Tracked {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut self.stream).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.activity.touch();
+        // While a request head is read, no more than MAX_BUF_BYTES of it reach
+        // hyper, so a head over the limit is refused (431) whatever the size of
+        // the reads it arrives in; hyper alone lets one large read through.
+        let budget = self.activity.head_budget(MAX_BUF_BYTES);
+        if budget == 0 || budget >= buf.remaining() {
+            let before = buf.filled().len();
+            let poll = Pin::new(&mut self.stream).poll_read(cx, buf);
+            self.activity.read(buf.filled().len() - before);
+            return poll;
         }
+        let mut limited = buf.take(budget);
+        let poll = Pin::new(&mut self.stream).poll_read(cx, &mut limited);
+        let n = limited.filled().len();
+        // SAFETY: the reader initialised the first `n` bytes of the unfilled part.
+        unsafe { buf.assume_init(n) };
+        buf.advance(n);
+        self.activity.read(n);
         poll
     }
 }
@@ -80,18 +117,43 @@ impl AsyncWrite for Tracked {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        let poll = Pin::new(&mut self.stream).poll_write(cx, buf);
-        if matches!(poll, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
+        ready!(self.drain_swap(cx))?;
+        if let Some(answer) = super::refusal::replacement(buf) {
+            self.swap = Some((answer, 0));
+            return Poll::Ready(Ok(buf.len()));
         }
+        let poll = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.note(&poll);
         poll
     }
 
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        ready!(self.drain_swap(cx))?;
+        let first = bufs.iter().find(|b| !b.is_empty());
+        if let Some(answer) = first.and_then(|b| super::refusal::replacement(b)) {
+            self.swap = Some((answer, 0));
+            return Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()));
+        }
+        let poll = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.note(&poll);
+        poll
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.drain_swap(cx))?;
         Pin::new(&mut self.stream).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        ready!(self.drain_swap(cx))?;
         Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 }
@@ -101,56 +163,63 @@ struct InFlight(Arc<Activity>);
 
 impl InFlight {
     fn start(activity: &Arc<Activity>) -> InFlight {
-        activity.in_flight.fetch_add(1, Ordering::AcqRel);
+        activity.request_started();
         InFlight(activity.clone())
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
-        self.0.touch();
+        self.0.request_finished();
     }
 }
 
 /// A connection ready to be served.
 pub struct Connection {
     stream: Tracked,
+    peer: SocketAddr,
     router: axum::Router,
-    header_read_timeout: Duration,
-    idle_timeout: Duration,
+    timeouts: Timeouts,
     stop: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Connection {
-    /// Wraps an accepted stream.
+    /// Wraps an accepted stream from `peer`, whose activity the caps already know.
     pub fn new(
         stream: TcpStream,
+        peer: SocketAddr,
+        activity: Arc<Activity>,
         router: axum::Router,
         limits: &ServerLimits,
         stop: tokio::sync::watch::Receiver<bool>,
     ) -> Connection {
-        let activity = Arc::new(Activity {
-            since: Instant::now(),
-            last_io_ms: AtomicU64::new(0),
-            in_flight: AtomicUsize::new(0),
-        });
         Connection {
-            stream: Tracked { stream, activity },
+            stream: Tracked {
+                stream,
+                activity,
+                swap: None,
+            },
+            peer,
             router,
-            header_read_timeout: limits.header_read_timeout,
-            idle_timeout: limits.idle_timeout,
+            timeouts: Timeouts {
+                header: limits.header_read_timeout,
+                idle: limits.idle_timeout,
+                write_stall: limits.write_stall_timeout,
+            },
             stop,
         }
     }
 
-    /// Serves requests until the connection closes, idles out, or shutdown closes it.
+    /// Serves requests until the connection closes, a timer runs out, the caps
+    /// evict it, or shutdown closes it.
     pub async fn run(mut self) -> Outcome {
         let activity = self.stream.activity.clone();
         let router = self.router;
         let for_service = activity.clone();
-        let service = hyper::service::service_fn(move |request: hyper::Request<_>| {
+        let peer = Peer(self.peer);
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
             let guard = InFlight::start(&for_service);
+            request.extensions_mut().insert(peer);
             let router = router.clone();
             async move {
                 let response = router.oneshot(request.map(axum::body::Body::new)).await;
@@ -159,14 +228,18 @@ impl Connection {
             }
         });
         let mut builder = hyper::server::conn::http1::Builder::new();
+        // The header timer is the watchdog's, so that it and the idle timer
+        // each keep their own length.
         builder
             .timer(TokioTimer::new())
-            .header_read_timeout(self.header_read_timeout)
+            .header_read_timeout(None)
             .max_buf_size(MAX_BUF_BYTES)
             .keep_alive(true);
         let connection = builder.serve_connection(TokioIo::new(self.stream), service);
         tokio::pin!(connection);
-        let tick = (self.idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+        let t = self.timeouts;
+        let shortest = t.header.min(t.idle).min(t.write_stall);
+        let tick = (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
         let mut draining = *self.stop.borrow();
         if draining {
             return Outcome::Shutdown;
@@ -180,10 +253,14 @@ impl Connection {
                     return Outcome::Closed;
                 }
                 _ = tokio::time::sleep(tick) => {
-                    if !activity.busy() && activity.silent_for() >= self.idle_timeout {
-                        return Outcome::Idle;
+                    if let Some(expired) = activity.expired(&t) {
+                        if expired == Expired::WriteStall {
+                            activity.reset_on_close();
+                        }
+                        return Outcome::Expired(expired);
                     }
                 }
+                _ = activity.evict.notified() => return Outcome::Evicted,
                 changed = self.stop.changed(), if !draining => {
                     draining = true;
                     if changed.is_err() || !activity.busy() {

@@ -1,6 +1,6 @@
 //! The HTTP/1.1 listener: accepts connections under the connection caps, serves
-//! each with hyper under the header, idle and body timeouts, and drains them on
-//! shutdown within a deadline.
+//! each with hyper under the header, idle, write-stall and body timeouts, and
+//! drains them on shutdown within a deadline.
 //!
 //! axum's own `serve` has no read timeouts and waits forever for a dawdling
 //! client at shutdown, so the accept loop lives here. Each connection is one
@@ -8,8 +8,10 @@
 //! the others get until the drain deadline, and whatever is left then is cut and
 //! logged.
 
+mod activity;
 mod caps;
 mod conn;
+mod refusal;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,6 +23,10 @@ use tokio::task::JoinSet;
 pub use caps::ConnectionCaps;
 use conn::Connection;
 
+/// The address of the peer a request came from, in each request's extensions.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub SocketAddr);
+
 /// Connection limits and timeouts, from the configuration.
 #[derive(Debug, Clone)]
 pub struct ServerLimits {
@@ -28,6 +34,8 @@ pub struct ServerLimits {
     pub header_read_timeout: Duration,
     /// Time a keep-alive connection may stay silent between requests.
     pub idle_timeout: Duration,
+    /// Time an answer may wait on a client that reads nothing.
+    pub write_stall_timeout: Duration,
     /// Connections open at once; more are closed on accept.
     pub max_connections: usize,
     /// Connections open at once from one client address.
@@ -42,6 +50,7 @@ impl ServerLimits {
         ServerLimits {
             header_read_timeout: Duration::from_millis(config.header_read_timeout_ms.max(1)),
             idle_timeout: Duration::from_millis(config.idle_timeout_ms.max(1)),
+            write_stall_timeout: Duration::from_millis(config.write_stall_timeout_ms.max(1)),
             max_connections: config.max_connections.max(1),
             max_connections_per_client: config.max_connections_per_client.max(1),
             drain_timeout: Duration::from_millis(config.drain_timeout_ms),
@@ -78,12 +87,20 @@ pub async fn serve(
                 continue;
             }
         };
-        let Some(permit) = caps.admit(peer.ip()) else {
-            tracing::debug!(%peer, "connection refused: connection cap reached");
+        let activity = std::sync::Arc::new(activity::Activity::default());
+        let Some(permit) = caps.admit(peer.ip(), activity.clone()) else {
+            tracing::debug!(%peer, "connection refused: connection cap reached and every connection has a request in flight");
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let connection = Connection::new(stream, router.clone(), &limits, stop_rx.clone());
+        let connection = Connection::new(
+            stream,
+            peer,
+            activity,
+            router.clone(),
+            &limits,
+            stop_rx.clone(),
+        );
         connections.spawn(async move {
             let outcome = connection.run().await;
             drop(permit);

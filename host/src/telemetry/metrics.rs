@@ -24,6 +24,10 @@ pub const REQUEST_DURATION: &str = "gleaner_request_duration_seconds";
 pub const IN_FLIGHT: &str = "gleaner_requests_in_flight";
 /// Requests refused with 503 because a bulkhead was full, by `plugin` and `pool`.
 pub const REFUSED: &str = "gleaner_requests_refused_total";
+/// Connections closed to make room at a connection cap.
+pub const CONNECTIONS_EVICTED: &str = "gleaner_connections_evicted_total";
+/// Requests refused with 429 because their client had its limit in flight, by `limit`.
+pub const CLIENT_LIMITED: &str = "gleaner_requests_limited_total";
 /// Plugin calls, by `plugin` and `outcome`.
 pub const PLUGIN_CALLS: &str = "gleaner_plugin_calls_total";
 /// Time a plugin call ran, by `plugin`.
@@ -62,7 +66,9 @@ const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (REQUESTS, Kind::Counter, Unit::Count, "Requests to plugin routes, by route pattern, plugin and HTTP status."),
     (REQUEST_DURATION, Kind::Histogram, Unit::Seconds, "Time to answer a request to a plugin route, by route pattern and plugin."),
     (IN_FLIGHT, Kind::Gauge, Unit::Count, "Requests a plugin is serving right now (holding a bulkhead slot)."),
-    (REFUSED, Kind::Counter, Unit::Count, "Requests refused with 503 because a bulkhead was full; pool is plugin (max_concurrent_per_plugin) or server (max_concurrent_requests)."),
+    (REFUSED, Kind::Counter, Unit::Count, "Requests refused with 503 because a bulkhead was full; pool is plugin (max_concurrent_per_plugin), server (max_concurrent_requests) or network (the share of plugins that reach sites)."),
+    (CONNECTIONS_EVICTED, Kind::Counter, Unit::Count, "Connections that were waiting on their client (a slow request head, or idle) closed to make room for a new one at a connection cap."),
+    (CLIENT_LIMITED, Kind::Counter, Unit::Count, "Requests refused with 429 because their client already had its limit in flight; limit is key (max_in_flight_per_key) or address (max_in_flight_per_client)."),
     (PLUGIN_CALLS, Kind::Counter, Unit::Count, "Plugin calls (for requests, and info() at each load) by outcome: ok, trap, timeout, memory_cap, host_data_cap or overloaded."),
     (PLUGIN_CALL_DURATION, Kind::Histogram, Unit::Seconds, "Time a plugin call ran, whatever its outcome."),
     (UPSTREAM_REQUESTS, Kind::Counter, Unit::Count, "Outbound requests plugins made, by upstream host, final HTTP status (none without an answer) and outcome: ok, bot_wall, blocked (403 or 429), denied (allowlist or SSRF guard), timeout or error."),
@@ -180,6 +186,8 @@ pub enum Pool {
     Plugin,
     /// The server-wide one (`max_concurrent_requests`).
     Server,
+    /// The share of the server-wide one that plugins reaching the network may hold.
+    Network,
 }
 
 /// A request to `plugin` was refused with 503 by a full bulkhead.
@@ -187,8 +195,20 @@ pub fn refused(plugin: &str, pool: Pool) {
     let pool = match pool {
         Pool::Plugin => "plugin",
         Pool::Server => "server",
+        Pool::Network => "network",
     };
     counter!(REFUSED, "plugin" => plugin.to_owned(), "pool" => pool).increment(1);
+}
+
+/// A waiting connection was closed to make room for a new one.
+pub fn connection_evicted() {
+    counter!(CONNECTIONS_EVICTED).increment(1);
+}
+
+/// A request was refused with 429: its client (`key` or `address`) had its
+/// limit of requests in flight.
+pub fn client_refused(limit: &'static str) {
+    counter!(CLIENT_LIMITED, "limit" => limit).increment(1);
 }
 
 /// How a plugin call ended.

@@ -2,7 +2,8 @@
 //! (`GLEANER_OTLP_ENDPOINT`) set, the server's `tracing` spans (a request, its
 //! plugin calls, their upstream requests) are sent as traces over OTLP/HTTP
 //! (protobuf) to `<endpoint>/v1/traces`, batched, from a background thread.
-//! Off by default.
+//! Off by default. Log lines and spans both pass the secrets scrubber on
+//! their way out.
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::KeyValue;
@@ -71,7 +72,8 @@ pub fn traces_url(endpoint: &str) -> Result<String, OtlpError> {
 pub fn init(default: &str, otlp_endpoint: Option<&str>) -> Result<Telemetry, OtlpError> {
     let filter = EnvFilter::try_from_env("GLEANER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     let json = std::env::var("GLEANER_LOG_FORMAT").is_ok_and(|v| v == "json");
-    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let fmt =
+        tracing_subscriber::fmt::layer().with_writer(crate::secrets::writer::MakeScrubbedStderr);
     let fmt = if json {
         fmt.json().with_filter(filter).boxed()
     } else {
@@ -110,9 +112,89 @@ fn provider(url: &str) -> Result<SdkTracerProvider, OtlpError> {
         .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
         .build();
     Ok(SdkTracerProvider::builder()
-        .with_batch_exporter(exporter)
+        .with_batch_exporter(Scrubbed(exporter))
         .with_resource(resource)
         .build())
+}
+
+/// An exporter that replaces secrets in span names, attributes, events and
+/// statuses before the spans leave the process.
+#[derive(Debug)]
+struct Scrubbed<E>(E);
+
+impl<E: opentelemetry_sdk::trace::SpanExporter> opentelemetry_sdk::trace::SpanExporter
+    for Scrubbed<E>
+{
+    fn export(
+        &self,
+        mut batch: Vec<opentelemetry_sdk::trace::SpanData>,
+    ) -> impl std::future::Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send {
+        let scrubber = crate::secrets::scrubber();
+        if !scrubber.is_empty() {
+            for span in &mut batch {
+                scrub_span(&scrubber, span);
+            }
+        }
+        self.0.export(batch)
+    }
+
+    fn shutdown_with_timeout(
+        &mut self,
+        timeout: std::time::Duration,
+    ) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.0.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&mut self) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.0.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.0.set_resource(resource);
+    }
+}
+
+fn scrub_span(scrubber: &crate::secrets::Scrubber, span: &mut opentelemetry_sdk::trace::SpanData) {
+    use std::borrow::Cow;
+    let text = |s: &mut Cow<'static, str>| {
+        if let Cow::Owned(clean) = scrubber.scrub(s) {
+            *s = Cow::Owned(clean);
+        }
+    };
+    text(&mut span.name);
+    scrub_attributes(scrubber, &mut span.attributes);
+    for event in span.events.events.iter_mut() {
+        text(&mut event.name);
+        scrub_attributes(scrubber, &mut event.attributes);
+    }
+    if let opentelemetry::trace::Status::Error { description } = &mut span.status {
+        text(description);
+    }
+}
+
+fn scrub_attributes(scrubber: &crate::secrets::Scrubber, attributes: &mut [KeyValue]) {
+    use opentelemetry::{Array, StringValue, Value};
+    let one = |s: &StringValue| match scrubber.scrub(s.as_str()) {
+        std::borrow::Cow::Owned(clean) => Some(StringValue::from(clean)),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    for kv in attributes {
+        match &mut kv.value {
+            Value::String(s) => {
+                if let Some(clean) = one(s) {
+                    *s = clean;
+                }
+            }
+            Value::Array(Array::String(list)) => {
+                for s in list.iter_mut() {
+                    if let Some(clean) = one(s) {
+                        *s = clean;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]

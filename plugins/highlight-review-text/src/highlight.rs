@@ -129,17 +129,24 @@ const OPENERS: &[(char, char)] = &[
 
 /// Byte ranges of HTML markup in `text`: tags (`<b>`, `</p>`, `<br/>`) and
 /// character references (`&amp;`, `&#39;`).
+/// Sorted and disjoint; found in one pass, whatever the text (a run of `<a`
+/// with no `>` after it costs no more than any other text).
 fn markup(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut i = 0;
+    // Set once no `>` follows: no later `<` can open a tag then.
+    let mut no_close = false;
     while i < bytes.len() {
         let end = match bytes[i] {
-            b'<' if bytes
-                .get(i + 1)
-                .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'/' | b'!' | b'?')) =>
+            b'<' if !no_close
+                && bytes.get(i + 1).is_some_and(|c| {
+                    c.is_ascii_alphabetic() || matches!(c, b'/' | b'!' | b'?')
+                }) =>
             {
-                text[i..].find('>').map(|e| i + e + 1)
+                let close = text[i..].find('>').map(|e| i + e + 1);
+                no_close = close.is_none();
+                close
             }
             b'&' => {
                 let rest = &text[i + 1..];
@@ -161,12 +168,12 @@ fn markup(text: &str) -> Vec<Range<usize>> {
     found
 }
 
-/// Whether a span lies wholly in text: no tag or character reference inside it
-/// or cut by it, so `<mark>` never lands inside markup.
-fn clear_of_markup(text: &str, span: Range<usize>) -> bool {
-    markup(text)
-        .iter()
-        .all(|m| m.end <= span.start || span.end <= m.start)
+/// Whether a span lies wholly in text: no tag or character reference (of
+/// `marks`, the text's [`markup`]) inside it or cut by it, so `<mark>` never
+/// lands inside markup.
+fn clear_of(marks: &[Range<usize>], span: Range<usize>) -> bool {
+    let first_after = marks.partition_point(|m| m.end <= span.start);
+    marks.get(first_after).is_none_or(|m| span.end <= m.start)
 }
 
 /// Picks the single most quotable short span, or None when nothing is worth highlighting.
@@ -178,9 +185,10 @@ pub fn best_span(text: &str) -> Option<Highlight> {
 /// [`MIN_SCORE`] is calibrated on these); None when no candidate has a signal.
 pub fn best_candidate(text: &str) -> Option<Highlight> {
     let mut best: Option<Highlight> = None;
+    let marks = markup(text);
     for piece in quote_spans(text) {
         for candidate in candidates(text, piece) {
-            let clear = clear_of_markup(text, candidate.start..candidate.end);
+            let clear = clear_of(&marks, candidate.start..candidate.end);
             if clear && best.is_none_or(|b| candidate.score > b.score) {
                 best = Some(candidate);
             }
@@ -217,7 +225,7 @@ pub fn acceptable(text: &str, range: Range<usize>) -> bool {
     let whole = range.start <= piece.start + first && range.end >= piece.start + last;
     let min_chars = if whole { MIN_WHOLE_CHARS } else { MIN_CHARS };
     let toks = tokens(text, range.clone());
-    clear_of_markup(text, range)
+    clear_of(&markup(text), range)
         && (MIN_WORDS..=MAX_WORDS).contains(&words)
         && (min_chars..=MAX_CHARS).contains(&chars)
         && span == span.trim()

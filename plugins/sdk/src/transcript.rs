@@ -222,6 +222,32 @@ pub fn interviewer_spans(transcript: &str) -> Vec<Range<usize>> {
     out
 }
 
+/// For each of `tokens` (byte ranges in text order), whether it lies wholly
+/// within one of `spans`: one pass over both, so a transcript of thousands of
+/// turns costs no more per token than one of two.
+fn within(tokens: impl Iterator<Item = Range<usize>>, spans: &[Range<usize>]) -> Vec<bool> {
+    let mut merged: Vec<Range<usize>> = spans.to_vec();
+    merged.sort_by_key(|r| (r.start, r.end));
+    merged.dedup_by(|next, kept| {
+        let overlaps = next.start <= kept.end;
+        if overlaps {
+            kept.end = kept.end.max(next.end);
+        }
+        overlaps
+    });
+    let mut k = 0;
+    tokens
+        .map(|t| {
+            while merged.get(k).is_some_and(|r| r.end < t.end) {
+                k += 1;
+            }
+            merged
+                .get(k)
+                .is_some_and(|r| r.start <= t.start && t.end <= r.end)
+        })
+        .collect()
+}
+
 /// Fixes the casing of a name/organisation as found in lower-case transcripts
 /// ("sarah jones" -> "Sarah Jones", "acme corp" -> "Acme Corp"), keeping known
 /// acronyms like CEO/CTO/VP/HR/IT/AI upper-case and small words ("of", "and")
@@ -376,9 +402,12 @@ impl<'a> Ctx<'a> {
         let labels: Vec<Range<usize>> = dialogue::read(text)
             .map(|d| d.turns.into_iter().map(|t| t.label_span).collect())
             .unwrap_or_default();
+        let in_label = within(toks.iter().map(|t| t.start..t.end), &labels);
         let capitalised = toks
             .iter()
-            .filter(|t| !labels.iter().any(|l| l.start <= t.start && t.end <= l.end))
+            .zip(in_label)
+            .filter(|(_, labelled)| !labelled)
+            .map(|(t, _)| t)
             .filter(|t| t.cap && t.lower != "i" && !t.lower.starts_with("i'"))
             .filter(|t| text[t.start..t.end].chars().any(char::is_lowercase))
             .count();

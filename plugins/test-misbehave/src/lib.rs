@@ -2,7 +2,8 @@
 //! `{"mode": "trap" | "loop" | "memory" | "host-data" | "ok"}`, or
 //! `{"mode": "fetch", "url": "...", "headers": {...}}` (or `"urls": [...]` for a
 //! concurrent batch), which reports what the host's HTTP capability answered, for
-//! the sandbox tests.
+//! the sandbox tests. `{"mode": "leak"}` logs its `leak_secret` setting and
+//! returns it in several encodings; `"leak-error"` fails with it in the message.
 
 use gleaner_sdk::PluginInfo;
 use serde_json::Value;
@@ -45,6 +46,14 @@ impl Guest for Misbehave {
                 body: fetch(&input).to_string(),
                 engine: "rules".into(),
             }),
+            "leak" => Ok(Output {
+                body: leak().to_string(),
+                engine: "rules".into(),
+            }),
+            "leak-error" => Err(ProcessError::InvalidInput(format!(
+                "the secret is {}",
+                secret()
+            ))),
             _ => Ok(Output {
                 body: r#"{"ok":true}"#.to_owned(),
                 engine: "rules".into(),
@@ -91,4 +100,41 @@ fn fetch(input: &Value) -> Value {
         }),
         Err(e) => serde_json::json!({ "error": format!("{e:?}") }),
     }
+}
+
+fn secret() -> String {
+    gleaner_sdk::config::get("leak_secret").unwrap_or_default()
+}
+
+/// Logs the secret at every level and returns it as typed, upper-cased,
+/// percent-encoded and in base64.
+fn leak() -> Value {
+    let secret = secret();
+    gleaner_sdk::log::info(&format!("the secret is {secret}"));
+    gleaner_sdk::log::warn(&format!("the secret, shouted: {}", secret.to_uppercase()));
+    gleaner_sdk::log::debug(&format!("the secret, encoded: {}", encode(&secret)));
+    serde_json::json!({
+        "raw": secret,
+        "upper": secret.to_uppercase(),
+        "encoded": encode(&secret),
+        "base64": base64(&secret),
+        "url": format!("https://example.com/cb?token={}", encode(&secret)),
+    })
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn base64(s: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(s)
 }

@@ -5,7 +5,7 @@
 use url::Url;
 
 /// What replaces a credential's value in recordings and logs.
-pub const REDACTED: &str = "[redacted]";
+pub use crate::secrets::REDACTED;
 
 /// Whether a header or query-parameter name carries a credential:
 /// `authorization`, `proxy-authorization`, `cookie`, `set-cookie`, and any name
@@ -100,9 +100,35 @@ pub fn redact_urls_in(text: &str) -> String {
     out
 }
 
+/// A `Set-Cookie` value with the cookie's value redacted and its name and
+/// attributes kept: `sid=[redacted]; Path=/; HttpOnly`.
+pub fn redact_set_cookie(value: &str) -> String {
+    let (pair, attributes) = match value.split_once(';') {
+        Some((pair, rest)) => (pair, Some(rest)),
+        None => (value, None),
+    };
+    let name = pair.split_once('=').map_or("", |(name, _)| name.trim());
+    let mut out = format!("{name}={REDACTED}");
+    if let Some(rest) = attributes {
+        out.push(';');
+        out.push_str(rest);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_cookie_keeps_its_name_and_attributes() {
+        assert_eq!(
+            redact_set_cookie("sid=abc123; Path=/; HttpOnly"),
+            "sid=[redacted]; Path=/; HttpOnly"
+        );
+        assert_eq!(redact_set_cookie("lang=en"), "lang=[redacted]");
+        assert_eq!(redact_set_cookie("garbage"), "=[redacted]");
+    }
 
     #[test]
     fn recognises_every_credential_form() {

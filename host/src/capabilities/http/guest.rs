@@ -82,7 +82,10 @@ impl Outbound {
                     HttpError::TooLarge(_) | HttpError::Transport(_) => UpstreamOutcome::Error,
                 };
                 metrics::upstream(&url, None, outcome, elapsed);
-                tracing::info!(plugin, request_id = %self.request_id, %url, error = %e, elapsed_ms, "upstream failed")
+                // The error quotes the URL, and with it any secret the plugin put in it.
+                let error = credentials::redact_urls_in(&e.to_string());
+                let error = self.session.scrubber().scrub(&error).into_owned();
+                tracing::info!(plugin, request_id = %self.request_id, %url, %error, elapsed_ms, "upstream failed")
             }
         }
         result.map_err(to_wit_error).map(|response| http::Response {

@@ -308,7 +308,14 @@ impl HttpService {
                     .map_err(HttpError::Denied)?;
             }
             let response = self
-                .send_network(policy, &hop, overridden.clone(), proxy.as_ref(), deadline)
+                .send_network(
+                    policy,
+                    session,
+                    &hop,
+                    overridden.clone(),
+                    proxy.as_ref(),
+                    deadline,
+                )
                 .await?;
             let Some(proxy) = proxy else {
                 return Ok(response);
@@ -329,6 +336,7 @@ impl HttpService {
     async fn send_network(
         &self,
         policy: &Policy,
+        session: &Session,
         hop: &transport::Hop<'_>,
         overridden: Option<Url>,
         proxy: Option<&proxies::Proxy>,
@@ -372,7 +380,8 @@ impl HttpService {
         if let Some(recorder) = &self.recorder {
             let exchange = transport::exchange(hop, &response);
             let elapsed = clock.elapsed().as_secs_f64() * 1000.0;
-            if let Err(e) = recorder.record(exchange, started, elapsed) {
+            let secrets = session.scrubber();
+            if let Err(e) = recorder.record(exchange, started, elapsed, &secrets) {
                 tracing::warn!(error = %e, "could not write the HAR recording");
             }
         }

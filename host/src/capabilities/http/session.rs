@@ -24,6 +24,9 @@ pub struct Session {
     jar: Mutex<CookieStore>,
     /// The proxy the session's requests go through (its URL), once one is picked.
     proxy: Mutex<Option<String>>,
+    /// The scrubber of the jar's cookie values, built when first asked for
+    /// after the jar changed.
+    scrubber: Mutex<Option<Arc<crate::secrets::Scrubber>>>,
 }
 
 impl Session {
@@ -34,6 +37,7 @@ impl Session {
             profile: Profile::pick(),
             jar: Mutex::new(CookieStore::default()),
             proxy: Mutex::new(None),
+            scrubber: Mutex::new(None),
         }
     }
 
@@ -68,14 +72,35 @@ impl Session {
     /// cookies the rules refuse (another domain, a Secure cookie over http) are dropped.
     pub fn store(&self, url: &Url, headers: &[(String, String)]) {
         let mut jar = self.jar();
+        let mut stored = false;
         for (_, value) in headers
             .iter()
             .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
         {
-            if let Err(e) = jar.parse(value, url) {
-                tracing::debug!(error = %e, host = url.host_str().unwrap_or_default(), "cookie refused");
+            match jar.parse(value, url) {
+                Ok(_) => stored = true,
+                Err(e) => {
+                    tracing::debug!(error = %e, host = url.host_str().unwrap_or_default(), "cookie refused")
+                }
             }
         }
+        if stored {
+            *self.scrubber.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        }
+    }
+
+    /// The scrubber of the cookie values the jar holds: cookies are secrets,
+    /// and a site may echo one back in a page a plugin passes on.
+    pub fn scrubber(&self) -> Arc<crate::secrets::Scrubber> {
+        let mut cached = self.scrubber.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(s) = cached.as_ref() {
+            return s.clone();
+        }
+        let jar = self.jar();
+        let values: Vec<&str> = jar.iter_unexpired().map(|c| c.value()).collect();
+        let built = Arc::new(crate::secrets::Scrubber::for_values(values));
+        *cached = Some(built.clone());
+        built
     }
 
     /// The value of cookie `name` that a request to `url` would send.
@@ -232,6 +257,19 @@ mod tests {
         assert_eq!(s.cookie(&page, "csrf").as_deref(), Some("c1"));
         assert_eq!(s.cookie(&api, "csrf"), None);
         assert_eq!(s.cookie_count(), 3);
+    }
+
+    #[test]
+    fn the_jar_s_cookie_values_are_scrubbed() {
+        let s = Session::new();
+        let page = url("https://www.example.com/");
+        assert!(s.scrubber().is_empty());
+        s.store(&page, &set(&["sid=0123456789abcdef; Path=/", "lang=en"]));
+        let out = s
+            .scrubber()
+            .scrub("error: session 0123456789ABCDEF is invalid; lang=en")
+            .into_owned();
+        assert_eq!(out, "error: session [redacted] is invalid; lang=en");
     }
 
     #[test]

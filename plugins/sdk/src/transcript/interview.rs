@@ -29,12 +29,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// Tokens within one of `spans` (byte ranges).
+    /// Tokens within one of `spans` (byte ranges, such as a speaker's turns).
     fn mask_of(&self, spans: &[std::ops::Range<usize>]) -> Vec<bool> {
-        self.toks
-            .iter()
-            .map(|t| spans.iter().any(|r| r.start <= t.start && t.end <= r.end))
-            .collect()
+        super::within(self.toks.iter().map(|t| t.start..t.end), spans)
     }
 
     /// What the customer states, and the mask of the interviewer's tokens.

@@ -227,3 +227,24 @@ fn never_panics_and_evidence_is_verbatim() {
         let _ = title_case(&t);
     }
 }
+
+#[test]
+fn tokens_within_spans_in_one_pass() {
+    let tokens = [0..2, 3..5, 6..9, 10..12, 13..15];
+    let spans = [10..15, 2..9, 3..6];
+    assert_eq!(
+        within(tokens.iter().cloned(), &spans),
+        [false, true, true, true, true]
+    );
+    assert_eq!(within(tokens.iter().cloned(), &[]), [false; 5]);
+}
+
+#[test]
+fn thousands_of_turns_keep_their_roles() {
+    let text =
+        "Interviewer: So how was it?\nDana Lee: It saved us ten hours a week.\n".repeat(3000);
+    let spans = interviewer_spans(&text);
+    assert_eq!(spans.len(), 3000, "every interviewer turn, and only those");
+    // A span runs from the turn's first word to its last.
+    assert!(spans.iter().all(|r| &text[r.clone()] == "So how was it"));
+}

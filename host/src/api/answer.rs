@@ -1,0 +1,106 @@
+//! What every answer carries, and what none ever carries. One layer over the
+//! whole router:
+//!
+//! - a request id (the client's `x-request-id` when it is sensible, else a new
+//!   one), given to the handlers as a [`RequestId`] extension and sent back;
+//! - `x-content-type-options: nosniff`, and `cache-control: no-store` unless
+//!   the route set its own (the `/docs` assets);
+//! - no secret: header values and JSON or text bodies pass the scrubber
+//!   (bodies the server compressed, the `/docs` assets, pass untouched).
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{header, HeaderValue};
+use axum::middleware::Next;
+use axum::response::Response;
+
+/// The id of the request being served.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// Longest client-chosen request id kept.
+const MAX_REQUEST_ID: usize = 128;
+
+/// The request id a client sent, when it is usable.
+fn client_request_id(request: &Request) -> Option<String> {
+    request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= MAX_REQUEST_ID)
+        .map(str::to_owned)
+}
+
+/// A new request id.
+pub fn new_request_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// The layer's function: see the module documentation.
+pub async fn layer(mut request: Request, next: Next) -> Response {
+    let id = client_request_id(&request).unwrap_or_else(new_request_id);
+    request.extensions_mut().insert(RequestId(id.clone()));
+    let response = next.run(request).await;
+    let mut response = scrubbed(response).await;
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        headers.insert("x-request-id", v);
+    }
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Whether a body with these headers is text the scrubber reads.
+fn is_text(headers: &axum::http::HeaderMap) -> bool {
+    if headers.contains_key(header::CONTENT_ENCODING) {
+        return false;
+    }
+    let Some(kind) = headers.get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    let kind = kind.to_str().unwrap_or_default().to_ascii_lowercase();
+    kind.starts_with("application/json") || kind.contains("+json") || kind.starts_with("text/plain")
+}
+
+/// The response with every registered secret replaced in its header values
+/// and, for JSON and plain text, its body.
+async fn scrubbed(response: Response) -> Response {
+    let scrubber = crate::secrets::scrubber();
+    if scrubber.is_empty() {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    for value in parts.headers.values_mut() {
+        let Ok(text) = value.to_str() else { continue };
+        if let std::borrow::Cow::Owned(clean) = scrubber.scrub(text) {
+            if let Ok(clean) = HeaderValue::from_str(&clean) {
+                *value = clean;
+            }
+        }
+    }
+    if !is_text(&parts.headers) {
+        return Response::from_parts(parts, body);
+    }
+    // Answers are built whole in memory, so collecting them costs no wait.
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            tracing::warn!(error = %e, "an answer's body could not be read to scrub it");
+            return Response::from_parts(parts, Body::empty());
+        }
+    };
+    let body = match scrubber.scrub_bytes(&bytes) {
+        std::borrow::Cow::Borrowed(_) => Body::from(bytes),
+        std::borrow::Cow::Owned(clean) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Body::from(clean)
+        }
+    };
+    Response::from_parts(parts, body)
+}
