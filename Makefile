@@ -40,9 +40,22 @@ plugins: wasm-target host
 	./target/release/gleaner precompile $(PLUGIN_OUT)
 	@echo "plugins staged and precompiled in $(PLUGIN_OUT) (test plugins in $(TEST_PLUGIN_OUT))"
 
-## Builds the server.
+# Test targets build the server as the tests do. The tests' dependencies turn
+# on other features in crates wasmtime shares, so `cargo build` and `cargo
+# test` would each compile wasmtime; building the binary through `cargo test
+# --no-run` (which puts it at target/release/gleaner too) compiles it once.
+ifneq ($(filter test test-% template-check,$(MAKECMDGOALS)),)
+HOST_FOR_TESTS := 1
+endif
+export HOST_FOR_TESTS
+
+## Builds the server (with the tests, for the test targets).
 host:
+ifeq ($(HOST_FOR_TESTS),1)
+	$(CARGO) test --release --workspace --no-run
+else
 	$(CARGO) build --release -p gleaner
+endif
 
 ## Builds everything and serves on 127.0.0.1:8080 (GLEANER_ADDR to change).
 run: plugins host
