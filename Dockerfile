@@ -12,6 +12,12 @@
 # The toolchain of the workspace's rust-version (Cargo.toml) or newer; Debian
 # bookworm, like the runtime stage, so the binary finds the same glibc.
 ARG RUST_VERSION=1.95
+# The runtime's base. deploy/image/build-local.sh, which builds with podman
+# where no registry is reachable, passes one assembled by mmdebstrap.
+ARG BASE=debian:bookworm-slim
+# Where the server and plugins come from: `builder` compiles them here;
+# `prebuilt` takes the ones a machine built already (build-local.sh).
+ARG ARTIFACTS=builder
 
 FROM rust:${RUST_VERSION}-bookworm AS builder
 RUN rustup target add wasm32-wasip2
@@ -32,17 +38,25 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
     && cp target/release/gleaner /out/gleaner \
     && cp -r target/plugins /out/plugins
 
-FROM debian:bookworm-slim AS runtime
+# The server and plugins as `make plugins` staged them, from a build context
+# that holds them (build-local.sh makes one): gleaner, plugins/.
+FROM scratch AS prebuilt
+COPY gleaner /out/gleaner
+COPY plugins /out/plugins
+
+FROM ${ARTIFACTS} AS artifacts
+
+FROM ${BASE} AS runtime
 # A system user of its own; it owns only the compile cache and the data
 # directory. The binary and the plugins belong to root and cannot be changed by
-# the server (see README "Compiled code"). No extra packages: TLS roots are
+# the server (see docs/security.md, "Compiled code"). No extra packages: TLS roots are
 # built into the binary, and the health check is a bash script.
 RUN groupadd --system --gid 10001 gleaner \
     && useradd --system --uid 10001 --gid gleaner --no-create-home \
        --home-dir /var/lib/gleaner --shell /usr/sbin/nologin gleaner \
     && install -d -o gleaner -g gleaner -m 0700 /var/lib/gleaner /var/cache/gleaner
-COPY --from=builder /out/gleaner /usr/local/bin/gleaner
-COPY --from=builder /out/plugins /opt/gleaner/plugins
+COPY --from=artifacts /out/gleaner /usr/local/bin/gleaner
+COPY --from=artifacts /out/plugins /opt/gleaner/plugins
 COPY --chmod=0755 deploy/healthcheck.sh /usr/local/bin/gleaner-healthcheck
 
 # The environment beats the config file (GLEANER_CONFIG), so these hold unless

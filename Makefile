@@ -63,7 +63,7 @@ run: plugins host
 
 ## Serves with recorded upstream traffic, so every endpoint answers without internet.
 demo: plugins host
-	GLEANER_REPLAY=plugins:tests/fixtures/har ./target/release/gleaner
+	./target/release/gleaner demo
 
 ## Builds one plugin (NAME=...), stages it in $(PLUGIN_OUT) and precompiles it:
 ## the quick loop while working on one plugin.
@@ -153,12 +153,31 @@ test-contract: plugins
 
 IMAGE ?= gleaner:latest
 
+## Builds the container image $(IMAGE) without Docker: the Debian base assembled
+## by mmdebstrap, the image by podman from the Dockerfile with this machine's
+## build (deploy/image/build-local.sh). Installs podman, mmdebstrap and runc
+## (Debian's) when missing.
+.PHONY: image-local test-image
+image-local: plugins
+	@need=""; for p in podman mmdebstrap runc; do command -v $$p >/dev/null || need="$$need $$p"; done; \
+	if [ -n "$$need" ]; then \
+		echo "installing Debian's$$need for the image"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need; \
+	fi
+	deploy/image/build-local.sh $(IMAGE)
+
+## Builds the image with podman and runs it once (tests/image.rs): its health
+## check, one request, SIGTERM. Not part of `make test`; CI runs it.
+test-image: image-local
+	GLEANER_IMAGE_TEST=1 IMAGE=$(IMAGE) $(CARGO) test --release --workspace --test tests -- image:: --nocapture
+
 ## Builds the container image $(IMAGE) from the Dockerfile (host, plugins and their
 ## precompiled artifacts on a small non-root runtime); needs a Docker daemon with BuildKit.
 .PHONY: image
 image:
 	@command -v docker >/dev/null || { echo "make image: the docker command is not installed; install Docker Engine or Docker Desktop, then run make image again" >&2; exit 1; }
-	@err=$$(timeout 20 docker info 2>&1 >/dev/null) || { echo "make image: no Docker daemon answers ($$err); start one (e.g. sudo systemctl start docker) or point DOCKER_HOST at one, then run make image again" >&2; exit 1; }
+	@err=$$(timeout 20 docker info 2>&1 >/dev/null) || { echo "make image: no Docker daemon answers ($$err); start one (e.g. sudo systemctl start docker) or point DOCKER_HOST at one, then run make image again; or build with podman: make image-local" >&2; exit 1; }
 	@docker buildx version >/dev/null 2>&1 || { echo "make image: the Dockerfile needs BuildKit, and the docker buildx plugin is missing; install it (Debian/Ubuntu: docker-buildx-plugin)" >&2; exit 1; }
 	docker buildx build --load --tag $(IMAGE) .
 

@@ -1,5 +1,5 @@
-//! The command-line tools: `gleaner plugin check` and `gleaner fetch`, run as the
-//! built binary.
+//! The command-line tools: `gleaner plugin check`, `gleaner fetch`, `gleaner
+//! doctor` and the server's own flags, run as the built binary.
 
 use crate::common;
 
@@ -95,7 +95,10 @@ fn fetch_writes_reviews_as_json_lines_or_csv() {
     assert_eq!(reviews.len(), 25);
     assert!(reviews.iter().all(|r| r["review_id"].is_string()));
     assert!(stderr.contains("Fetched 25 reviews"), "{stderr}");
-    assert!(stderr.contains("pass next_page = "), "{stderr}");
+    assert!(
+        stderr.contains("run again with --pagination-token "),
+        "{stderr}"
+    );
 
     let (csv, _) = fetch("csv");
     let mut reader = csv::Reader::from_reader(csv.as_slice());
@@ -134,6 +137,7 @@ fn completions_and_help_cover_every_subcommand() {
         "precompile",
         "har",
         "completions",
+        "demo",
     ] {
         assert!(script.contains(sub), "bash completion lacks {sub}");
     }
@@ -145,6 +149,8 @@ fn completions_and_help_cover_every_subcommand() {
         vec!["--help"],
         vec!["serve", "--help"],
         vec!["fetch", "--help"],
+        vec!["fetch", "customer-feedback-hub", "--help"],
+        vec!["demo", "--help"],
         vec!["plugin", "check", "--help"],
         vec!["doctor", "--help"],
         vec!["precompile", "--help"],
@@ -227,8 +233,8 @@ fn fetch_runs_a_source_locally_from_a_replay() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("no plugin with label \"no-such-source\"")
-            && stderr.contains("customer-feedback-hub"),
+        stderr.contains("no review source labelled \"no-such-source\"")
+            && stderr.contains("customer-feedback-hub (POST /customer-feedback-hub/reviews)"),
         "{stderr}"
     );
 
@@ -437,4 +443,205 @@ fn doctor_reports_what_was_seen() {
     );
     assert!(report.contains("wall: Cloudflare"), "{report}");
     assert!(report.contains("answer: 502"), "{report}");
+}
+
+const BH: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
+
+/// `gleaner fetch customer-feedback-hub <BH>` with `args`, replayed: exit
+/// status, stdout and stderr.
+fn fetch_bh(args: &[&str]) -> (bool, Vec<u8>, String) {
+    let out = gleaner()
+        .args(["fetch", "customer-feedback-hub", BH])
+        .args(args)
+        .args(["--replay", "plugins/customer-feedback-hub/tests"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), out.stdout, stderr)
+}
+
+fn ids_of(jsonl: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(jsonl)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["review_id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn fetch_takes_every_request_field_as_a_flag_and_follows_the_continuation() {
+    // The source's own fields come from its manifest, named as in the API.
+    let out = gleaner()
+        .args(["fetch", "customer-feedback-hub", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--sort-type",
+        "--filter-by",
+        "--pagination-token",
+        "--sync-date",
+        "--is-text-formatted",
+        "--all",
+    ] {
+        assert!(help.contains(flag), "{flag} in: {help}");
+    }
+    assert!(help.contains("recency, relevance"), "{help}");
+
+    // A token sent back by its flag gives the rest, no gap, no duplicate.
+    let (ok, first, stderr) = fetch_bh(&["--max", "25", "--format", "jsonl"]);
+    assert!(ok, "{stderr}");
+    let token = stderr
+        .split("run again with --pagination-token ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("the token is printed: {stderr}"))
+        .to_owned();
+    let (ok, rest, stderr) = fetch_bh(&["--pagination-token", &token, "--format", "jsonl"]);
+    assert!(ok, "{stderr}");
+    let mut paged = ids_of(&first);
+    paged.extend(ids_of(&rest));
+
+    // --all follows it by itself, with progress on stderr, to the same reviews.
+    let (ok, all, stderr) = fetch_bh(&["--max", "25", "--all", "--format", "jsonl"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(ids_of(&all), paged);
+    assert_eq!(paged.len(), 60, "every review of the fixture");
+    let distinct: std::collections::BTreeSet<_> = paged.iter().collect();
+    assert_eq!(distinct.len(), 60);
+    assert!(stderr.contains("Fetched 25 reviews"), "{stderr}");
+
+    // Typed flags: a filter given by its own flag, the sort by its own.
+    let (ok, out, stderr) = fetch_bh(&["--filter-by", "5", "--sort-type", "recency"]);
+    assert!(ok, "{stderr}");
+    let body: Value = serde_json::from_slice(&out).unwrap();
+    let reviews = body["all_reviews"].as_array().unwrap();
+    assert!(!reviews.is_empty() && reviews.iter().all(|r| r["review_rating"] == 5.0));
+    let (ok, _, stderr) = fetch_bh(&["--sort-type", "sideways"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("sort_type") && stderr.contains("relevance"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn fetch_on_a_processor_lists_the_sources_by_name_and_route() {
+    let out = gleaner()
+        .args(["fetch", "review-chunk", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("review-chunk is a processor (POST /features/review-chunk)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("customer-feedback-hub (POST /customer-feedback-hub/reviews)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("features, features"), "{stderr}");
+}
+
+#[test]
+fn doctor_takes_the_forum_post_s_query_from_its_replay_cases() {
+    let out = gleaner()
+        .args([
+            "doctor",
+            "forum-site",
+            "--replay",
+            "plugins/forum-site/tests",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("doctor forum-site https://www.reddit.com/"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("answer: 200"), "{stdout}");
+    // Settings the recordings need (test credentials) come from the fixture.
+    let out = gleaner()
+        .args([
+            "doctor",
+            "venue-guide",
+            "--replay",
+            "plugins/venue-guide/tests",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("answer: 200"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn serve_says_plainly_when_it_finds_no_plugins_and_refuses_a_budget_it_cannot_keep() {
+    let empty = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = gleaner()
+        .args([
+            "serve",
+            "--addr",
+            &format!("127.0.0.1:{port}"),
+            "--plugin-dir",
+        ])
+        .arg(empty.path())
+        .env("GLEANER_DATA_DIR", empty.path().join("data"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no plugins found"), "{stderr}");
+    assert!(
+        stderr.contains(&empty.path().display().to_string()),
+        "{stderr}"
+    );
+    assert!(stderr.contains("make plugins"), "{stderr}");
+
+    let out = gleaner()
+        .args(["serve", "--fetch-budget-ms", "5"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("fetch_budget_ms") && stderr.contains("at least 1000 ms"),
+        "{stderr}"
+    );
+
+    let out = gleaner().args(["serve", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for variable in [
+        "GLEANER_ADDR",
+        "GLEANER_PLUGIN_DIR",
+        "GLEANER_API_KEYS",
+        "GLEANER_FETCH_BUDGET_MS",
+    ] {
+        assert!(help.contains(variable), "{variable} in: {help}");
+    }
 }

@@ -8,7 +8,6 @@
 
 use crate::common;
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::Mutex;
@@ -35,46 +34,9 @@ fn deploy_files() -> Vec<PathBuf> {
     files
 }
 
-/// Every `GLEANER_[A-Z0-9_]+` word of `text`.
-fn variable_names(text: &str) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("GLEANER_") {
-        let tail = &rest[at..];
-        let end = tail
-            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
-            .unwrap_or(tail.len());
-        names.insert(tail[..end].trim_end_matches('_').to_owned());
-        rest = &tail[end..];
-    }
-    names
-}
-
-/// The variables the server reads: every one `Config::apply_env` asks for, and
-/// those the binary reads itself (`"GLEANER_…"` literals in `host/src/main.rs`:
-/// the config file's path and the log settings).
-fn names_the_server_reads() -> BTreeSet<String> {
-    let asked = Mutex::new(BTreeSet::new());
-    Config::default()
-        .apply_env(|name| {
-            asked.lock().unwrap().insert(name.to_owned());
-            None
-        })
-        .unwrap();
-    let mut names = asked.into_inner().unwrap();
-    let main = std::fs::read_to_string(common::root().join("host/src/main.rs")).unwrap();
-    for (at, _) in main.match_indices("\"GLEANER_") {
-        let literal = main[at + 1..].split('"').next().unwrap_or_default();
-        if variable_names(literal).iter().any(|name| name == literal) {
-            names.insert(literal.to_owned());
-        }
-    }
-    names
-}
-
 #[test]
 fn every_variable_the_deployment_sets_is_one_the_server_reads() {
-    let known = names_the_server_reads();
+    let known = common::names_the_server_reads();
     for name in [
         "GLEANER_ADDR",
         "GLEANER_API_KEYS",
@@ -86,7 +48,7 @@ fn every_variable_the_deployment_sets_is_one_the_server_reads() {
     let mut named = 0;
     for file in deploy_files() {
         let text = std::fs::read_to_string(&file).unwrap();
-        for name in variable_names(&text) {
+        for name in common::variable_names(&text) {
             named += 1;
             assert!(
                 known.contains(&name),

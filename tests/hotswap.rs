@@ -58,6 +58,22 @@ async fn served_version(s: &common::Server) -> (u16, Option<String>) {
     (status, header)
 }
 
+/// The version of test-swap that answers a request with the API key.
+async fn keyed_version(s: &common::Server) -> String {
+    let r = s
+        .client
+        .post(s.url(SWAP))
+        .header("x-api-key", "api-1")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    r.headers()["x-gleaner-plugin-version"]
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
 async fn wait_for(s: &common::Server, want: Option<&str>, status: u16) -> Duration {
     let started = Instant::now();
     loop {
@@ -294,16 +310,8 @@ async fn admin_api_lists_uploads_deletes_and_reloads() {
     assert_eq!(r.status(), 200);
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["plugin"]["version"], "2.0.0");
-    let r = s
-        .client
-        .post(s.url(SWAP))
-        .header("x-api-key", "api-1")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        r.headers()["x-gleaner-plugin-version"],
+        keyed_version(&s).await,
         "2.0.0",
         "serves at once after upload"
     );
@@ -320,16 +328,8 @@ async fn admin_api_lists_uploads_deletes_and_reloads() {
         body["error"].as_str().unwrap().contains("test-swap"),
         "{body}"
     );
-    let r = s
-        .client
-        .post(s.url(SWAP))
-        .header("x-api-key", "api-1")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
     assert_eq!(
-        r.headers()["x-gleaner-plugin-version"],
+        keyed_version(&s).await,
         "2.0.0",
         "a failed upload changes nothing"
     );
@@ -366,4 +366,124 @@ async fn admin_api_lists_uploads_deletes_and_reloads() {
         .await
         .unwrap();
     assert_eq!(r.status(), 404);
+}
+
+/// The plugin directory's files (hidden ones aside) with their bytes.
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
+        .filter(|(name, _)| !name.starts_with('.'))
+        .map(|(name, p)| (name, std::fs::read(p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn names(files: &[(String, Vec<u8>)]) -> Vec<&str> {
+    files.iter().map(|(n, _)| n.as_str()).collect()
+}
+
+#[tokio::test]
+async fn a_refused_upload_leaves_the_plugin_directory_as_it_was() {
+    let dir = swap_dir();
+    let path = dir.path().to_owned();
+    let s = start(dir, true).await;
+    use base64::Engine;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let put = |name: &'static str, manifest: String, component: Vec<u8>| {
+        let request = s
+            .client
+            .put(s.url(&format!("/admin/plugins/{name}")))
+            .header("x-api-key", "adm-1")
+            .json(&json!({"manifest": manifest, "component": b64(&component)}));
+        async move {
+            let r = request.send().await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap())
+        }
+    };
+    let v2 = String::from_utf8(staged("test-swap-v2.toml")).unwrap();
+    let before = files_of(&path);
+    let cases: Vec<(&str, &'static str, String, Vec<u8>, &str)> = vec![
+        (
+            "a route another plugin serves",
+            "test-other",
+            v2.replace("name = \"test-swap\"", "name = \"test-other\""),
+            staged("test-swap-v2.wasm"),
+            "already served by plugin test-swap",
+        ),
+        (
+            "bytes that are no component",
+            "test-swap",
+            v2.clone(),
+            b"\0asm but not a component at all".to_vec(),
+            "test-swap",
+        ),
+        (
+            "a manifest that is not TOML",
+            "test-swap",
+            "name = \"test-swap\"\nkind = ".to_owned(),
+            staged("test-swap-v2.wasm"),
+            "line 2, column 8",
+        ),
+        (
+            "a version the component does not report",
+            "test-swap",
+            v2.replace("version = \"2.0.0\"", "version = \"9.9.9\""),
+            staged("test-swap-v2.wasm"),
+            "9.9.9",
+        ),
+        (
+            "a component of another world",
+            "test-swap",
+            v2.clone(),
+            staged("test-session-source.wasm"),
+            "kind = \"processor\"",
+        ),
+        (
+            "a name the URL does not give",
+            "test-other",
+            v2.clone(),
+            staged("test-swap-v2.wasm"),
+            "upload to /admin/plugins/test-swap",
+        ),
+    ];
+    for (what, name, manifest, component, says) in cases {
+        let (status, body) = put(name, manifest, component).await;
+        assert_eq!(status, 400, "{what}: {body}");
+        let error = body["error"].as_str().unwrap();
+        assert!(error.contains(says), "{what}: {error}");
+        assert!(
+            !error.contains('\n') && error.len() < 600,
+            "{what}: one readable sentence, not {error:?}"
+        );
+        assert_eq!(
+            files_of(&path),
+            before,
+            "{what}: the plugin directory is byte for byte as it was"
+        );
+        let health = s.get_json("/healthz").await;
+        assert_eq!(health["failed_plugins"], 0, "{what}: {health}");
+        assert_eq!(keyed_version(&s).await, "1.0.0", "{what}");
+    }
+
+    // A good upload supersedes the old component, which goes; a delete leaves nothing.
+    let (status, body) = put("test-swap", v2, staged("test-swap-v2.wasm")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        names(&files_of(&path)),
+        ["test-swap-v2.wasm", "test-swap.toml"]
+    );
+    let r = s
+        .client
+        .delete(s.url("/admin/plugins/test-swap"))
+        .header("x-api-key", "adm-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(files_of(&path).is_empty(), "{:?}", names(&files_of(&path)));
 }

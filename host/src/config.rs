@@ -26,6 +26,16 @@ pub enum ConfigError {
         /// What the parser said.
         message: String,
     },
+    /// A setting has a value the server cannot work with.
+    #[error("{setting} = {value} cannot work: {hint}")]
+    Invalid {
+        /// The setting and its variable.
+        setting: &'static str,
+        /// Its value.
+        value: String,
+        /// What it takes, and why.
+        hint: String,
+    },
     /// An environment variable holds a value of the wrong form.
     #[error("environment variable {name}={value:?} is invalid: {hint}")]
     Env {
@@ -199,7 +209,25 @@ impl Config {
             None => Config::default(),
         };
         config.apply_env(|name| std::env::var(name).ok())?;
+        config.check()?;
         Ok(config)
+    }
+
+    /// Refuses values the server cannot honour, before it starts: a fetch
+    /// budget too short to fetch one page and answer in time.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let min = crate::driver::MIN_FETCH_BUDGET.as_millis() as u64;
+        if self.fetch_budget_ms < min {
+            return Err(ConfigError::Invalid {
+                setting: "fetch_budget_ms (GLEANER_FETCH_BUDGET_MS)",
+                value: self.fetch_budget_ms.to_string(),
+                hint: format!(
+                    "a fetch needs at least {min} ms to fetch one page and answer within its \
+                     budget; set {min} or more (the default is 30000)"
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Parses a TOML file.
@@ -210,7 +238,7 @@ impl Config {
         })?;
         toml::from_str(&text).map_err(|e| ConfigError::Parse {
             path: path.to_owned(),
-            message: e.to_string(),
+            message: crate::manifest::toml_error(&text, &e),
         })
     }
 
@@ -383,7 +411,7 @@ impl Config {
     ) -> BTreeMap<String, String> {
         let mut settings = self.plugins.get(plugin).cloned().unwrap_or_default();
         for key in declared_keys {
-            let name = format!("GLEANER_PLUGIN_{}_{}", env_part(plugin), env_part(key));
+            let name = plugin_setting_variable(plugin, key);
             if let Some(v) = var(&name) {
                 settings.insert(key.clone(), v);
             }
@@ -400,6 +428,12 @@ impl Config {
     pub fn fetch_budget(&self) -> Duration {
         Duration::from_millis(self.fetch_budget_ms)
     }
+}
+
+/// The environment variable of plugin `plugin`'s setting `key`:
+/// `GLEANER_PLUGIN_<PLUGIN>_<KEY>`, upper-case, `-` as `_`.
+pub fn plugin_setting_variable(plugin: &str, key: &str) -> String {
+    format!("GLEANER_PLUGIN_{}_{}", env_part(plugin), env_part(key))
 }
 
 fn env_part(s: &str) -> String {

@@ -51,9 +51,6 @@ pub enum ApiError {
         /// Limit in bytes.
         limit: usize,
     },
-    /// A field is longer than its manifest's `max_length` (413).
-    #[error("{0}")]
-    FieldTooLong(String),
     /// The body did not arrive in time (408).
     #[error("the request body did not arrive within {after_ms} ms; send the whole body at once")]
     BodyTimeout {
@@ -81,6 +78,10 @@ pub enum ApiError {
     /// The client has its limit of requests in flight (429).
     #[error("{0}")]
     TooManyRequests(String),
+    /// An error the router answered by itself (a built-in route's 405), with
+    /// its status.
+    #[error("{1}")]
+    Refused(StatusCode, String),
 }
 
 impl ApiError {
@@ -91,9 +92,7 @@ impl ApiError {
             ApiError::Unauthorized | ApiError::AdminDisabled => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) | ApiError::UpstreamNotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::PayloadTooLarge { .. } | ApiError::FieldTooLong(_) => {
-                StatusCode::PAYLOAD_TOO_LARGE
-            }
+            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Blocked(_) | ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
@@ -101,6 +100,7 @@ impl ApiError {
             ApiError::PluginFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Refused(status, _) => *status,
         }
     }
 
@@ -111,7 +111,7 @@ impl ApiError {
             ApiError::Unauthorized | ApiError::AdminDisabled => "unauthorized",
             ApiError::NotFound(_) => "no_endpoint",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
-            ApiError::PayloadTooLarge { .. } | ApiError::FieldTooLong(_) => "too_large",
+            ApiError::PayloadTooLarge { .. } => "too_large",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::BodyTimeout { .. } => "timeout",
             ApiError::UpstreamNotFound(_) => "not_found",
@@ -121,6 +121,12 @@ impl ApiError {
             ApiError::PluginFailed(_) => "plugin_fault",
             ApiError::Overloaded(_) => "overloaded",
             ApiError::TooManyRequests(_) => "too_many_requests",
+            ApiError::Refused(status, _) => match *status {
+                StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+                StatusCode::NOT_FOUND => "no_endpoint",
+                StatusCode::UNAUTHORIZED => "unauthorized",
+                _ => "invalid_request",
+            },
         }
     }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use gleaner::cli::{FetchArgs, Format};
 use gleaner::config::Config;
 use gleaner::App;
@@ -23,7 +23,7 @@ pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muz
 /// Gleaner: collects reviews through sandboxed WebAssembly plugins.
 ///
 /// Settings come from the TOML file (--config or GLEANER_CONFIG) and GLEANER_*
-/// environment variables; see the README's configuration reference.
+/// environment variables; see docs/configuration.md.
 #[derive(Parser)]
 #[command(name = "gleaner", version)]
 struct Cli {
@@ -37,7 +37,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serves the Gleaner API (the default).
-    Serve,
+    Serve(ServeCommand),
+    /// Serves every plugin answering from its recorded site traffic, with the
+    /// settings the recordings need: every endpoint answers, offline.
+    Demo(DemoCommand),
     /// Plugin author tools.
     #[command(subcommand)]
     Plugin(PluginCommand),
@@ -90,21 +93,125 @@ enum PluginCommand {
     },
 }
 
+/// Settings of `serve` and `demo` as flags; each overrides its variable and
+/// the config file.
+#[derive(Args, Default)]
+struct ServeFlags {
+    /// Listen address, e.g. 0.0.0.0:8080 [env: GLEANER_ADDR]
+    #[arg(long, value_name = "IP:PORT")]
+    addr: Option<std::net::SocketAddr>,
+    /// Plugin manifests and components [env: GLEANER_PLUGIN_DIR]
+    #[arg(long, value_name = "DIR")]
+    plugin_dir: Option<PathBuf>,
+    /// Accepted API keys, comma separated [env: GLEANER_API_KEYS]
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    api_keys: Option<Vec<String>>,
+    /// Keys for /admin, comma separated [env: GLEANER_ADMIN_KEYS]
+    #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+    admin_keys: Option<Vec<String>>,
+    /// Time budget of one fetch, in ms [env: GLEANER_FETCH_BUDGET_MS]
+    #[arg(long, value_name = "MS")]
+    fetch_budget_ms: Option<u64>,
+    /// State the server keeps (the generated token secret) [env: GLEANER_DATA_DIR]
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+impl ServeFlags {
+    /// `config` with the flags given set.
+    fn apply(self, mut config: Config) -> anyhow::Result<Config> {
+        if let Some(v) = self.addr {
+            config.addr = v;
+        }
+        if let Some(v) = self.plugin_dir {
+            config.plugin_dir = v;
+        }
+        if let Some(v) = self.api_keys {
+            config.api_keys = v;
+        }
+        if let Some(v) = self.admin_keys {
+            config.admin_keys = v;
+        }
+        if let Some(v) = self.fetch_budget_ms {
+            config.fetch_budget_ms = v;
+        }
+        if let Some(v) = self.data_dir {
+            config.data_dir = v;
+        }
+        config.check()?;
+        Ok(config)
+    }
+}
+
+#[derive(Args, Default)]
+struct ServeCommand {
+    #[command(flatten)]
+    flags: ServeFlags,
+    /// Answer outbound HTTP from HAR recordings (files or directories, `:`
+    /// separated) [env: GLEANER_REPLAY]
+    #[arg(long, value_name = "PATHS")]
+    replay: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct DemoCommand {
+    #[command(flatten)]
+    flags: ServeFlags,
+    /// The recordings to answer from: files or directories, `:` separated.
+    #[arg(
+        long,
+        value_name = "PATHS",
+        default_value = "plugins:tests/fixtures/har"
+    )]
+    fixtures: PathBuf,
+    /// The plugins' sources, whose tests/replay.toml give each plugin the
+    /// settings its recordings need.
+    #[arg(long, value_name = "DIR", default_value = "plugins")]
+    plugins_src: PathBuf,
+}
+
+/// Flags `fetch` has itself, which a source's own fields never take.
+const FETCH_FLAGS: [&str; 11] = [
+    "sort",
+    "filter",
+    "max",
+    "reviews-to-fetch",
+    "sync-date",
+    "is-text-formatted",
+    "all",
+    "record",
+    "replay",
+    "format",
+    "help",
+];
+
 #[derive(Args)]
 struct FetchCommand {
-    /// The source label, e.g. customer-feedback-hub.
+    /// The source label, e.g. customer-feedback-hub; `gleaner fetch <label>
+    /// --help` lists the source's own fields.
     label: String,
     /// The query: a page URL or an identifier.
     query: String,
-    /// Sort value.
+    /// The source's sort (its sort field's flag, e.g. --sort-type, says the same).
     #[arg(long)]
     sort: Option<String>,
-    /// Filter value (JSON, or a bare string).
+    /// The source's filter, JSON or a bare string (its filter field's flag, e.g.
+    /// --filter-by, says the same).
     #[arg(long)]
     filter: Option<String>,
-    /// reviews_to_fetch.
-    #[arg(long, value_name = "N")]
+    /// reviews_to_fetch: how many reviews (with --all, per request).
+    #[arg(long, visible_alias = "reviews-to-fetch", value_name = "N")]
     max: Option<u64>,
+    /// sync_date: only reviews posted that day.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    sync_date: Option<String>,
+    /// is_text_formatted: keep the source's paragraphs and lists (true), or
+    /// single-line text (false).
+    #[arg(long, value_name = "BOOL")]
+    is_text_formatted: Option<bool>,
+    /// Follow the continuation until the source has no more, with progress.
+    #[arg(long)]
+    all: bool,
     /// Record the exchanges into this HAR file (default: GLEANER_RECORD).
     #[arg(long, value_name = "OUT.har", conflicts_with = "replay")]
     record: Option<PathBuf>,
@@ -137,8 +244,18 @@ struct DoctorCommand {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli).await {
+    // `fetch` takes the named source's own request fields as flags: they are
+    // read from its manifest before the arguments are parsed.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let source_flags = gleaner::cli::flags::for_argv(&argv, &FETCH_FLAGS);
+    let command = Cli::command().mut_subcommand("fetch", |fetch| fetch.args(source_flags));
+    let matches = command.get_matches_from(&argv);
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let fetch_matches = matches.subcommand_matches("fetch").cloned();
+    match run(cli, fetch_matches).await {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -147,10 +264,31 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
-    match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => serve(config).await.map(|_| ExitCode::SUCCESS),
+    match cli
+        .command
+        .unwrap_or(Command::Serve(ServeCommand::default()))
+    {
+        Command::Serve(s) => {
+            let mut config = s.flags.apply(config)?;
+            if let Some(replay) = s.replay {
+                config.replay = Some(replay);
+            }
+            serve(config).await.map(|_| ExitCode::SUCCESS)
+        }
+        Command::Demo(d) => {
+            let mut config = d.flags.apply(config)?;
+            config.replay = Some(d.fixtures);
+            for (plugin, settings) in gleaner::cli::fixtures::all_settings(&d.plugins_src)? {
+                config = gleaner::cli::with_settings(&config, &plugin, &settings);
+            }
+            eprintln!(
+                "demo: every site is answered from {} (recorded traffic); nothing reaches the internet",
+                config.replay.as_deref().unwrap_or_else(|| std::path::Path::new("")).display()
+            );
+            serve(config).await.map(|_| ExitCode::SUCCESS)
+        }
         Command::Plugin(PluginCommand::Check { path }) => {
             init_logging("warn");
             let problems = gleaner::cli::check(&config, &path).await?;
@@ -214,12 +352,26 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Fetch(f) => {
             init_logging("warn");
+            let mut fields = serde_json::Map::new();
+            if let Some(n) = f.max {
+                fields.insert("reviews_to_fetch".into(), n.into());
+            }
+            if let Some(day) = f.sync_date {
+                fields.insert("sync_date".into(), day.into());
+            }
+            if let Some(formatted) = f.is_text_formatted {
+                fields.insert("is_text_formatted".into(), formatted.into());
+            }
+            if let Some(matches) = &fetch_matches {
+                fields.extend(gleaner::cli::flags::given(matches, &config, &f.label));
+            }
             let args = FetchArgs {
                 label: f.label,
                 query: f.query,
+                fields,
                 sort: f.sort,
                 filter: f.filter,
-                max: f.max,
+                all: f.all,
                 record: f.record.or_else(|| config.record.clone()),
                 replay: f.replay.or_else(|| config.replay.clone()),
                 format: f.format,
@@ -263,6 +415,17 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     for name in &health.loading {
         eprintln!("  (compiling) {name}: its route answers 503 until it is ready");
+    }
+    if plugins.is_empty() && health.loading.is_empty() {
+        let dir = &app.state.config.plugin_dir;
+        let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        tracing::error!(
+            plugin_dir = %shown.display(),
+            "no plugins found: nothing but /healthz, /openapi.json and /docs is served. Build them with \
+             `make plugins` in the repository, or point GLEANER_PLUGIN_DIR (relative paths are taken from \
+             the directory the server starts in) at a directory of plugin manifests and components; \
+             plugins put there later are picked up without a restart"
+        );
     }
     if !health.loading.is_empty() {
         let registry = app.state.registry.clone();

@@ -247,7 +247,7 @@ pub struct FieldSpec {
     #[serde(default)]
     pub default: Option<String>,
     /// For strings: the most characters (Unicode code points) accepted; a
-    /// longer value is refused at once with 413, before the plugin runs.
+    /// longer value is refused at once with 400, before the plugin runs.
     #[serde(default)]
     pub max_length: Option<usize>,
     /// For integers: the smallest value accepted.
@@ -342,6 +342,25 @@ pub fn reserved_route(route: &str) -> Option<&'static str> {
         .map(|(_, owner)| *owner)
 }
 
+/// A TOML error in one line: where it is and what is wrong, without the
+/// parser's multi-line excerpt (`line 6, column 1: unknown field …`).
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim().replace('\n', "; ");
+    let Some(span) = e.span() else {
+        return message;
+    };
+    let before = &text[..span.start.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .count()
+        + 1;
+    format!("line {line}, column {column}: {message}")
+}
+
 /// Longest plugin or component file name accepted.
 const MAX_NAME_LEN: usize = 64;
 
@@ -422,7 +441,7 @@ impl Manifest {
         })?;
         let manifest: Manifest = toml::from_str(&text).map_err(|e| ManifestError::Parse {
             path: path.to_owned(),
-            message: e.to_string(),
+            message: toml_error(&text, &e),
         })?;
         manifest.check().map_err(|message| ManifestError::Invalid {
             path: path.to_owned(),

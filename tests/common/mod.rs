@@ -250,3 +250,40 @@ pub fn trustpilot_html(reviews: &[Value], total_pages: u64) -> String {
     }}});
     format!(r#"<html><script id="__NEXT_DATA__" type="application/json">{data}</script></html>"#)
 }
+
+/// Every `GLEANER_[A-Z0-9_]+` word of `text`.
+pub fn variable_names(text: &str) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("GLEANER_") {
+        let tail = &rest[at..];
+        let end = tail
+            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(tail.len());
+        names.insert(tail[..end].trim_end_matches('_').to_owned());
+        rest = &tail[end..];
+    }
+    names
+}
+
+/// The variables the server reads: every one `Config::apply_env` asks for, and
+/// those the binary reads itself (`"GLEANER_…"` literals in `host/src/main.rs`:
+/// the config file's path and the log settings).
+pub fn names_the_server_reads() -> std::collections::BTreeSet<String> {
+    let asked = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    Config::default()
+        .apply_env(|name| {
+            asked.lock().unwrap().insert(name.to_owned());
+            None
+        })
+        .unwrap();
+    let mut names = asked.into_inner().unwrap();
+    let main = std::fs::read_to_string(root().join("host/src/main.rs")).unwrap();
+    for (at, _) in main.match_indices("\"GLEANER_") {
+        let literal = main[at + 1..].split('"').next().unwrap_or_default();
+        if variable_names(literal).iter().any(|name| name == literal) {
+            names.insert(literal.to_owned());
+        }
+    }
+    names
+}

@@ -1,6 +1,6 @@
 //! Input bombs: every processor declares the longest text each field takes
 //! (`max_length` in its manifest). Its maximum is answered in full; one
-//! character more is refused with 413, naming the field and the limit,
+//! character more is refused with 400, naming the field and the limit,
 //! before the plugin runs (its call count does not move). The text
 //! processors answer their maximum in shapes no algorithm was written for
 //! too (the times are printed; `make bench` is where speed is judged). The
@@ -179,7 +179,7 @@ async fn each_processor_answers_its_maximum_and_refuses_one_more_at_once() {
             "\"error\""
         };
         assert_eq!(
-            status, 413,
+            status, 400,
             "{route}: one character over the limit: {text:.300}"
         );
         assert!(

@@ -280,3 +280,28 @@ async fn a_scoped_override_redirects_only_its_own_plugin() {
     );
     assert_eq!(hits.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_replay_refuses_private_addresses_as_the_live_guard_does() {
+    let s = common::start(&["test-misbehave"], |c| {
+        c.replay = Some(common::har_dir());
+    })
+    .await;
+    for url in [
+        "http://127.0.0.1:9/",
+        "http://10.0.0.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::1]/",
+        "http://localhost/",
+    ] {
+        let (status, body) = s
+            .post("/test/misbehave", json!({"mode": "fetch", "url": url}))
+            .await;
+        assert_eq!(status, 200, "{url}: {body}");
+        let error = body["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("denied by the host") && error.contains("public addresses"),
+            "{url} is refused by the guard, not answered as a replay miss: {body}"
+        );
+    }
+}

@@ -16,6 +16,7 @@ use serde_json::json;
 use super::AppState;
 use crate::error::ApiError;
 use crate::manifest::{self, Manifest};
+use crate::registry::directory::{PluginFiles, Replacement};
 use crate::registry::{Fingerprint, Registry};
 
 /// The admin routes.
@@ -71,9 +72,17 @@ async fn upload(
     })?;
     let component = base64::engine::general_purpose::STANDARD
         .decode(upload.component.trim())
-        .map_err(|e| ApiError::BadRequest(format!("`component` is not valid base64: {e}")))?;
-    let manifest: Manifest = toml::from_str(&upload.manifest)
-        .map_err(|e| ApiError::BadRequest(format!("`manifest` is not a valid manifest: {e}")))?;
+        .map_err(|e| {
+            ApiError::BadRequest(format!(
+                "`component` is not valid base64 ({e}); send the .wasm file base64-encoded, e.g. `base64 -w0 plugin.wasm`"
+            ))
+        })?;
+    let manifest: Manifest = toml::from_str(&upload.manifest).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "`manifest` is not a valid manifest: {}",
+            manifest::toml_error(&upload.manifest, &e)
+        ))
+    })?;
     manifest
         .check()
         .map_err(|e| ApiError::BadRequest(format!("`manifest` is not a valid manifest: {e}")))?;
@@ -84,31 +93,23 @@ async fn upload(
         )));
     }
     let dir = &state.config.plugin_dir;
+    let final_manifest = dir.join(format!("{name}.toml"));
+    // Refused before anything is staged: a name or route another plugin has.
+    if let Some(clash) = state.registry.clash(&final_manifest, &manifest) {
+        return Err(ApiError::BadRequest(clash));
+    }
     std::fs::create_dir_all(dir).map_err(io_error)?;
     // Staged under a hidden directory inside the plugin directory: the same file
     // system (so the final rename is atomic) and invisible to the watcher.
     let staging = dir.join(format!(".staging-{}", uuid::Uuid::new_v4()));
-    let staged_manifest = staging.join(format!("{name}.toml"));
-    let component_file = manifest.component_file();
-    let result = async {
-        std::fs::create_dir(&staging).map_err(io_error)?;
-        std::fs::write(staging.join(&component_file), &component).map_err(io_error)?;
-        std::fs::write(&staged_manifest, &upload.manifest).map_err(io_error)?;
-        let plugin = Registry::validate(&state.runtime, &state.config, &staged_manifest)
-            .await
-            .map_err(ApiError::BadRequest)?;
-        let final_manifest = dir.join(format!("{name}.toml"));
-        move_into_place(&staging.join(&component_file), &dir.join(&component_file))?;
-        move_into_place(&staged_manifest, &final_manifest)?;
-        if let Some(e) = state
-            .registry
-            .install_validated(&final_manifest, plugin)
-            .await
-        {
-            return Err(ApiError::BadRequest(e));
-        }
-        Ok(())
-    }
+    let result = install(
+        &state,
+        &staging,
+        &name,
+        &manifest,
+        &upload.manifest,
+        &component,
+    )
     .await;
     if let Err(e) = std::fs::remove_dir_all(&staging) {
         if e.kind() != std::io::ErrorKind::NotFound {
@@ -124,13 +125,59 @@ async fn upload(
     Ok((StatusCode::OK, Json(json!({ "plugin": status }))).into_response())
 }
 
-fn io_error(e: std::io::Error) -> ApiError {
-    ApiError::BadRequest(format!("cannot write to the plugin directory: {e}"))
+/// Stages, validates and installs an upload. The plugin directory changes
+/// only once the upload is valid, and is put back as it was when the new
+/// plugin cannot be installed.
+async fn install(
+    state: &AppState,
+    staging: &Path,
+    name: &str,
+    manifest: &Manifest,
+    manifest_text: &str,
+    component: &[u8],
+) -> Result<(), ApiError> {
+    let dir = &state.config.plugin_dir;
+    let component_file = manifest.component_file();
+    let staged_manifest = staging.join(format!("{name}.toml"));
+    let aside = staging.join("replaced");
+    std::fs::create_dir(staging).map_err(io_error)?;
+    std::fs::create_dir(&aside).map_err(io_error)?;
+    std::fs::write(staging.join(&component_file), component).map_err(io_error)?;
+    std::fs::write(&staged_manifest, manifest_text).map_err(io_error)?;
+    let plugin = Registry::validate(&state.runtime, &state.config, &staged_manifest)
+        .await
+        .map_err(ApiError::BadRequest)?;
+    let sha256 = plugin.sha256.clone();
+    let final_manifest = dir.join(format!("{name}.toml"));
+    let files = [
+        (staging.join(&component_file), dir.join(&component_file)),
+        (staged_manifest, final_manifest.clone()),
+    ];
+    let replacement = Replacement::put(&files, &aside, &final_manifest).map_err(io_error)?;
+    match state
+        .registry
+        .install_validated(&final_manifest, plugin)
+        .await
+    {
+        Some(e) => {
+            replacement.roll_back();
+            Err(ApiError::BadRequest(e))
+        }
+        None => {
+            let now = PluginFiles {
+                manifest: final_manifest,
+                component: dir.join(&component_file),
+            };
+            replacement.commit(&now, &sha256);
+            Ok(())
+        }
+    }
 }
 
-/// Renames within the plugin directory's file system, so the watcher never sees a half file.
-fn move_into_place(from: &Path, to: &Path) -> Result<(), ApiError> {
-    std::fs::rename(from, to).map_err(io_error)
+fn io_error(e: std::io::Error) -> ApiError {
+    ApiError::BadRequest(format!(
+        "cannot write to the plugin directory: {e}; check that the server may write there"
+    ))
 }
 
 async fn delete(
@@ -143,10 +190,12 @@ async fn delete(
             "no plugin named {name:?}; GET /admin/plugins lists them"
         ))
     })?;
-    if let Ok(manifest) = Manifest::load(&path) {
-        let _ = std::fs::remove_file(manifest.component_path(&path));
+    match PluginFiles::of(&path) {
+        Some(files) => files.remove(),
+        None => {
+            let _ = std::fs::remove_file(&path);
+        }
     }
-    let _ = std::fs::remove_file(&path);
     state.registry.remove(&path);
     Ok(Json(json!({ "deleted": name })).into_response())
 }

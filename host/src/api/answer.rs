@@ -3,14 +3,18 @@
 //!
 //! - a request id (the client's `x-request-id` when it is sensible, else a new
 //!   one), given to the handlers as a [`RequestId`] extension and sent back;
+//! - an error body, for errors the router answers by itself without one (a
+//!   built-in route's 405): the same JSON error as every other;
 //! - `x-content-type-options: nosniff`, and `cache-control: no-store` unless
-//!   the route set its own (the `/docs` assets);
+//!   the route set its own (the `/docs` assets); a 401's `WWW-Authenticate`;
 //! - no secret: header values and JSON or text bodies pass the scrubber
 //!   (bodies the server compressed, the `/docs` assets, pass untouched).
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+
+use crate::error::ApiError;
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -40,8 +44,11 @@ pub fn new_request_id() -> String {
 pub async fn layer(mut request: Request, next: Next) -> Response {
     let id = client_request_id(&request).unwrap_or_else(new_request_id);
     request.extensions_mut().insert(RequestId(id.clone()));
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let response = next.run(request).await;
+    let response = with_error_body(response, &method, &path);
     let mut response = scrubbed(response).await;
+    let status = response.status();
     let headers = response.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&id) {
         headers.insert("x-request-id", v);
@@ -53,7 +60,53 @@ pub async fn layer(mut request: Request, next: Next) -> Response {
     headers
         .entry(header::CACHE_CONTROL)
         .or_insert(HeaderValue::from_static("no-store"));
+    if status == StatusCode::UNAUTHORIZED {
+        // HTTP's challenge: the key goes as a Bearer token (or in x-api-key).
+        headers.insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"gleaner\""),
+        );
+    }
     response
+}
+
+/// An error the router answered by itself (a built-in route's 405), which
+/// comes with no body, gets the documented JSON error, in the shape of its
+/// path (`/public/…`: structured), keeping its status and headers.
+fn with_error_body(response: Response, method: &Method, path: &str) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error())
+        || response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        return response;
+    }
+    let allow = response
+        .headers()
+        .get(header::ALLOW)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let message = match (status, allow) {
+        (StatusCode::METHOD_NOT_ALLOWED, Some(allow)) => format!(
+            "method {method} is not allowed on {path}; it takes {}",
+            allow.replace(',', ", ")
+        ),
+        (status, _) => format!(
+            "{path} answered {status}",
+            status = status.canonical_reason().unwrap_or(status.as_str())
+        ),
+    };
+    let shape = super::error_shape(None, path);
+    let mut shaped = ApiError::Refused(status, message).into_shaped_response(shape);
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    for (name, value) in shaped
+        .headers_mut()
+        .drain()
+        .filter_map(|(n, v)| Some((n?, v)))
+    {
+        parts.headers.insert(name, value);
+    }
+    Response::from_parts(parts, shaped.into_body())
 }
 
 /// Whether a body with these headers is text the scrubber reads.

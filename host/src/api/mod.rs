@@ -99,7 +99,7 @@ async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
 fn error_shape(kind: Option<Kind>, route: &str) -> ErrorShape {
     match kind {
         Some(Kind::PostSource) => ErrorShape::Both,
-        Some(Kind::Processor) if route.starts_with("/public/") => ErrorShape::Structured,
+        Some(Kind::Processor) | None if route.starts_with("/public/") => ErrorShape::Structured,
         _ => ErrorShape::Simple,
     }
 }
@@ -184,7 +184,7 @@ async fn handle(
     }
     let Some(plugin) = plugin else {
         return Err(ApiError::NotFound(format!(
-            "no endpoint at {path}; see the README for the list of endpoints"
+            "no endpoint at {path}; GET /openapi.json (or /docs in a browser) lists the endpoints this server serves"
         )));
     };
     if request.method() != Method::POST {

@@ -21,7 +21,7 @@ pub async fn handle(state: &AppState, call: Call) -> Result<Response, ApiError> 
         .map(|p| p.fields.as_slice())
         .unwrap_or_default();
     let input = validate::processor_input(fields, &call.body).map_err(ApiError::BadRequest)?;
-    validate::field_lengths(fields, &input).map_err(ApiError::FieldTooLong)?;
+    validate::field_lengths(fields, &input).map_err(ApiError::BadRequest)?;
     let input = Value::Object(input).to_string();
     let deadline = Instant::now() + state.config.fetch_budget();
     // The call's session: its cookies must not come back in the answer.

@@ -8,10 +8,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde_json::{json, Value};
 
-use super::fetch::{load_source, Source};
+use super::fixtures::{self, Fixture};
+use super::plugins::Source;
 use crate::capabilities::http::har::{HarRecorder, HarReplay};
 use crate::config::Config;
 use crate::{driver, validate};
@@ -42,21 +42,30 @@ struct Answer {
 
 /// Runs the check, prints the report; true when the source looks healthy.
 pub async fn doctor(config: &Config, args: DoctorArgs) -> anyhow::Result<bool> {
-    let fixture = args.plugins_src.join(&args.label).join("tests");
-    let fixture_request = fixture_request(&fixture)?;
-    let query = match (&args.query, &fixture_request) {
+    let (_, manifest) = super::plugins::find(config, &args.label)?;
+    let fixture_dir = fixtures::dir_of(&args.plugins_src, &manifest.name);
+    let fixture = Fixture::load(&fixture_dir)?;
+    let fixture_request = fixture.as_ref().and_then(|f| f.requests.first().cloned());
+    let query = match (&args.query, fixture.as_ref().and_then(Fixture::query)) {
         (Some(q), _) => q.clone(),
-        (None, Some(body)) => body["query"].as_str().unwrap_or_default().to_owned(),
+        (None, Some(q)) => q,
         (None, None) => anyhow::bail!(
-            "give a query: {} has no fixture to take one from",
-            fixture.display()
+            "give a query: {} has no replay.toml whose cases it could take one from",
+            fixture_dir.display()
         ),
+    };
+    // A recording made with the fixture's test settings replays with them;
+    // the live site gets the operator's.
+    let fixture_settings = fixture.map(|f| f.settings).unwrap_or_default();
+    let config = &match &args.replay {
+        Some(_) => super::plugins::with_settings(config, &manifest.name, &fixture_settings),
+        None => config.clone(),
     };
     let (replay, recorder) = match &args.replay {
         Some(path) => (Some(HarReplay::load_list(path)?), None),
         None => (None, Some(HarRecorder::new(args.out.clone()))),
     };
-    let source = load_source(config, &args.label, replay, recorder).await?;
+    let source = super::plugins::load(config, &args.label, replay, recorder).await?;
     let answer = run(
         config,
         &source,
@@ -98,8 +107,10 @@ pub async fn doctor(config: &Config, args: DoctorArgs) -> anyhow::Result<bool> {
     let mut missing = Vec::new();
     if reviews == 0 {
         println!("  fields: no reviews to compare with the fixture");
-    } else if let (Some(request), true) = (fixture_request, fixture.is_dir()) {
-        let expected = fixture_fields(config, &args.label, &fixture, request).await?;
+    } else if let (Some(request), true) = (fixture_request, fixture_dir.is_dir()) {
+        let fixture_config =
+            super::plugins::with_settings(config, &manifest.name, &fixture_settings);
+        let expected = fixture_fields(&fixture_config, &args.label, &fixture_dir, request).await?;
         let got = non_null_fields(&answer.body);
         missing = expected.difference(&got).cloned().collect();
         if missing.is_empty() {
@@ -123,11 +134,26 @@ pub async fn doctor(config: &Config, args: DoctorArgs) -> anyhow::Result<bool> {
 
 /// Runs one fetch of `body` against the source and answers as the server would.
 async fn run(config: &Config, source: &Source, body: Value) -> anyhow::Result<Answer> {
+    let Some(options) = source.options() else {
+        // The forum post: one record, no paging.
+        let query = body["query"].as_str().unwrap_or_default().to_owned();
+        let args = super::fetch::FetchArgs {
+            query,
+            ..Default::default()
+        };
+        return Ok(match super::fetch::post(config, source, &args).await {
+            Ok(body) => Answer { status: 200, body },
+            Err(e) => Answer {
+                status: 502,
+                body: json!({"error": format!("{e:#}")}),
+            },
+        });
+    };
     let key = config.token_key()?;
     let request = validate::source_request(
         &key,
         &source.plugin.manifest.route,
-        &source.options,
+        options,
         body.to_string().as_bytes(),
     )
     .map_err(anyhow::Error::msg)?;
@@ -144,34 +170,13 @@ async fn run(config: &Config, source: &Source, body: Value) -> anyhow::Result<An
     Ok(match outcome {
         Ok(o) => Answer {
             status: 200,
-            body: o.into_body(source.options.continuation),
+            body: o.into_body(options.continuation),
         },
         Err(e) => Answer {
             status: e.status().as_u16(),
             body: json!({"error": e.to_string()}),
         },
     })
-}
-
-/// The request the fixture pages through (`[continuation] request`), if any.
-fn fixture_request(fixture: &Path) -> anyhow::Result<Option<Value>> {
-    let Ok(text) = std::fs::read_to_string(fixture.join("replay.toml")) else {
-        return Ok(None);
-    };
-    let cases: toml::Value = toml::from_str(&text).with_context(|| {
-        format!(
-            "{} is not valid TOML",
-            fixture.join("replay.toml").display()
-        )
-    })?;
-    let paging = match cases.get("continuation") {
-        Some(toml::Value::Array(list)) => list.first().cloned(),
-        other => other.cloned(),
-    };
-    let Some(request) = paging.as_ref().and_then(|p| p.get("request")?.as_str()) else {
-        return Ok(None);
-    };
-    Ok(Some(serde_json::from_str(request)?))
 }
 
 /// The review fields set on at least one review of the fixture's answer.
@@ -182,8 +187,10 @@ async fn fixture_fields(
     mut request: Value,
 ) -> anyhow::Result<BTreeSet<String>> {
     let replay = HarReplay::load(fixture)?;
-    let source = load_source(config, label, Some(replay), None).await?;
-    request["reviews_to_fetch"] = json!(SAMPLE_REVIEWS);
+    let source = super::plugins::load(config, label, Some(replay), None).await?;
+    if source.options().is_some() {
+        request["reviews_to_fetch"] = json!(SAMPLE_REVIEWS);
+    }
     let answer = run(config, &source, request).await?;
     Ok(non_null_fields(&answer.body))
 }

@@ -1,17 +1,20 @@
 //! `gleaner fetch`: runs a source locally without a server, the plugin author's
-//! inner loop. Progress on stderr; on stdout the response JSON, or the reviews
-//! as JSON Lines or CSV (`--format`).
+//! inner loop and an operator's quick look. Every request field is a flag
+//! (the source's own come from its manifest: [`super::flags`]); `--all`
+//! follows the continuation to the end. Progress goes to stderr; on stdout
+//! the response JSON, or the reviews as JSON Lines or CSV (`--format`).
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use serde_json::json;
+use serde_json::{json, Map, Value};
 
+use super::plugins::{self, Source};
 use crate::capabilities::http::har::{HarRecorder, HarReplay};
-use crate::capabilities::settings::Settings;
+use crate::capabilities::http::session::Session;
 use crate::config::Config;
-use crate::manifest::Manifest;
+use crate::manifest::{Continuation, SourceOptions};
+use crate::record::PostRecord;
 use crate::{driver, validate};
 
 /// Arguments of `gleaner fetch`.
@@ -21,12 +24,14 @@ pub struct FetchArgs {
     pub label: String,
     /// The query (URL or identifier).
     pub query: String,
-    /// Sort value.
+    /// The other request fields, as the flags gave them.
+    pub fields: Map<String, Value>,
+    /// The source's sort, by its short flag `--sort`.
     pub sort: Option<String>,
-    /// Filter value (JSON, or a bare string).
+    /// The source's filter, by its short flag `--filter` (JSON, or a bare string).
     pub filter: Option<String>,
-    /// reviews_to_fetch.
-    pub max: Option<u64>,
+    /// Follow the continuation until the source has no more.
+    pub all: bool,
     /// Record exchanges into this HAR file.
     pub record: Option<PathBuf>,
     /// Answer from this HAR file or directory.
@@ -46,58 +51,14 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
         None => None,
     };
     let recorder = args.record.clone().map(HarRecorder::new);
-    let Source {
-        runtime,
-        plugin,
-        options,
-    } = load_source(config, &args.label, replay, recorder).await?;
-
-    let mut body = json!({ "query": args.query });
-    if let Some(n) = args.max {
-        body["reviews_to_fetch"] = json!(n);
-    }
-    if let (Some(sort), Some(spec)) = (&args.sort, &options.sort) {
-        body[spec.field.as_str()] = json!(sort);
-    }
-    if let Some(filter) = &args.filter {
-        let spec = options
-            .filter
-            .as_ref()
-            .context("this source has no filter")?;
-        body[spec.field.as_str()] = serde_json::from_str(filter).unwrap_or_else(|_| json!(filter));
-    }
-    let key = config.token_key()?;
-    let request = validate::source_request(
-        &key,
-        &plugin.manifest.route,
-        &options,
-        body.to_string().as_bytes(),
-    )
-    .map_err(anyhow::Error::msg)?;
-
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-            .expect("valid template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(100));
-    bar.set_message(format!("fetching {} ...", args.query));
-    let on_page =
-        |pages: u32, reviews: usize| bar.set_message(format!("page {pages}, {reviews} reviews"));
-    let outcome = driver::fetch(
-        &runtime,
-        &plugin,
-        &request,
-        &key,
-        config.fetch_budget(),
-        "cli",
-        &on_page,
-    )
-    .await;
-    bar.finish_and_clear();
-    let outcome = outcome.map_err(|e| anyhow::anyhow!("{e}"))?;
-    eprintln!("{}", outcome.message);
-    let body = outcome.into_body(options.continuation);
+    let source = plugins::load(config, &args.label, replay, recorder).await?;
+    let body = match source.options() {
+        Some(options) => {
+            let request = request_body(&args, options)?;
+            reviews(config, &source, options, request, args.all, &args.query).await?
+        }
+        None => post(config, &source, &args).await?,
+    };
     if args.format != super::output::Format::Json {
         if let Some(more) = super::output::continuation(&body) {
             eprintln!("{more}");
@@ -106,64 +67,189 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
     super::output::write(&body, args.format, &mut std::io::stdout().lock())
 }
 
-/// A source plugin loaded for one-off CLI work.
-pub(super) struct Source {
-    /// Its runtime (with the replay or recorder it was given).
-    pub runtime: crate::runtime::Runtime,
-    /// The plugin.
-    pub plugin: crate::registry::Plugin,
-    /// Its request options.
-    pub options: crate::manifest::SourceOptions,
+/// The request body the flags describe.
+fn request_body(args: &FetchArgs, options: &SourceOptions) -> anyhow::Result<Value> {
+    let mut body = Map::new();
+    body.insert("query".into(), json!(args.query));
+    if let (Some(sort), Some(spec)) = (&args.sort, &options.sort) {
+        body.insert(spec.field.clone(), json!(sort));
+    }
+    if let Some(filter) = &args.filter {
+        let Some(spec) = &options.filter else {
+            anyhow::bail!("this source has no filter; drop --filter");
+        };
+        let value = serde_json::from_str(filter).unwrap_or_else(|_| json!(filter));
+        body.insert(spec.field.clone(), value);
+    }
+    body.extend(args.fields.clone());
+    Ok(Value::Object(body))
 }
 
-/// Loads the source labelled `label` from the plugin directory, with its settings.
-pub(super) async fn load_source(
+/// The continuation field of a response, and its value, when it has one.
+fn continuation_of(body: &Value, continuation: Continuation) -> Option<(&'static str, Value)> {
+    match continuation {
+        Continuation::PaginationToken => body["next_page"]
+            .as_str()
+            .map(|t| ("pagination_token", json!(t))),
+        Continuation::PaginationData => body["pagination_data"]
+            .is_object()
+            .then(|| ("pagination_data", body["pagination_data"].clone())),
+        Continuation::None => None,
+    }
+}
+
+/// Fetches reviews as the server would, following the continuation when
+/// `all` is set; the answer, or with `all` one answer with every review.
+async fn reviews(
     config: &Config,
-    label: &str,
-    replay: Option<HarReplay>,
-    recorder: Option<HarRecorder>,
-) -> anyhow::Result<Source> {
-    let manifest_path = find_source(config, label)?;
-    let manifest = Manifest::load(&manifest_path)?;
-    let options = manifest.source.clone().with_context(|| {
-        format!(
-            "{} is a {} plugin, not a review source",
-            manifest.name,
-            manifest.kind.world()
+    source: &Source,
+    options: &SourceOptions,
+    mut request: Value,
+    all: bool,
+    query: &str,
+) -> anyhow::Result<Value> {
+    let key = config.token_key()?;
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar.set_message(format!("fetching {query} ..."));
+    let started = Instant::now();
+    let mut collected: Vec<Value> = Vec::new();
+    let mut requests = 0u32;
+    let mut pages_before = 0u32;
+    loop {
+        requests += 1;
+        let parsed = validate::source_request(
+            &key,
+            &source.plugin.manifest.route,
+            options,
+            request.to_string().as_bytes(),
         )
-    })?;
-    let runtime = super::runtime(config, replay, recorder)?;
-    let settings = Settings::from_config(config, &manifest);
-    let plugin = runtime.load(&manifest_path, manifest, settings).await?;
-    Ok(Source {
-        runtime,
-        plugin,
-        options,
-    })
-}
-
-/// The manifest of the source whose route starts with `/<label>/`.
-fn find_source(config: &Config, label: &str) -> anyhow::Result<PathBuf> {
-    let files = crate::registry::manifest_files(&config.plugin_dir)?;
-    let mut labels = Vec::new();
-    for file in files {
-        if let Ok(m) = Manifest::load(&file) {
-            let this = m
-                .route
-                .trim_start_matches('/')
-                .split('/')
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-            if this == label {
-                return Ok(file);
+        .map_err(anyhow::Error::msg)?;
+        let so_far = collected.len();
+        let on_page = |pages: u32, reviews: usize| {
+            bar.set_message(format!(
+                "request {requests}, page {}, {} reviews",
+                pages_before + pages,
+                so_far + reviews
+            ))
+        };
+        let outcome = driver::fetch(
+            &source.runtime,
+            &source.plugin,
+            &parsed,
+            &key,
+            config.fetch_budget(),
+            "cli",
+            &on_page,
+        )
+        .await;
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) if requests > 1 => {
+                bar.finish_and_clear();
+                eprintln!("request {requests} failed ({e}); the reviews so far follow, with the token to resume");
+                // The token of the request that failed resumes where it would have.
+                let mut resume = json!({});
+                match options.continuation {
+                    Continuation::PaginationToken => {
+                        resume["next_page"] = request["pagination_token"].clone()
+                    }
+                    Continuation::PaginationData => {
+                        resume["pagination_data"] = request["pagination_data"].clone()
+                    }
+                    Continuation::None => {}
+                }
+                break Ok(combined(collected, resume, requests, started, query));
             }
-            labels.push(this);
+            Err(e) => {
+                bar.finish_and_clear();
+                return Err(anyhow::anyhow!("{e}"));
+            }
+        };
+        let pages = outcome.extra_information["pages_fetched"]
+            .as_u64()
+            .unwrap_or(0) as u32;
+        pages_before += pages;
+        eprintln!("{}", outcome.message);
+        let mut body = outcome.into_body(options.continuation);
+        let next = continuation_of(&body, options.continuation);
+        if !all {
+            bar.finish_and_clear();
+            return Ok(body);
+        }
+        if let Some(list) = body["all_reviews"].as_array_mut() {
+            collected.append(list);
+        }
+        match next {
+            Some((field, token)) => {
+                request[field] = token;
+            }
+            None => {
+                bar.finish_and_clear();
+                break Ok(combined(collected, body, requests, started, query));
+            }
         }
     }
-    anyhow::bail!(
-        "no plugin with label {label:?} in {}; available: {}. Build plugins with `make plugins` or set GLEANER_PLUGIN_DIR",
-        config.plugin_dir.display(),
-        labels.join(", ")
-    )
+}
+
+/// One answer of every review a followed fetch collected: the last answer
+/// (its `extra_information`, and its continuation, if it stopped early) with
+/// every review, and a message that counts all.
+fn combined(
+    reviews: Vec<Value>,
+    mut body: Value,
+    requests: u32,
+    started: Instant,
+    query: &str,
+) -> Value {
+    let message = format!(
+        "Fetched {} reviews of {query} in {requests} requests ({:.1} s), following the continuation{}",
+        reviews.len(),
+        started.elapsed().as_secs_f64(),
+        if body["all_reviews"].is_array() {
+            " to the end."
+        } else {
+            "; a request failed, so it stopped early: send the token back to resume."
+        }
+    );
+    body["all_reviews"] = Value::Array(reviews);
+    body["message"] = json!(message);
+    body
+}
+
+/// Fetches one forum post.
+pub(super) async fn post(
+    config: &Config,
+    source: &Source,
+    args: &FetchArgs,
+) -> anyhow::Result<Value> {
+    let mut body = Map::new();
+    body.insert("query".into(), json!(args.query));
+    body.extend(args.fields.clone());
+    let request = validate::post_request(Value::Object(body).to_string().as_bytes())
+        .map_err(anyhow::Error::msg)?;
+    let deadline = Instant::now() + config.fetch_budget();
+    let json = source
+        .runtime
+        .fetch_post(
+            &source.plugin,
+            "cli",
+            &request.query,
+            deadline,
+            std::sync::Arc::new(Session::new()),
+        )
+        .await?
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{}",
+                crate::error::ApiError::from_fetch(&source.plugin.label(), e)
+            )
+        })?;
+    let record = PostRecord::from_plugin_json(&json, request.is_text_formatted)
+        .map_err(|e| anyhow::anyhow!("plugin {}: {e}", source.plugin.manifest.name))?;
+    Ok(json!({ "all_reviews": [record] }))
 }

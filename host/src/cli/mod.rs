@@ -1,11 +1,15 @@
 //! Command-line tools for plugin authors and operators: `gleaner plugin check`,
-//! `gleaner fetch`, `gleaner har`, `gleaner doctor` and `gleaner precompile`.
+//! `gleaner fetch`, `gleaner har`, `gleaner doctor`, `gleaner precompile`, and
+//! the fixtures `gleaner demo` serves with.
 
 mod check;
 mod doctor;
 mod fetch;
+pub mod fixtures;
+pub mod flags;
 mod har;
 mod output;
+mod plugins;
 mod precompile;
 
 pub use check::check;
@@ -13,6 +17,7 @@ pub use doctor::{doctor, DoctorArgs};
 pub use fetch::{fetch, FetchArgs};
 pub use har::har;
 pub use output::Format;
+pub use plugins::with_settings;
 pub use precompile::precompile;
 
 use crate::capabilities::http::har::{HarRecorder, HarReplay};

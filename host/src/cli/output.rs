@@ -20,7 +20,7 @@ pub enum Format {
     Csv,
 }
 
-/// The review record's fields, in the order the README lists them: the CSV
+/// The review record's fields, in the order docs/api.md lists them: the CSV
 /// columns.
 pub const REVIEW_FIELDS: &[&str] = &[
     "review_id",
@@ -71,13 +71,13 @@ pub fn continuation(body: &Value) -> Option<String> {
     let token = body["next_page"]
         .as_str()
         .or_else(|| body["pagination_data"]["token"].as_str())?;
-    let field = if body["next_page"].is_string() {
-        "next_page"
+    let flag = if body["next_page"].is_string() {
+        "--pagination-token"
     } else {
-        "pagination_data.token"
+        "--pagination-data"
     };
     Some(format!(
-        "more reviews: pass {field} = {token} in the next request to continue"
+        "more reviews: run again with {flag} {token} to continue, or with --all to follow every page"
     ))
 }
 
@@ -169,12 +169,14 @@ mod tests {
     }
 
     #[test]
-    fn the_continuation_is_named_with_its_field() {
-        assert!(continuation(&body()).unwrap().contains("next_page = tok"));
+    fn the_continuation_is_named_with_its_flag() {
+        assert!(continuation(&body())
+            .unwrap()
+            .contains("--pagination-token tok"));
         let data = json!({"all_reviews": [], "pagination_data": {"token": "t2"}});
         assert!(continuation(&data)
             .unwrap()
-            .contains("pagination_data.token = t2"));
+            .contains("--pagination-data t2"));
         assert_eq!(continuation(&json!({"all_reviews": []})), None);
     }
 }

@@ -27,6 +27,9 @@ use window::{pages_wanted, Window};
 const ANSWER_MARGIN: Duration = Duration::from_millis(300);
 /// A new page is not started with less time left than this.
 const MIN_PAGE_TIME: Duration = Duration::from_millis(700);
+/// The shortest fetch budget that can fetch one page and answer in time; the
+/// configuration refuses shorter ones at start-up.
+pub const MIN_FETCH_BUDGET: Duration = ANSWER_MARGIN.saturating_add(MIN_PAGE_TIME);
 
 /// Why a fetch stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -451,13 +454,18 @@ fn extra_information(
 }
 
 /// Text ending as a sentence does.
+/// `text` as a sentence of its own: capitalised, and ending with a stop.
 fn sentence(text: &str) -> String {
     let text = text.trim();
-    if text.ends_with(['.', '!', '?']) {
-        text.to_owned()
-    } else {
-        format!("{text}.")
+    let mut chars = text.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
     }
+    out
 }
 
 fn summary(
@@ -524,8 +532,8 @@ mod tests {
             None
         );
         assert_eq!(reserved(&meta(""), "notice"), None);
-        assert_eq!(sentence(" no reviews yet "), "no reviews yet.");
-        assert_eq!(sentence("closed!"), "closed!");
+        assert_eq!(sentence(" no reviews yet "), "No reviews yet.");
+        assert_eq!(sentence("closed!"), "Closed!");
         let line = summary(
             5,
             10,

@@ -124,7 +124,7 @@ pub fn statuses(kind: RouteKind, auth: bool) -> Vec<(u16, &'static str)> {
     }
     out.extend([
         (408, "The request body did not arrive within the body read timeout"),
-        (413, "The request body exceeds the size limit (max_body_bytes), or a field is longer than its max_length"),
+        (413, "The request body exceeds the size limit (max_body_bytes)"),
         (415, "A Content-Type that is not JSON (application/json or */*+json); a request without one is read as JSON"),
         (429, "This API key or client address already has its limit of requests in flight (max_in_flight_per_key, max_in_flight_per_client); retry after Retry-After seconds"),
         (500, "The plugin crashed (trap, memory cap, broken contract) or returned invalid output"),

@@ -39,7 +39,8 @@ pub struct Access {
 
 const DESCRIPTION: &str = "Collects reviews through sandboxed WebAssembly plugins, processes review text and site assets, and extracts SEO metadata from websites.\n\n\
 Every plugin route takes `POST` with a JSON body (`Content-Type: application/json`, or none) and answers JSON; any other method gets 405 with `Allow: POST`, and a path no plugin serves gets 404 (401 first when a key is required and missing). \
-Review-fetch and processor endpoints answer errors as `{\"error\": \"...\"}`; the forum-post endpoint answers every failure but 401 with HTTP 400 in both shapes at once plus `error_kind`; the website-info endpoints under `/public/` answer `{\"status\", \"data\", \"success\": false, \"message\"}`. \
+Review-fetch and processor endpoints, the routes no plugin serves (`/healthz`, `/metrics`, `/openapi.json`, `/docs`, `/admin/*`) and paths nothing serves answer errors as `{\"error\": \"...\"}`; the forum-post endpoint answers every failure but 401 with HTTP 400 in both shapes at once plus `error_kind`; everything under `/public/` answers `{\"status\", \"data\", \"success\": false, \"message\"}`. \
+Every error has its JSON body and an `x-request-id`; a 405 carries `Allow`, a 401 `WWW-Authenticate`. \
 A JSON object that names a field twice is refused with 400 on every endpoint. \
 This document is assembled from the manifests of the plugins serving now, so it changes with every hot swap.";
 
@@ -83,8 +84,13 @@ pub fn document(manifests: &[&Manifest], access: Access) -> OpenApi {
         .info(
             InfoBuilder::new()
                 .title("Gleaner")
-                .version(env!("CARGO_PKG_VERSION"))
+                .version(API_VERSION)
                 .description(Some(DESCRIPTION))
+                .extensions(Some(
+                    utoipa::openapi::extensions::ExtensionsBuilder::new()
+                        .add("x-server-version", env!("CARGO_PKG_VERSION"))
+                        .build(),
+                ))
                 .build(),
         )
         .paths(paths)
@@ -92,6 +98,10 @@ pub fn document(manifests: &[&Manifest], access: Access) -> OpenApi {
         .tags(Some(tags))
         .build()
 }
+
+/// The version of the interface the server implements (the specification's),
+/// as `info.version`; the server's own version is `info.x-server-version`.
+pub const API_VERSION: &str = "1.0.0";
 
 /// The document as indented JSON text, for people and files.
 pub fn pretty_json(document: &OpenApi) -> Result<String, serde_json::Error> {

@@ -163,7 +163,7 @@ pub fn field(spec: &FieldSpec, role: &str) -> RefOr<Schema> {
         notes.push(format!("omitted means {default}"));
     }
     if let Some(max) = spec.max_length {
-        notes.push(format!("at most {max} characters (longer: 413)"));
+        notes.push(format!("at most {max} characters (longer: 400)"));
     }
     // The author's words stay as written; generated notes start a sentence.
     let description = (!notes.is_empty()).then(|| match spec.description {

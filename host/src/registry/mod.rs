@@ -11,6 +11,7 @@
 //! and `/healthz` lists it. Only the latest load begun for a manifest may record
 //! its result, so a slow start-up compile never overwrites a newer hot swap.
 
+pub mod directory;
 mod startup;
 mod watch;
 
@@ -314,38 +315,8 @@ impl Registry {
         plugin: Plugin,
     ) -> Result<Arc<Plugin>, String> {
         let plugin = Arc::new(plugin);
-        for (other_path, other) in entries.iter() {
-            if other_path == path {
-                continue;
-            }
-            let serving = other.plugin.as_ref().map(|p| {
-                (
-                    p.manifest.name.as_str(),
-                    p.manifest.route.as_str(),
-                    "served",
-                )
-            });
-            let claim = other
-                .loading
-                .as_ref()
-                .filter(|_| other_path.as_path() < path)
-                .and_then(|l| {
-                    Some((
-                        l.name.as_str(),
-                        l.route.as_deref()?,
-                        "claimed (still loading)",
-                    ))
-                });
-            for (name, route, state) in serving.into_iter().chain(claim) {
-                if route == plugin.manifest.route || name == plugin.manifest.name {
-                    return Err(format!(
-                        "route {} or name {} is already {state} by plugin {name} ({}); give each plugin its own name and route",
-                        plugin.manifest.route,
-                        plugin.manifest.name,
-                        other_path.display()
-                    ));
-                }
-            }
+        if let Some(clash) = clash(entries, path, &plugin.manifest) {
+            return Err(clash);
         }
         let previous = entries.get(path).and_then(|e| e.plugin.clone());
         let mut routes = write(&self.routes);
@@ -354,6 +325,13 @@ impl Registry {
         }
         routes.insert(plugin.manifest.route.clone(), plugin.clone());
         Ok(plugin)
+    }
+
+    /// Why `manifest` could not be installed for the manifest at `path` now:
+    /// its name or route is another plugin's. The admin upload asks before it
+    /// touches the plugin directory.
+    pub fn clash(&self, path: &Path, manifest: &Manifest) -> Option<String> {
+        clash(&read(&self.entries), path, manifest)
     }
 
     /// Waits until no load is under way.
@@ -506,6 +484,46 @@ fn rfc3339(t: SystemTime) -> String {
 }
 
 /// The manifest file's stem: the plugin's name when its manifest is unreadable.
+/// Whether `manifest`'s route or name is taken by another manifest's plugin,
+/// serving or (for a manifest that sorts before `path`) still loading, so
+/// which of two clashing manifests wins does not depend on which compiles first.
+fn clash(entries: &BTreeMap<PathBuf, Entry>, path: &Path, manifest: &Manifest) -> Option<String> {
+    for (other_path, other) in entries.iter() {
+        if other_path == path {
+            continue;
+        }
+        let serving = other.plugin.as_ref().map(|p| {
+            (
+                p.manifest.name.as_str(),
+                p.manifest.route.as_str(),
+                "served",
+            )
+        });
+        let claim = other
+            .loading
+            .as_ref()
+            .filter(|_| other_path.as_path() < path)
+            .and_then(|l| {
+                Some((
+                    l.name.as_str(),
+                    l.route.as_deref()?,
+                    "claimed (still loading)",
+                ))
+            });
+        for (name, route, state) in serving.into_iter().chain(claim) {
+            if route == manifest.route || name == manifest.name {
+                return Some(format!(
+                    "route {} or name {} is already {state} by plugin {name} ({}); give each plugin its own name and route",
+                    manifest.route,
+                    manifest.name,
+                    other_path.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
 fn stem(path: &Path) -> String {
     path.file_stem()
         .unwrap_or_default()

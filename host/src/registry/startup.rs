@@ -34,7 +34,7 @@ pub async fn start(
 ) -> anyhow::Result<()> {
     let manifests = manifest_files(&config.plugin_dir)?;
     if manifests.is_empty() {
-        tracing::warn!(dir = %config.plugin_dir.display(), "no plugin manifests found; build them with `make plugins`");
+        tracing::debug!(dir = %config.plugin_dir.display(), "no plugin manifests found");
     }
     // As many components are read at once as there are cores: more would not
     // finish sooner, and each reading thread reuses its buffers.

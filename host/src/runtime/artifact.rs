@@ -347,7 +347,7 @@ pub fn load(
     // SAFETY (both calls): the code is exactly the bytes whose SHA-256 the header
     // records, the header names this component and this engine, and the file came
     // from the plugin directory or the host's own cache, which only the operator
-    // and this host write (see the README's Security section); files there are
+    // and this host write (see docs/security.md); files there are
     // replaced by renaming, never rewritten in place. wasmtime checks its own
     // version and settings in the code before using it.
     if let Some(same_file) = reopen_path(&file) {

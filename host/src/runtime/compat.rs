@@ -47,8 +47,9 @@ pub fn check(engine: &Engine, component: &Component, kind: Kind) -> Result<(), S
     if !has_export {
         let found: Vec<&str> = exports.iter().map(String::as_str).collect();
         return Err(format!(
-            "the manifest says kind {kind:?}, so the component must export {PACKAGE}/{wanted} (world `{}`), \
+            "the manifest says kind = \"{}\", so the component must export {PACKAGE}/{wanted} (world `{}`), \
              but it exports [{}]; fix `kind` in the manifest or build the plugin for world `{}`",
+            kind.world(),
             kind.world(),
             found.join(", "),
             kind.world()

@@ -3,8 +3,8 @@
 //! copied or zeroed), elsewhere the bytes read into memory.
 //!
 //! A map is only held while a file is checked, and files in the plugin and cache
-//! directories are replaced by renaming, never truncated in place (see the
-//! README's Security section).
+//! directories are replaced by renaming, never truncated in place (see
+//! docs/security.md).
 
 use std::fs::File;
 use std::ops::Deref;

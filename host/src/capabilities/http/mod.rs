@@ -274,13 +274,15 @@ impl HttpService {
         hop: transport::Hop<'_>,
         deadline: Instant,
     ) -> Result<transport::HopResponse, HttpError> {
-        if let Some(replay) = &self.replay {
-            return transport::replay(replay, &hop);
-        }
         let host = hop.url.host_str().unwrap_or_default().to_ascii_lowercase();
         let overridden = self.overrides.rewrite(&policy.plugin, hop.url);
         if overridden.is_none() {
             check_ip_literal(hop.url)?;
+        }
+        // A replay answers from recordings, but refuses what the live guard
+        // would: the private addresses a URL names itself.
+        if let Some(replay) = &self.replay {
+            return transport::replay(replay, &hop);
         }
         let proxied = !self.proxies.for_plugin(&policy.plugin).is_empty();
         loop {
@@ -441,11 +443,18 @@ fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_wall
 }
 
 /// Refuses URLs whose host is a literal non-public IP address (DNS names are checked by the resolver).
+/// Refuses a URL whose host is a non-public address written as such: an IP
+/// literal, or `localhost` (and its subdomains, which resolve to loopback).
 fn check_ip_literal(url: &Url) -> Result<(), HttpError> {
     let ip: Option<IpAddr> = match url.host() {
         Some(url::Host::Ipv4(v4)) => Some(v4.into()),
         Some(url::Host::Ipv6(v6)) => Some(v6.into()),
-        _ => None,
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            (name == "localhost" || name.ends_with(".localhost"))
+                .then_some(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
+        }
+        None => None,
     };
     match ip.map(ssrf::check) {
         Some(Err(why)) => Err(HttpError::Denied(format!(
