@@ -20,7 +20,7 @@ const ADMIN_KEY: &str = "browser-test-admin-key";
 
 /// The routes the server serves besides its plugins' (see `host/src/api/mod.rs`
 /// and `host/src/api/admin.rs`).
-const FIXED_ROUTES: [(&str, &str); 8] = [
+const FIXED_ROUTES: [(&str, &str); 18] = [
     ("get", "/healthz"),
     ("get", "/openapi.json"),
     ("get", "/docs"),
@@ -29,6 +29,16 @@ const FIXED_ROUTES: [(&str, &str); 8] = [
     ("put", "/admin/plugins/{name}"),
     ("delete", "/admin/plugins/{name}"),
     ("post", "/admin/reload"),
+    ("post", "/jobs"),
+    ("get", "/jobs"),
+    ("get", "/jobs/{id}"),
+    ("delete", "/jobs/{id}"),
+    ("get", "/jobs/{id}/reviews"),
+    ("post", "/schedules"),
+    ("get", "/schedules"),
+    ("get", "/schedules/{id}"),
+    ("delete", "/schedules/{id}"),
+    ("post", "/schedules/{id}/run"),
 ];
 
 /// The page is public even when API keys are required: it holds no data, and

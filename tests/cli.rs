@@ -461,15 +461,7 @@ fn fetch_bh(args: &[&str]) -> (bool, Vec<u8>, String) {
 }
 
 fn ids_of(jsonl: &[u8]) -> Vec<String> {
-    String::from_utf8_lossy(jsonl)
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["review_id"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect()
+    common::jsonl_ids(&String::from_utf8_lossy(jsonl))
 }
 
 #[test]

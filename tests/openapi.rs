@@ -15,7 +15,7 @@ use gleaner::manifest::{FieldSpec, FieldType, Kind, Manifest};
 use serde_json::{json, Value};
 
 /// The routes no plugin serves.
-const FIXED: [&str; 7] = [
+const FIXED: [&str; 13] = [
     "/healthz",
     "/openapi.json",
     "/docs",
@@ -23,6 +23,12 @@ const FIXED: [&str; 7] = [
     "/admin/plugins",
     "/admin/plugins/{name}",
     "/admin/reload",
+    "/jobs",
+    "/jobs/{id}",
+    "/jobs/{id}/reviews",
+    "/schedules",
+    "/schedules/{id}",
+    "/schedules/{id}/run",
 ];
 
 fn fixed_routes() -> BTreeSet<String> {
@@ -52,6 +58,39 @@ fn manifests_of(dir: &Path) -> Vec<Manifest> {
         .collect();
     out.sort_by(|a, b| a.route.cmp(&b.route));
     out
+}
+
+/// Every response link names, as `operationId`, an operation of the document
+/// that takes the parameters it fills; the jobs and schedules have some.
+fn links_name_operations(doc: &Value) {
+    let operations: Vec<&Value> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|item| item.as_object().unwrap().values())
+        .collect();
+    let mut seen = 0;
+    for operation in &operations {
+        let responses = operation["responses"].as_object().into_iter().flatten();
+        for (_, response) in responses {
+            for (name, link) in response["links"].as_object().into_iter().flatten() {
+                let id = link["operationId"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{name}: {link}"));
+                let target = operations.iter().find(|o| o["operationId"] == id);
+                let target = target.unwrap_or_else(|| panic!("{name} links to no operation {id}"));
+                for parameter in link["parameters"].as_object().unwrap().keys() {
+                    let takes = target["parameters"].as_array().unwrap().iter();
+                    assert!(
+                        takes.clone().any(|p| p["name"] == parameter.as_str()),
+                        "{id} takes {parameter}"
+                    );
+                }
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 6, "{seen} links");
 }
 
 async fn document(s: &common::Server) -> Value {
@@ -150,6 +189,7 @@ async fn the_document_is_openapi_3_1_and_lists_every_served_route() {
     let mut expected = fixed_routes();
     expected.extend(manifests.iter().map(|m| m.route.clone()));
     assert_eq!(paths(&doc), expected);
+    links_name_operations(&doc);
 
     for m in &manifests {
         // Served: a POST reaches the plugin's validation (not 404).

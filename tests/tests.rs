@@ -19,6 +19,7 @@ mod home_services;
 mod hostel_site_key;
 mod hotswap;
 mod image;
+mod jobs;
 mod manifests;
 mod metrics;
 mod openapi;

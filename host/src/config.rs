@@ -125,6 +125,18 @@ pub struct Config {
     /// The share of that memory, in percent, the instances of one plugin may
     /// hold together, so one plugin cannot take it all (`GLEANER_MAX_PLUGIN_MEMORY_SHARE`).
     pub max_plugin_memory_share: usize,
+    /// Jobs run at once; more wait in the queue (`GLEANER_JOBS_CONCURRENCY`).
+    pub jobs_concurrency: usize,
+    /// The largest `reviews_to_fetch` a job takes (`GLEANER_JOB_MAX_REVIEWS`).
+    pub job_max_reviews: u64,
+    /// A job's time budget, in seconds (`GLEANER_JOB_MAX_DURATION_SECS`).
+    pub job_max_duration_secs: u64,
+    /// How long finished jobs and their reviews are kept, in seconds
+    /// (`GLEANER_JOB_RETENTION_SECS`).
+    pub job_retention_secs: u64,
+    /// The wait before a webhook's second attempt, in ms; it doubles for
+    /// each next one (`GLEANER_WEBHOOK_RETRY_BASE_MS`).
+    pub webhook_retry_base_ms: u64,
     /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`):
     /// `.har` files or directories of them, several separated by `:`.
     pub replay: Option<PathBuf>,
@@ -189,6 +201,11 @@ impl Default for Config {
             drain_timeout_ms: 30_000,
             max_total_memory_mib: 2_048,
             max_plugin_memory_share: 50,
+            jobs_concurrency: 4,
+            job_max_reviews: 100_000,
+            job_max_duration_secs: 6 * 3_600,
+            job_retention_secs: 7 * 86_400,
+            webhook_retry_base_ms: 30_000,
             replay: None,
             record: None,
             upstream_override: BTreeMap::new(),
@@ -306,7 +323,17 @@ impl Config {
         if let Some(v) = var("GLEANER_TRUSTED_PROXIES") {
             self.trusted_proxies = split_list(&v);
         }
-        let numbers: [(&'static str, &mut u64); 5] = [
+        let numbers: [(&'static str, &mut u64); 9] = [
+            ("GLEANER_JOB_MAX_REVIEWS", &mut self.job_max_reviews),
+            (
+                "GLEANER_JOB_MAX_DURATION_SECS",
+                &mut self.job_max_duration_secs,
+            ),
+            ("GLEANER_JOB_RETENTION_SECS", &mut self.job_retention_secs),
+            (
+                "GLEANER_WEBHOOK_RETRY_BASE_MS",
+                &mut self.webhook_retry_base_ms,
+            ),
             (
                 "GLEANER_HEADER_READ_TIMEOUT_MS",
                 &mut self.header_read_timeout_ms,
@@ -327,7 +354,8 @@ impl Config {
                 *slot = parse_number(name, v)?;
             }
         }
-        let counts: [(&'static str, &mut usize); 8] = [
+        let counts: [(&'static str, &mut usize); 9] = [
+            ("GLEANER_JOBS_CONCURRENCY", &mut self.jobs_concurrency),
             (
                 "GLEANER_RESERVED_FOR_LOCAL_PLUGINS",
                 &mut self.reserved_for_local_plugins,

@@ -291,6 +291,87 @@ pub fn decode(key: &TokenKey, route: &str, query: &str, token: &str) -> Result<R
     Ok(envelope.resume)
 }
 
+/// What a `sync_cursor` carries: the endpoint and query it belongs to, and
+/// short digests of the newest reviews a fetch saw.
+#[derive(Serialize, Deserialize)]
+struct SyncEnvelope {
+    /// `"sync"`, so a continuation token is never read as a cursor.
+    t: String,
+    e: String,
+    q: String,
+    /// Digests of the reviews' ids ([`review_digest`]), newest first.
+    r: Vec<String>,
+    /// The date of the oldest of them, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    d: Option<String>,
+}
+
+/// What a verified `sync_cursor` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncCursor {
+    /// The reviews' ids as [`review_digest`] gives them: compare with those.
+    pub digests: Vec<String>,
+    /// The date of the oldest review named, as the source wrote it, when
+    /// known: reviews wholly older were there when the cursor was issued.
+    pub floor: Option<String>,
+}
+
+/// Encodes and signs a `sync_cursor` naming the reviews `ids` (newest first),
+/// the oldest of which is dated `floor`.
+pub fn encode_sync(
+    key: &TokenKey,
+    route: &str,
+    query: &str,
+    ids: &[String],
+    floor: Option<String>,
+) -> String {
+    let envelope = SyncEnvelope {
+        t: "sync".into(),
+        e: route.to_owned(),
+        q: digest(query.trim().as_bytes()),
+        r: ids.iter().map(|id| review_digest(id)).collect(),
+        d: floor,
+    };
+    let json = serde_json::to_vec(&envelope).expect("cursor serialises");
+    format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(&json),
+        URL_SAFE_NO_PAD.encode(key.sign(&json))
+    )
+}
+
+/// Verifies a `sync_cursor` for `route` and `query`; what it names.
+pub fn decode_sync(
+    key: &TokenKey,
+    route: &str,
+    query: &str,
+    cursor: &str,
+) -> Result<SyncCursor, TokenError> {
+    let (body, signature) = cursor.trim().split_once('.').ok_or(TokenError::Corrupted)?;
+    let json = URL_SAFE_NO_PAD
+        .decode(body)
+        .map_err(|_| TokenError::Corrupted)?;
+    let signature = URL_SAFE_NO_PAD.decode(signature).unwrap_or_default();
+    if !key.verify(&json, &signature) {
+        return Err(TokenError::Corrupted);
+    }
+    let envelope: SyncEnvelope =
+        serde_json::from_slice(&json).map_err(|_| TokenError::Corrupted)?;
+    if envelope.t != "sync" {
+        return Err(TokenError::Corrupted);
+    }
+    if envelope.e != route {
+        return Err(TokenError::OtherEndpoint(envelope.e));
+    }
+    if envelope.q != digest(query.trim().as_bytes()) {
+        return Err(TokenError::OtherQuery);
+    }
+    Ok(SyncCursor {
+        digests: envelope.r,
+        floor: envelope.d,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,5 +492,34 @@ mod tests {
         assert_eq!(realign(&page, 4, None), Realigned::Restarted);
         assert_eq!(realign(&page, 3, None), Realigned::Unchanged(3));
         assert_eq!(realign(&[], 1, d("r1").as_deref()).skip(), 0);
+    }
+
+    #[test]
+    fn a_sync_cursor_names_its_reviews_and_belongs_to_its_query() {
+        let ids = ["r1".to_owned(), "r2".to_owned()];
+        let c = encode_sync(&key(), "/a/reviews", "q", &ids, Some("2026-11-02".into()));
+        let named = decode_sync(&key(), "/a/reviews", "q", &c).unwrap();
+        assert_eq!(named.digests, [review_digest("r1"), review_digest("r2")]);
+        assert_eq!(named.floor.as_deref(), Some("2026-11-02"));
+        assert_eq!(
+            decode_sync(&key(), "/b/reviews", "q", &c),
+            Err(TokenError::OtherEndpoint("/a/reviews".into()))
+        );
+        assert_eq!(
+            decode_sync(&key(), "/a/reviews", "other", &c),
+            Err(TokenError::OtherQuery)
+        );
+        let other = TokenKey::from_secret(&[9u8; 32]).unwrap();
+        assert_eq!(
+            decode_sync(&other, "/a/reviews", "q", &c),
+            Err(TokenError::Corrupted)
+        );
+        // A continuation token is not a cursor, nor the other way round.
+        let token = encode(&key(), "/a/reviews", "q", &resume());
+        assert_eq!(
+            decode_sync(&key(), "/a/reviews", "q", &token),
+            Err(TokenError::Corrupted)
+        );
+        assert!(decode(&key(), "/a/reviews", "q", &c).is_err());
     }
 }

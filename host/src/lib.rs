@@ -14,6 +14,7 @@ pub mod contract;
 pub mod cursor;
 pub mod driver;
 pub mod error;
+pub mod jobs;
 pub mod manifest;
 pub mod openapi;
 pub mod record;
@@ -123,14 +124,23 @@ impl App {
         let config = Arc::new(config);
         let registry = Arc::new(registry::Registry::default());
         registry::start(&registry, &runtime, &config).await?;
+        let bulkheads = Arc::new(api::bulkhead::Bulkheads::new(
+            config.max_concurrent_requests,
+            config.max_concurrent_per_plugin,
+            config.reserved_for_local_plugins,
+        ));
+        let jobs = jobs::Jobs::open(jobs::Parts {
+            runtime: runtime.clone(),
+            registry: registry.clone(),
+            tokens: tokens.clone(),
+            bulkheads: bulkheads.clone(),
+            config: config.clone(),
+        })?;
         let state = api::AppState {
             runtime,
             registry,
-            bulkheads: Arc::new(api::bulkhead::Bulkheads::new(
-                config.max_concurrent_requests,
-                config.max_concurrent_per_plugin,
-                config.reserved_for_local_plugins,
-            )),
+            bulkheads,
+            jobs,
             clients: Arc::new(clients),
             trusted: Arc::new(trusted),
             config,
@@ -168,6 +178,8 @@ impl App {
                 s.config.clone(),
             ));
         }
+        // Unfinished jobs resume, schedules run and webhooks go out while the server serves.
+        self.state.jobs.start();
         let limits = server::ServerLimits::from_config(&self.state.config);
         let router = api::router(self.state);
         server::serve(listener, router, limits, shutdown).await?;

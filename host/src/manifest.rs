@@ -327,10 +327,11 @@ const RESERVED_EXACT: [(&str, &str); 4] = [
     ("/openapi.json", "the OpenAPI document"),
     ("/docs", "the API reference page"),
 ];
-const RESERVED_PREFIXES: [(&str, &str); 3] = [
+const RESERVED_PREFIXES: [(&str, &str); 4] = [
     ("/docs/", "the API reference page"),
     ("/admin", "the admin API"),
     ("/jobs", "the jobs API"),
+    ("/schedules", "the schedules API"),
 ];
 
 /// What owns `route`, when the server's own routes answer it.
@@ -482,7 +483,7 @@ impl Manifest {
             return Err(format!(
                 "route {:?} is the server's own ({owner}); a plugin there would never be reached. \
                  Pick another route; the server keeps /healthz, /metrics, /openapi.json, /docs and /docs/*, \
-                 and everything under /admin and /jobs",
+                 and everything under /admin, /jobs and /schedules",
                 self.route
             ));
         }

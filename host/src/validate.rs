@@ -23,6 +23,8 @@ pub struct SourceRequest {
     pub filter: Option<Value>,
     /// Where to resume, from a continuation token.
     pub resume: Option<Resume>,
+    /// What a `sync_cursor` names: only newer reviews are wanted.
+    pub sync_known: Option<cursor::SyncCursor>,
 }
 
 /// A validated forum-post request.
@@ -189,6 +191,7 @@ pub fn source_request(
         "reviews_to_fetch",
         "is_text_formatted",
         "sync_date",
+        "sync_cursor",
     ];
     match options.continuation {
         Continuation::PaginationToken => allowed.push("pagination_token"),
@@ -307,6 +310,19 @@ pub fn source_request(
             Some(resume)
         }
     };
+    let sync_known = match map.get("sync_cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(
+            cursor::decode_sync(key, route, &query, s).map_err(|e| format!("`sync_cursor` {e}"))?,
+        ),
+        Some(other) => {
+            return Err(format!(
+                "`sync_cursor` must be the string a previous answer gave, not {}",
+                kind_of(other)
+            ))
+        }
+    };
     let (sort, filter, sync_date) = match &resume {
         Some(r) => (
             options
@@ -330,6 +346,7 @@ pub fn source_request(
         sort,
         filter,
         resume,
+        sync_known,
     })
 }
 

@@ -84,7 +84,8 @@ pub fn config(plugins: &tempfile::TempDir) -> Config {
         addr: "127.0.0.1:0".parse().unwrap(),
         plugin_dir: plugins.path().to_owned(),
         cache_dir: Some(root().join("target/gleaner-test-cache")),
-        data_dir: root().join("target/gleaner-test-data"),
+        // Each server its own (jobs live there).
+        data_dir: plugins.path().join(".gleaner-data"),
         token_secret: Some(TOKEN_SECRET.into()),
         replay: Some(har_dir()),
         ..Config::default()
@@ -213,6 +214,16 @@ pub async fn dripping_site(seconds: u32) -> SocketAddr {
     upstream(axum::Router::new().fallback(axum::routing::get(page))).await
 }
 
+/// The `review_id` of each line of JSON Lines reviews.
+pub fn jsonl_ids(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            let review: Value = serde_json::from_str(l).unwrap();
+            review["review_id"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
 /// The `review_id`s of a review-fetch answer, in order.
 pub fn ids(body: &Value) -> Vec<String> {
     body["all_reviews"]
@@ -267,8 +278,9 @@ pub fn variable_names(text: &str) -> std::collections::BTreeSet<String> {
 }
 
 /// The variables the server reads: every one `Config::apply_env` asks for, and
-/// those the binary reads itself (`"GLEANER_…"` literals in `host/src/main.rs`:
-/// the config file's path and the log settings).
+/// those the binary reads itself (`"GLEANER_…"` literals in `host/src/main.rs`
+/// and the command line's modules: the config file's path, the log settings,
+/// the jobs client's server and key).
 pub fn names_the_server_reads() -> std::collections::BTreeSet<String> {
     let asked = std::sync::Mutex::new(std::collections::BTreeSet::new());
     Config::default()
@@ -278,11 +290,17 @@ pub fn names_the_server_reads() -> std::collections::BTreeSet<String> {
         })
         .unwrap();
     let mut names = asked.into_inner().unwrap();
-    let main = std::fs::read_to_string(root().join("host/src/main.rs")).unwrap();
-    for (at, _) in main.match_indices("\"GLEANER_") {
-        let literal = main[at + 1..].split('"').next().unwrap_or_default();
-        if variable_names(literal).iter().any(|name| name == literal) {
-            names.insert(literal.to_owned());
+    let mut sources = vec![root().join("host/src/main.rs")];
+    for entry in std::fs::read_dir(root().join("host/src/cli")).unwrap() {
+        sources.push(entry.unwrap().path());
+    }
+    for source in sources {
+        let text = std::fs::read_to_string(source).unwrap();
+        for (at, _) in text.match_indices("\"GLEANER_") {
+            let literal = text[at + 1..].split('"').next().unwrap_or_default();
+            if variable_names(literal).iter().any(|name| name == literal) {
+                names.insert(literal.to_owned());
+            }
         }
     }
     names

@@ -13,7 +13,7 @@ mod fuzz;
 mod http_layer;
 mod input_limits;
 mod memory;
-mod process;
+pub(crate) mod process;
 mod rebinding;
 mod rogue_plugin;
 mod secrets;

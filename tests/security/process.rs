@@ -62,6 +62,7 @@ impl Process {
                 common::root().join("target/gleaner-test-cache"),
             )
             .env("GLEANER_LOG", "warn")
+            .env("GLEANER_DATA_DIR", dir.path().join(".gleaner-data"))
             .env_remove("GLEANER_REPLAY")
             .env_remove("GLEANER_CONFIG")
             .env_remove("GLEANER_API_KEYS")

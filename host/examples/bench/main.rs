@@ -26,6 +26,7 @@ use gleaner::App;
 
 mod chart;
 mod corpus;
+mod jobs;
 mod load;
 mod memory;
 mod native;
@@ -598,6 +599,12 @@ async fn main() -> anyhow::Result<()> {
         paging::report().await?;
         return report::write(&bench_dir().join("paging.md"));
     }
+    if args.get(1).map(String::as_str) == Some("--jobs") {
+        // The jobs section alone, written to target/bench/jobs.md.
+        report::header(machine());
+        jobs::report().await?;
+        return report::write(&bench_dir().join("jobs.md"));
+    }
     if args.get(1).map(String::as_str) == Some("--tax") {
         // The WASM tax section alone, written to target/bench/tax.md.
         report::header(machine());
@@ -690,6 +697,8 @@ async fn main() -> anyhow::Result<()> {
     throughput().await?;
 
     paging::report().await?;
+
+    jobs::report().await?;
 
     report::header(format!(
         "the run took {:.0} s",

@@ -38,6 +38,24 @@ fn round_trips(pages: usize, width: usize) -> usize {
     1 + (pages - 1).div_ceil(width)
 }
 
+/// Page `p` (0-based) of a Trustpilot-shaped item of `pages` pages of
+/// `PER_PAGE`: the fixture's review objects in turn, with ids naming the page.
+pub(crate) fn hub_page(reviews: &[Value], p: usize, pages: usize, prefix: &str) -> String {
+    let list: Vec<Value> = (0..PER_PAGE)
+        .map(|i| {
+            let mut r = reviews[(p * PER_PAGE + i) % reviews.len()].clone();
+            r["id"] = json!(format!("{prefix}-{p:05}-{i:02}"));
+            r
+        })
+        .collect();
+    let data = json!({"props": {"pageProps": {
+        "businessUnit": {"displayName": "Bench", "numberOfReviews": pages * PER_PAGE},
+        "reviews": list,
+        "filters": {"pagination": {"totalPages": pages}}
+    }}});
+    format!(r#"<html><script id="__NEXT_DATA__" type="application/json">{data}</script></html>"#)
+}
+
 /// Serves page `page` (1-based) of `PAGES`, each after `DELAY`: the real review
 /// objects of the customer-feedback-hub fixture, with ids of their page.
 async fn upstream() -> anyhow::Result<std::net::SocketAddr> {
@@ -45,23 +63,7 @@ async fn upstream() -> anyhow::Result<std::net::SocketAddr> {
         root().join("plugins/customer-feedback-hub/tests/samples/trustpilot-nextdata-reviews.json"),
     )?)?;
     let pages: Vec<String> = (0..PAGES)
-        .map(|p| {
-            let list: Vec<Value> = (0..PER_PAGE)
-                .map(|i| {
-                    let mut r = reviews[(p * PER_PAGE + i) % reviews.len()].clone();
-                    r["id"] = json!(format!("bench-{p:02}-{i:02}"));
-                    r
-                })
-                .collect();
-            let data = json!({"props": {"pageProps": {
-                "businessUnit": {"displayName": "Bench", "numberOfReviews": PAGES * PER_PAGE},
-                "reviews": list,
-                "filters": {"pagination": {"totalPages": PAGES}}
-            }}});
-            format!(
-                r#"<html><script id="__NEXT_DATA__" type="application/json">{data}</script></html>"#
-            )
-        })
+        .map(|p| hub_page(&reviews, p, PAGES, "bench"))
         .collect();
     let router = Router::new().route(
         "/review/{domain}",

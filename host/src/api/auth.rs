@@ -59,6 +59,19 @@ impl ApiKeys {
     }
 }
 
+impl ApiKeys {
+    /// Who the request is, for what it owns (jobs, schedules): a digest of
+    /// the key it carries (never the key), or `anonymous` when no key is
+    /// configured; `Err(())` when it carries none of the keys.
+    #[allow(clippy::result_unit_err)]
+    pub fn owner(&self, headers: &HeaderMap) -> Result<String, ()> {
+        match self.which(headers)? {
+            Some(index) => Ok(hex::encode(&self.digests[index][..12])),
+            None => Ok("anonymous".to_owned()),
+        }
+    }
+}
+
 fn presented_key(headers: &HeaderMap) -> Option<String> {
     if let Some(v) = headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
         return Some(v.trim().to_owned());

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod bulkhead;
 pub mod clients;
 mod docs;
+mod jobs;
 pub mod metrics;
 mod openapi;
 mod post;
@@ -54,6 +55,8 @@ pub struct AppState {
     pub trusted: Arc<clients::TrustedProxies>,
     /// The key continuation tokens are signed with.
     pub tokens: Arc<crate::cursor::TokenKey>,
+    /// Jobs and schedules.
+    pub jobs: Arc<crate::jobs::Jobs>,
 }
 
 /// The per-request context a handler gets.
@@ -76,6 +79,7 @@ pub fn router(state: AppState) -> Router {
         .route("/openapi.json", get(openapi::handle))
         .merge(docs::router())
         .merge(admin::router(state.clone()))
+        .merge(jobs::router())
         .fallback(dispatch)
         .with_state(state)
         .layer(axum::middleware::from_fn(answer::layer))

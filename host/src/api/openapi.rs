@@ -48,7 +48,7 @@ fn document_json(plugins: &[Arc<Plugin>], access: Access) -> Result<Bytes, serde
         return Ok(cached.json.clone());
     }
     let manifests: Vec<_> = plugins.iter().map(|p| &p.manifest).collect();
-    let json = Bytes::from(openapi::document(&manifests, access).to_json()?);
+    let json = Bytes::from(openapi::json(&openapi::document(&manifests, access))?);
     *cache = Some(Cached {
         plugins: plugins.iter().map(Arc::downgrade).collect(),
         access,

@@ -2,15 +2,19 @@
 //! `gleaner fetch`, `gleaner har`, `gleaner doctor`, `gleaner precompile`, and
 //! the fixtures `gleaner demo` serves with.
 
+mod args;
 mod check;
+pub mod command;
 mod doctor;
 mod fetch;
 pub mod fixtures;
 pub mod flags;
 mod har;
+pub mod jobs;
 mod output;
 mod plugins;
 mod precompile;
+mod serve;
 
 pub use check::check;
 pub use doctor::{doctor, DoctorArgs};

@@ -19,9 +19,16 @@ use crate::runtime::bindings::types::{FetchError, Order, PageRequest, SourceMeta
 use crate::runtime::Runtime;
 use crate::validate::SourceRequest;
 
+mod dates;
+mod sink;
 mod window;
 
+use dates::{compare_day, DayMatch};
+pub use sink::{CommittedPage, Known, PageSink, StopAt};
 use window::{pages_wanted, Window};
+
+/// How many of the newest reviews a `sync_cursor` names.
+const SYNC_CURSOR_REVIEWS: usize = 20;
 
 /// Time kept back from the budget so the answer arrives before it runs out.
 const ANSWER_MARGIN: Duration = Duration::from_millis(300);
@@ -48,6 +55,9 @@ pub enum StopReason {
     /// The source serves no further, though the item has more reviews (a feed
     /// capped at N pages); the plugin says why in its metadata's `source_limit`.
     SourceLimit,
+    /// The fetch reached reviews delivered before (a `sync_cursor`'s, or a
+    /// schedule's earlier runs'): everything after them was delivered.
+    CaughtUp,
 }
 
 impl StopReason {
@@ -59,6 +69,7 @@ impl StopReason {
             StopReason::Budget => "time_budget",
             StopReason::SourceError => "source_error",
             StopReason::SourceLimit => "source_limit",
+            StopReason::CaughtUp => "caught_up",
         }
     }
 }
@@ -73,6 +84,9 @@ pub struct Outcome {
     pub message: String,
     /// Continuation token, when the fetch stopped before the end.
     pub continuation: Option<String>,
+    /// The newest reviews a newest-first fetch that started at the top saw,
+    /// signed: a later request with it gets only newer reviews.
+    pub sync_cursor: Option<String>,
     /// The fetch's session, whose cookies the answer must not carry.
     session: Arc<Session>,
 }
@@ -95,6 +109,7 @@ impl Outcome {
             "all_reviews": self.reviews,
             "extra_information": self.extra_information,
             "message": self.message,
+            "sync_cursor": self.sync_cursor,
         });
         match continuation {
             Continuation::PaginationToken => body["next_page"] = json!(self.continuation),
@@ -108,34 +123,6 @@ impl Outcome {
         }
         self.session.scrubber().scrub_json(&mut body);
         body
-    }
-}
-
-/// Where a review's date stands against the `sync_date` day.
-#[derive(Debug, PartialEq, Eq)]
-enum DayMatch {
-    /// The same day.
-    Same,
-    /// Wholly before that day.
-    Before,
-    /// Wholly after that day.
-    After,
-    /// Unknown, or only a month that contains it (never matches a day).
-    Other,
-}
-
-/// Compares a review date (`YYYY-MM-DD…` or month-precision `YYYY-MM`) with a day.
-fn compare_day(date: Option<&str>, day: &str) -> DayMatch {
-    let Some(date) = date else {
-        return DayMatch::Other;
-    };
-    match date.get(..10) {
-        Some(d) if d == day => DayMatch::Same,
-        Some(d) if d < day => DayMatch::Before,
-        Some(_) => DayMatch::After,
-        None if date.len() == 7 && date < &day[..7] => DayMatch::Before,
-        None if date.len() == 7 && date > &day[..7] => DayMatch::After,
-        None => DayMatch::Other,
     }
 }
 
@@ -163,32 +150,56 @@ pub async fn fetch(
     request_id: &str,
     on_page: OnPage<'_>,
 ) -> Result<Outcome, ApiError> {
-    let id = request.resume.as_ref().and_then(|r| r.session.as_deref());
-    let (session, opened) = runtime.services().sessions.open(id);
-    let fetch = Fetch {
+    Fetch {
         runtime,
         plugin,
         request,
         key,
         request_id,
         on_page,
-    };
-    let result = fetch.run(budget, session.clone(), opened).await;
-    result.map_err(|e| e.scrubbed(&session.scrubber()))
+        sink: None,
+        known: None,
+    }
+    .run(budget)
+    .await
 }
 
-/// One fetch's fixed inputs.
-struct Fetch<'a> {
-    runtime: &'a Runtime,
-    plugin: &'a Plugin,
-    request: &'a SourceRequest,
-    key: &'a TokenKey,
-    request_id: &'a str,
-    on_page: OnPage<'a>,
+/// One fetch: what it runs with. [`fetch`] is the plain case; a job adds a
+/// sink that commits each page, and a schedule the reviews it delivered.
+pub struct Fetch<'a> {
+    /// The runtime the plugin runs in.
+    pub runtime: &'a Runtime,
+    /// The source.
+    pub plugin: &'a Plugin,
+    /// The validated request.
+    pub request: &'a SourceRequest,
+    /// The key tokens are signed with.
+    pub key: &'a TokenKey,
+    /// The request id, for logs.
+    pub request_id: &'a str,
+    /// Progress after each page.
+    pub on_page: OnPage<'a>,
+    /// Commits each page before the next is used.
+    pub sink: Option<&'a dyn PageSink>,
+    /// Reviews delivered before, left out (a schedule's).
+    pub known: Option<&'a Known>,
 }
 
 impl Fetch<'_> {
-    async fn run(
+    /// Runs the fetch within `budget`, in the token's session while it lives;
+    /// what it answers, errors included, never carries the session's cookies.
+    pub async fn run(&self, budget: Duration) -> Result<Outcome, ApiError> {
+        let id = self
+            .request
+            .resume
+            .as_ref()
+            .and_then(|r| r.session.as_deref());
+        let (session, opened) = self.runtime.services().sessions.open(id);
+        let result = self.run_in(budget, session.clone(), opened).await;
+        result.map_err(|e| e.scrubbed(&session.scrubber()))
+    }
+
+    async fn run_in(
         &self,
         budget: Duration,
         session: Arc<Session>,
@@ -201,7 +212,14 @@ impl Fetch<'_> {
             key,
             request_id,
             on_page,
+            sink,
+            known,
         } = *self;
+        // A sync_cursor's reviews, unless the caller knows better (a schedule).
+        let from_cursor = request.sync_known.as_ref().map(Known::of_cursor);
+        let known = known.or(from_cursor.as_ref());
+        // The first page's newest reviews: their ids and dates.
+        let mut newest: Option<Vec<(String, Option<String>)>> = None;
         let started = Instant::now();
         let deadline = started + budget.saturating_sub(ANSWER_MARGIN);
         let label = plugin.label();
@@ -283,6 +301,14 @@ impl Fetch<'_> {
             };
             pages += 1;
             let order = page.order;
+            if pages == 1 && request.resume.is_none() && order == Order::NewestFirst {
+                let named = page.reviews.iter().take(SYNC_CURSOR_REVIEWS);
+                newest = Some(
+                    named
+                        .map(|r| (r.id.trim().to_owned(), r.date.clone()))
+                        .collect(),
+                );
+            }
             if pages == 1 && resume.skip > 0 {
                 // The token's count is checked against the page as it is now.
                 let ids: Vec<&str> = page.reviews.iter().map(|r| r.id.trim()).collect();
@@ -297,7 +323,10 @@ impl Fetch<'_> {
                 pages_wanted(limit, reviews.len() + fresh, page.reviews.len(), width),
             );
             let mut reason = None;
+            let before = reviews.len();
+            let (mut taken, mut known_here) = (0usize, 0usize);
             for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
+                taken += 1;
                 let record = Review::from_wit(item, &label, request.is_text_formatted)
                     .map_err(|e| contract_broken(plugin, e))?;
                 if let Some(day) = &sync_day {
@@ -313,6 +342,21 @@ impl Fetch<'_> {
                         }
                         _ => continue,
                     }
+                }
+                let floor = known.and_then(|k| k.floor.as_deref());
+                if let Some(floor) = floor.filter(|_| order == Order::NewestFirst) {
+                    if dates::older_than(record.review_date.as_deref(), floor) {
+                        reason = Some(StopReason::CaughtUp);
+                        break;
+                    }
+                }
+                if let Some(known) = known.filter(|k| k.contains(&record.review_id)) {
+                    known_here += 1;
+                    if known.stop_at == StopAt::FirstKnown && order == Order::NewestFirst {
+                        reason = Some(StopReason::CaughtUp);
+                        break;
+                    }
+                    continue;
                 }
                 if seen.insert(record.review_id.clone()) {
                     reviews.push(record);
@@ -334,6 +378,33 @@ impl Fetch<'_> {
                     break;
                 }
             }
+            let all_known = taken > 0 && known_here == taken;
+            if reason.is_none()
+                && all_known
+                && order == Order::NewestFirst
+                && known.is_some_and(|k| k.stop_at == StopAt::KnownPage)
+            {
+                reason = Some(StopReason::CaughtUp);
+            }
+            if let Some(sink) = sink {
+                // Where a fetch resumes right after this page's reviews.
+                let after = match reason {
+                    Some(StopReason::LimitReached) => Some(resume.clone()),
+                    Some(_) => None,
+                    None => page.next_cursor.clone().map(|next| Resume {
+                        cursor: Some(next),
+                        skip: 0,
+                        last: None,
+                        ..resume.clone()
+                    }),
+                };
+                let committed = CommittedPage {
+                    reviews: &reviews[before..],
+                    resume: after.map(|r| cursor::encode(key, &route, &request.query, &r)),
+                    pages: 1,
+                };
+                sink.commit(committed).await?;
+            }
             meta = Some(page.meta);
             on_page(pages, reviews.len());
             if let Some(reason) = reason {
@@ -354,7 +425,10 @@ impl Fetch<'_> {
             (StopReason::Exhausted, Some(_)) => StopReason::SourceLimit,
             (stop, _) => stop,
         };
-        let complete = matches!(stop, StopReason::Exhausted | StopReason::PastSyncDate);
+        let complete = matches!(
+            stop,
+            StopReason::Exhausted | StopReason::PastSyncDate | StopReason::CaughtUp
+        );
         // A source limit is an end: following it would only read the last page again.
         let continues = !complete && stop != StopReason::SourceLimit;
         let continuation = continues.then(|| cursor::encode(key, &route, &request.query, &resume));
@@ -379,11 +453,17 @@ impl Fetch<'_> {
             message = format!("{message} {}", sentence(&notice));
         }
         crate::telemetry::metrics::fetch_answered(&label, reviews.len(), stop.code());
+        let sync_cursor = newest.filter(|named| !named.is_empty()).map(|named| {
+            let (ids, dates): (Vec<String>, Vec<Option<String>>) = named.into_iter().unzip();
+            let floor = dates::oldest(&dates);
+            cursor::encode_sync(key, &route, &request.query, &ids, floor)
+        });
         Ok(Outcome {
             reviews,
             extra_information,
             message,
             continuation,
+            sync_cursor,
             session,
         })
     }
@@ -493,6 +573,7 @@ fn summary(
             "the source serves no more, though it has more reviews: {}",
             error.unwrap_or("it stopped early")
         ),
+        StopReason::CaughtUp => "it reached reviews delivered before".to_owned(),
     };
     let next = if continues {
         "; send the continuation token back to get the rest"
@@ -546,6 +627,7 @@ mod tests {
                 sort: None,
                 filter: None,
                 resume: None,
+                sync_known: None,
             },
             Some("the feed stops at 10 pages"),
             false,
@@ -554,24 +636,5 @@ mod tests {
             line.contains("serves no more, though it has more reviews: the feed stops at 10 pages"),
             "{line}"
         );
-    }
-
-    #[test]
-    fn days_and_months_compare_with_the_sync_day() {
-        let day = "2024-05-12";
-        assert_eq!(
-            compare_day(Some("2024-05-12T23:00:00Z"), day),
-            DayMatch::Same
-        );
-        assert_eq!(compare_day(Some("2024-05-11"), day), DayMatch::Before);
-        assert_eq!(compare_day(Some("2024-05-13"), day), DayMatch::After);
-        assert_eq!(compare_day(Some("2024-06"), day), DayMatch::After);
-        assert_eq!(
-            compare_day(Some("2024-05"), day),
-            DayMatch::Other,
-            "month holding the day"
-        );
-        assert_eq!(compare_day(Some("2024-04"), day), DayMatch::Before);
-        assert_eq!(compare_day(None, day), DayMatch::Other);
     }
 }

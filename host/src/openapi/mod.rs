@@ -7,6 +7,7 @@
 //! it from the plugin directory's manifests without starting a server.
 
 mod errors;
+mod jobs;
 mod kit;
 mod outputs;
 mod records;
@@ -58,11 +59,15 @@ pub fn document(manifests: &[&Manifest], access: Access) -> OpenApi {
     for (route, item) in service::admin_paths(access.admin_keys) {
         paths.paths.insert(route.to_owned(), item);
     }
+    for (route, item) in jobs::paths(access.api_keys) {
+        paths.paths.insert(route.to_owned(), item);
+    }
     let mut components = ComponentsBuilder::new();
     let schemas = records::components()
         .into_iter()
         .chain(errors::components())
-        .chain(service::components());
+        .chain(service::components())
+        .chain(jobs::components());
     for (name, schema) in schemas {
         components = components.schema(name, schema);
     }
@@ -76,6 +81,11 @@ pub fn document(manifests: &[&Manifest], access: Access) -> OpenApi {
         ),
         ("posts", "The forum post"),
         ("processors", "Processors: JSON in, JSON out"),
+        (
+            "jobs",
+            "Jobs: long fetches run in the background, with webhooks",
+        ),
+        ("schedules", "Schedules: runs that deliver only new reviews"),
         ("service", "Health and documentation"),
         ("admin", "The admin API, for operators, with its own keys"),
     ]
@@ -105,7 +115,52 @@ pub const API_VERSION: &str = "1.0.0";
 
 /// The document as indented JSON text, for people and files.
 pub fn pretty_json(document: &OpenApi) -> Result<String, serde_json::Error> {
-    document.to_pretty_json()
+    serde_json::to_string_pretty(&value(document)?)
+}
+
+/// The document as compact JSON text, as `/openapi.json` serves it.
+pub fn json(document: &OpenApi) -> Result<String, serde_json::Error> {
+    serde_json::to_string(&value(document)?)
+}
+
+/// The document as JSON, with its response links' keys spelt as OpenAPI
+/// spells them: utoipa 5 writes a link's fields in snake case.
+fn value(document: &OpenApi) -> Result<serde_json::Value, serde_json::Error> {
+    let mut doc = serde_json::to_value(document)?;
+    let operations = doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|p| p.values_mut());
+    let operations = operations
+        .filter_map(|item| item.as_object_mut())
+        .flat_map(|i| i.values_mut());
+    for operation in operations {
+        let Some(responses) = operation
+            .get_mut("responses")
+            .and_then(|r| r.as_object_mut())
+        else {
+            continue;
+        };
+        let links = responses.values_mut().filter_map(|r| r.get_mut("links"));
+        for link in links
+            .filter_map(|l| l.as_object_mut())
+            .flat_map(|l| l.values_mut())
+        {
+            let Some(link) = link.as_object_mut() else {
+                continue;
+            };
+            for (from, to) in [
+                ("operation_id", "operationId"),
+                ("operation_ref", "operationRef"),
+                ("request_body", "requestBody"),
+            ] {
+                if let Some(v) = link.remove(from) {
+                    link.insert(to.to_owned(), v);
+                }
+            }
+        }
+    }
+    Ok(doc)
 }
 
 /// A lower-case identifier of a route: `/a-b/reviews` gives `a_b_reviews`.

@@ -108,7 +108,7 @@ fn extra_information() -> RefOr<Schema> {
         ("pages_unused", count("Pages requested ahead that the fetch did not need")),
         ("complete", described(typed(Type::Boolean, false), "Whether every review there is (within `sync_date`) was returned")),
         ("stop_reason", described(
-            typed(Type::String, false).enum_values(Some(["exhausted", "limit_reached", "past_sync_date", "time_budget", "source_error", "source_limit"])),
+            typed(Type::String, false).enum_values(Some(["exhausted", "limit_reached", "past_sync_date", "time_budget", "source_error", "source_limit", "caught_up"])),
             "Why the fetch stopped",
         )),
         ("elapsed_ms", count("Time the fetch took")),
@@ -140,6 +140,10 @@ pub fn fetch_response(continuation: Continuation) -> RefOr<Schema> {
         (
             "message",
             text(false, "What was fetched and why the fetch stopped"),
+        ),
+        (
+            "sync_cursor",
+            text(true, "On an answer of a newest-first source that started at the top: names the newest reviews it saw; send it back as `sync_cursor` (same `query`) to get only newer ones. Null otherwise"),
         ),
     ];
     match continuation {

@@ -66,6 +66,15 @@ pub fn source_request(options: &SourceOptions) -> RefOr<Schema> {
         ),
         false,
     );
+    object = add(
+        object,
+        "sync_cursor",
+        described(
+            typed(Type::String, true),
+            "A previous answer's `sync_cursor`, with the same `query`: only reviews newer than the ones it names; a newest-first source stops at the first it names. One from another endpoint, query or server secret gets 400.",
+        ),
+        false,
+    );
     for (spec, role) in [
         (&options.sort, "The sort order"),
         (&options.filter, "The filter"),

@@ -193,6 +193,30 @@ impl HttpService {
         })
     }
 
+    /// Whether `url` is a destination `plugin` (or the host itself, as
+    /// `webhooks`) may reach, checked before anything is sent: an http(s) URL
+    /// whose host is not a non-public address, written as such or resolved;
+    /// an upstream override for it counts as reachable, as for plugins.
+    pub async fn check_destination(&self, plugin: &str, url: &Url) -> Result<(), String> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!(
+                "scheme {:?} is not allowed; use http or https",
+                url.scheme()
+            ));
+        }
+        if self.overrides.rewrite(plugin, url).is_some() {
+            return Ok(());
+        }
+        check_ip_literal(url).map_err(|e| e.to_string())?;
+        match url.host() {
+            Some(url::Host::Domain(host)) if self.replay.is_none() => {
+                self.resolver.check_public(host).await
+            }
+            Some(_) => Ok(()),
+            None => Err(format!("{url} has no host")),
+        }
+    }
+
     /// Whether requests are answered from recordings.
     pub fn is_replaying(&self) -> bool {
         self.replay.is_some()

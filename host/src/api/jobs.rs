@@ -1,0 +1,498 @@
+//! `/jobs` and `/schedules`: long fetches as jobs, and schedules whose runs
+//! deliver only new reviews. Thin handlers: they check the request as the
+//! source endpoint would, then hand it to the jobs engine (`crate::jobs`).
+//! Every route takes the API keys; a job or schedule belongs to the key that
+//! created it, and any other key gets 404 for it, as for one that does not
+//! exist.
+
+use axum::body::Body;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::AppState;
+use crate::error::ApiError;
+use crate::jobs::model::{now_ms, Cadence, Job, JobState, NewJob, NewSchedule, Schedule, Webhook};
+use crate::jobs::store::StoreError;
+use crate::jobs::{cadence, webhooks};
+use crate::manifest::Kind;
+use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
+
+/// The routes.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/jobs", post(submit).get(list))
+        .route("/jobs/{id}", get(status).delete(cancel))
+        .route("/jobs/{id}/reviews", get(reviews))
+        .route("/schedules", post(add_schedule).get(schedules))
+        .route("/schedules/{id}", get(schedule).delete(remove_schedule))
+        .route("/schedules/{id}/run", post(run_schedule))
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::Overloaded(e.to_string())
+    }
+}
+
+/// The caller: who owns what it creates.
+fn owner(state: &AppState, headers: &HeaderMap) -> Result<String, ApiError> {
+    state
+        .keys
+        .owner(headers)
+        .map_err(|()| ApiError::Unauthorized)
+}
+
+fn not_found(what: &str, id: &str) -> ApiError {
+    ApiError::NotFound(format!(
+        "no {what} {id:?} for this API key; GET /{what}s lists yours"
+    ))
+}
+
+/// A JSON body as an object, read under the body limit.
+async fn object(state: &AppState, request: Request) -> Result<Map<String, Value>, ApiError> {
+    let body = super::read_body(&state.config, request, state.config.max_body_bytes).await?;
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::BadRequest(
+            "the body must be a JSON object".into(),
+        )),
+        Err(e) => Err(ApiError::BadRequest(format!("the body is not JSON: {e}"))),
+    }
+}
+
+/// Refuses fields a body may not have, naming the ones it may.
+fn only(map: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+    match map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ApiError::BadRequest(format!(
+            "unknown field `{k}`; the body takes {}",
+            allowed.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The source endpoint a job or schedule names, and its request checked as
+/// that endpoint checks it; the job's total of reviews, if any.
+fn checked_request(
+    state: &AppState,
+    map: &Map<String, Value>,
+) -> Result<(String, Value, Option<u64>), ApiError> {
+    let sources = || {
+        let mut routes: Vec<String> = state
+            .registry
+            .plugins()
+            .iter()
+            .filter(|p| p.manifest.kind == Kind::Source)
+            .map(|p| p.manifest.route.clone())
+            .collect();
+        routes.sort();
+        routes.join(", ")
+    };
+    let endpoint = match map.get("endpoint") {
+        Some(Value::String(s)) => s.trim().to_owned(),
+        _ => {
+            return Err(ApiError::BadRequest(format!(
+                "`endpoint` is required: the review source's path, one of {}",
+                sources()
+            )))
+        }
+    };
+    let plugin = state
+        .registry
+        .get(&endpoint)
+        .filter(|p| p.manifest.kind == Kind::Source)
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "`endpoint` {endpoint:?} is not a review source; jobs run these: {}",
+                sources()
+            ))
+        })?;
+    let options = plugin
+        .source_options()
+        .ok_or_else(|| ApiError::BadRequest(format!("{endpoint} has no source options")))?;
+    let request = match map.get("request") {
+        Some(Value::Object(o)) => Value::Object(o.clone()),
+        _ => {
+            return Err(ApiError::BadRequest(
+                "`request` is required: the body the endpoint takes, e.g. {\"query\": \"...\"}"
+                    .into(),
+            ))
+        }
+    };
+    // The endpoint's own checks, on the job's total as far as one request goes.
+    let total = match request.get("reviews_to_fetch") {
+        Some(Value::Number(n)) => n.as_u64(),
+        _ => None,
+    };
+    let max = state.config.job_max_reviews;
+    if let Some(t) = total.filter(|t| *t > max) {
+        return Err(ApiError::BadRequest(format!(
+            "`request.reviews_to_fetch` is {t}; a job takes at most {max} (job_max_reviews)"
+        )));
+    }
+    let mut probe = request.clone();
+    if let Some(t) = total {
+        probe["reviews_to_fetch"] = json!(t.clamp(1, MAX_REVIEWS_TO_FETCH));
+    }
+    validate::source_request(
+        &state.tokens,
+        &endpoint,
+        options,
+        probe.to_string().as_bytes(),
+    )
+    .map_err(|e| ApiError::BadRequest(format!("`request`: {e}")))?;
+    Ok((endpoint, request, total))
+}
+
+/// The webhook a body gives, its URL checked by the SSRF guard.
+async fn checked_webhook(
+    state: &AppState,
+    map: &Map<String, Value>,
+) -> Result<Option<Webhook>, ApiError> {
+    let Some(value) = map.get("webhook").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Given {
+        url: String,
+        secret: String,
+    }
+    let given: Given = serde_json::from_value(value.clone()).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "`webhook` must be {{\"url\": \"https://...\", \"secret\": \"...\"}}: {e}"
+        ))
+    })?;
+    if given.secret.trim().len() < 16 {
+        return Err(ApiError::BadRequest(
+            "`webhook.secret` is under 16 characters; give a random one (e.g. openssl rand -hex 32), \
+             which signs every delivery"
+                .into(),
+        ));
+    }
+    let http = &state.runtime.services().http;
+    webhooks::check_url(http, &given.url)
+        .await
+        .map_err(ApiError::BadRequest)?;
+    Ok(Some(Webhook {
+        url: given.url,
+        secret: given.secret,
+    }))
+}
+
+/// `POST /jobs`.
+async fn submit(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
+    let owner = owner(&state, request.headers())?;
+    let map = object(&state, request).await?;
+    only(&map, &["endpoint", "request", "webhook"])?;
+    let (endpoint, body, total) = checked_request(&state, &map)?;
+    let webhook = checked_webhook(&state, &map).await?;
+    let job = state
+        .jobs
+        .submit(NewJob {
+            owner,
+            endpoint,
+            request: body,
+            total,
+            webhook,
+            schedule_id: None,
+        })
+        .await?;
+    let status = state.jobs.status(&job).await?;
+    Ok(accepted(&format!("/jobs/{}", job.job_id), status))
+}
+
+/// A `limit`: `default` when absent, else 1 to `max`.
+fn in_range(limit: Option<usize>, default: usize, max: usize) -> Result<usize, ApiError> {
+    match limit {
+        None => Ok(default),
+        Some(n) if (1..=max).contains(&n) => Ok(n),
+        Some(n) => Err(ApiError::BadRequest(format!(
+            "`limit` is {n}; give 1 to {max}"
+        ))),
+    }
+}
+
+/// A 202 with its `Location`.
+fn accepted(location: &str, body: Value) -> Response {
+    let mut response = (StatusCode::ACCEPTED, Json(body)).into_response();
+    if let Ok(v) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    response
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListQuery {
+    state: Option<String>,
+    limit: Option<usize>,
+    before: Option<String>,
+}
+
+/// `GET /jobs?state=&limit=&before=`.
+async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let owner = owner(&state, &headers)?;
+    let Query(q) = query.map_err(|e| {
+        ApiError::BadRequest(format!("{e}; GET /jobs takes state, limit and before"))
+    })?;
+    let wanted = q.state.as_deref().map(|word| {
+        JobState::parse(word).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "`state` is {word:?}; give one of queued, running, succeeded, failed, cancelled"
+            ))
+        })
+    });
+    let wanted = wanted.transpose()?;
+    let limit = in_range(q.limit, 50, 500)?;
+    let jobs = state
+        .jobs
+        .store
+        .jobs(&owner, wanted, q.before.as_deref(), limit)
+        .await?;
+    let next = (jobs.len() == limit).then(|| jobs.last().map(|j| j.job_id.clone()));
+    let mut listed = Vec::new();
+    for job in &jobs {
+        listed.push(state.jobs.status(job).await?);
+    }
+    Ok(super::ok(
+        json!({ "jobs": listed, "next_before": next.flatten() }),
+    ))
+}
+
+/// The caller's job `id`; 404 when it is another key's or none.
+async fn owned_job(state: &AppState, headers: &HeaderMap, id: &str) -> Result<Job, ApiError> {
+    let owner = owner(state, headers)?;
+    let job = state.jobs.store.job(Some(&owner), id).await?;
+    job.ok_or_else(|| not_found("job", id))
+}
+
+/// The caller's schedule `id`; 404 when it is another key's or none.
+async fn owned_schedule(
+    state: &AppState,
+    headers: &HeaderMap,
+    id: &str,
+) -> Result<Schedule, ApiError> {
+    let owner = owner(state, headers)?;
+    let schedule = state.jobs.store.schedule(Some(&owner), id).await?;
+    schedule.ok_or_else(|| not_found("schedule", id))
+}
+
+/// `GET /jobs/{id}`.
+async fn status(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let job = owned_job(&state, &headers, &id).await?;
+    Ok(super::ok(state.jobs.status(&job).await?))
+}
+
+/// `DELETE /jobs/{id}`.
+async fn cancel(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let owner = owner(&state, &headers)?;
+    let job = state
+        .jobs
+        .cancel(&owner, &id)
+        .await?
+        .ok_or_else(|| not_found("job", &id))?;
+    Ok(super::ok(state.jobs.status(&job).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewsQuery {
+    cursor: Option<String>,
+    limit: Option<usize>,
+}
+
+/// `GET /jobs/{id}/reviews?cursor=&limit=`; JSON Lines with
+/// `Accept: application/x-ndjson`.
+async fn reviews(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    query: Result<Query<ReviewsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(q) = query
+        .map_err(|e| ApiError::BadRequest(format!("{e}; the reviews take cursor and limit")))?;
+    let job = owned_job(&state, &headers, &id).await?;
+    let after = match q.cursor.as_deref() {
+        None | Some("") => 0,
+        Some(c) => c.parse::<u64>().map_err(|_| {
+            ApiError::BadRequest(format!(
+                "`cursor` {c:?} is not one this API gave; send back `next_cursor` as it came"
+            ))
+        })?,
+    };
+    let ndjson = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/x-ndjson"));
+    if ndjson {
+        return Ok(stream(state, job.job_id, after));
+    }
+    let limit = in_range(q.limit, 100, 1_000)?;
+    let (reviews, next) = state.jobs.store.reviews(&job.job_id, after, limit).await?;
+    Ok(super::ok(
+        json!({ "reviews": reviews, "next_cursor": next.map(|n| n.to_string()) }),
+    ))
+}
+
+/// Every stored review of a job after `after`, one JSON object per line,
+/// read from the store a batch at a time.
+fn stream(state: AppState, job_id: String, after: u64) -> Response {
+    let lines = futures_util::stream::unfold(Some(after), move |cursor| {
+        let (state, job_id) = (state.clone(), job_id.clone());
+        async move {
+            let after = cursor?;
+            match state.jobs.store.reviews(&job_id, after, 500).await {
+                Ok((reviews, next)) if !reviews.is_empty() || next.is_some() => {
+                    let mut chunk = String::new();
+                    for review in reviews {
+                        chunk.push_str(&review.to_string());
+                        chunk.push('\n');
+                    }
+                    Some((Ok::<_, std::io::Error>(chunk), next))
+                }
+                Ok(_) => None,
+                Err(e) => Some((Err(std::io::Error::other(e.to_string())), None)),
+            }
+        }
+    });
+    let mut response = Response::new(Body::from_stream(lines));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    response
+}
+
+/// `POST /schedules`.
+async fn add_schedule(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let owner = owner(&state, request.headers())?;
+    let map = object(&state, request).await?;
+    only(
+        &map,
+        &[
+            "endpoint", "request", "every", "cron", "timezone", "webhook",
+        ],
+    )?;
+    let (endpoint, body, _) = checked_request(&state, &map)?;
+    let text = |k: &str| map.get(k).and_then(Value::as_str).map(str::to_owned);
+    let cadence = match (text("every"), text("cron")) {
+        (Some(every), None) => {
+            if map.contains_key("timezone") {
+                return Err(ApiError::BadRequest(
+                    "`timezone` goes with `cron`, not `every`".into(),
+                ));
+            }
+            Cadence::Every(cadence::parse_every(&every).map_err(ApiError::BadRequest)?)
+        }
+        (None, Some(expression)) => {
+            let timezone = text("timezone");
+            cadence::check_cron(&expression, timezone.as_deref()).map_err(ApiError::BadRequest)?;
+            Cadence::Cron {
+                expression,
+                timezone,
+            }
+        }
+        _ => {
+            return Err(ApiError::BadRequest(
+                "give one of `every` (e.g. \"6h\") or `cron` (e.g. \"0 3 * * *\", with an optional `timezone`)".into(),
+            ))
+        }
+    };
+    let webhook = checked_webhook(&state, &map).await?;
+    let next_run_at = cadence::next_after(&cadence, now_ms());
+    let created = state
+        .jobs
+        .store
+        .create_schedule(NewSchedule {
+            owner,
+            endpoint,
+            request: body,
+            cadence,
+            webhook,
+            next_run_at,
+        })
+        .await?;
+    let mut response = (StatusCode::CREATED, Json(created.body())).into_response();
+    if let Ok(v) = HeaderValue::from_str(&format!("/schedules/{}", created.schedule_id)) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(response)
+}
+
+/// `GET /schedules`.
+async fn schedules(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let owner = owner(&state, &headers)?;
+    let all = state.jobs.store.schedules(&owner).await?;
+    let bodies: Vec<Value> = all.iter().map(|s| s.body()).collect();
+    Ok(super::ok(json!({ "schedules": bodies })))
+}
+
+/// `GET /schedules/{id}`.
+async fn schedule(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let found = owned_schedule(&state, &headers, &id).await?;
+    Ok(super::ok(found.body()))
+}
+
+/// `DELETE /schedules/{id}`: no further runs; its jobs stay.
+async fn remove_schedule(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let owner = owner(&state, &headers)?;
+    if !state.jobs.store.delete_schedule(&owner, &id).await? {
+        return Err(not_found("schedule", &id));
+    }
+    Ok(super::ok(json!({ "deleted": id })))
+}
+
+/// `POST /schedules/{id}/run`: one run now (202 with its job), unless the
+/// previous run is still going (409).
+async fn run_schedule(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let found = owned_schedule(&state, &headers, &id).await?;
+    match state.jobs.run_schedule(&found, true).await? {
+        Some(job) => {
+            let status = state.jobs.status(&job).await?;
+            Ok(accepted(&format!("/jobs/{}", job.job_id), status))
+        }
+        None => Err(ApiError::Refused(
+            StatusCode::CONFLICT,
+            format!(
+                "the schedule's previous run ({}) is still going; wait for it to end",
+                found.last_job_id.unwrap_or_default()
+            ),
+        )),
+    }
+}

@@ -1,0 +1,102 @@
+//! Serving: logging and traces, the listener, the start-up report, and the
+//! shutdown signal.
+
+use anyhow::Context;
+
+use crate::config::Config;
+use crate::App;
+
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    // Logging, and trace export when otlp_endpoint is set; dropped last, sending the last spans.
+    let _telemetry = crate::telemetry::otlp::init("info", config.otlp_endpoint.as_deref())?;
+    let started = std::time::Instant::now();
+    let app = App::start(config).await?;
+    app.check_bind()?;
+    let addr = app.state.config.addr;
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+        format!("cannot listen on {addr}; is another server using it? set GLEANER_ADDR")
+    })?;
+    let plugins = app.state.registry.plugins();
+    let health = app.state.registry.health();
+    tracing::info!(
+        %addr,
+        plugins = plugins.len(),
+        loading = health.loading.len(),
+        failed = health.failed.len(),
+        pooling = app.state.runtime.pooling,
+        startup_ms = started.elapsed().as_millis() as u64,
+        "gleaner listening"
+    );
+    if app.state.keys.is_empty() {
+        tracing::warn!(%addr, "no API keys configured: listening on loopback only, without authentication");
+    }
+    for p in &plugins {
+        eprintln!(
+            "  POST {}  ({} {})",
+            p.manifest.route, p.manifest.name, p.manifest.version
+        );
+    }
+    for name in &health.loading {
+        eprintln!("  (compiling) {name}: its route answers 503 until it is ready");
+    }
+    if plugins.is_empty() && health.loading.is_empty() {
+        let dir = &app.state.config.plugin_dir;
+        let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        tracing::error!(
+            plugin_dir = %shown.display(),
+            "no plugins found: nothing but /healthz, /openapi.json and /docs is served. Build them with \
+             `make plugins` in the repository, or point GLEANER_PLUGIN_DIR (relative paths are taken from \
+             the directory the server starts in) at a directory of plugin manifests and components; \
+             plugins put there later are picked up without a restart"
+        );
+    }
+    if !health.loading.is_empty() {
+        let registry = app.state.registry.clone();
+        tokio::spawn(async move {
+            registry.wait_ready().await;
+            let health = registry.health();
+            tracing::info!(
+                plugins = health.ready,
+                failed = health.failed.len(),
+                ready_ms = started.elapsed().as_millis() as u64,
+                "every plugin loaded"
+            );
+        });
+    }
+    app.serve(listener, shutdown_signal()).await
+}
+
+pub fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(crate::secrets::writer::MakeScrubbedStderr);
+    if std::env::var("GLEANER_LOG_FORMAT").is_ok_and(|v| v == "json") {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}

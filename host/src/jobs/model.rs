@@ -1,0 +1,298 @@
+//! What the jobs API stores and answers: jobs with their status, webhook
+//! deliveries, schedules. Plain data: the store keeps it, the API shapes it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = i64;
+
+/// Now, in milliseconds since the Unix epoch.
+pub fn now_ms() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as Millis)
+        .unwrap_or(0)
+}
+
+/// An RFC 3339 UTC timestamp of `ms`.
+pub fn rfc3339(ms: Millis) -> String {
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker is paging it.
+    Running,
+    /// It ended: the source had no more, or its total was reached.
+    Succeeded,
+    /// Its budget or its retries ran out; what it collected stays.
+    Failed,
+    /// Its owner cancelled it; what it collected stays.
+    Cancelled,
+}
+
+impl JobState {
+    /// Every state, in the words the API uses.
+    pub const ALL: [JobState; 5] = [
+        JobState::Queued,
+        JobState::Running,
+        JobState::Succeeded,
+        JobState::Failed,
+        JobState::Cancelled,
+    ];
+
+    /// The API's word for the state.
+    pub fn code(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Succeeded => "succeeded",
+            JobState::Failed => "failed",
+            JobState::Cancelled => "cancelled",
+        }
+    }
+
+    /// The state a word names.
+    pub fn parse(word: &str) -> Option<JobState> {
+        JobState::ALL.into_iter().find(|s| s.code() == word)
+    }
+
+    /// Whether the job has ended.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            JobState::Succeeded | JobState::Failed | JobState::Cancelled
+        )
+    }
+}
+
+/// Where a job's end is announced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Webhook {
+    /// The URL POSTed to.
+    pub url: String,
+    /// The secret the body is signed with.
+    pub secret: String,
+}
+
+/// A job to create.
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    /// Who owns it (a digest of the API key that created it).
+    pub owner: String,
+    /// The source endpoint, e.g. `/customer-feedback-hub/reviews`.
+    pub endpoint: String,
+    /// The request body that endpoint takes, as submitted.
+    pub request: Value,
+    /// The job's total of reviews, if any.
+    pub total: Option<u64>,
+    /// Where its end is announced.
+    pub webhook: Option<Webhook>,
+    /// The schedule it runs for, if any.
+    pub schedule_id: Option<String>,
+}
+
+/// A job as the store keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// Its id.
+    pub job_id: String,
+    /// Who owns it.
+    pub owner: String,
+    /// The source endpoint.
+    pub endpoint: String,
+    /// The request, as submitted.
+    pub request: Value,
+    /// Its total of reviews, if any.
+    pub total: Option<u64>,
+    /// Its state.
+    pub state: JobState,
+    /// The continuation token that resumes after what it committed.
+    pub position: Option<String>,
+    /// Reviews stored.
+    pub reviews_collected: u64,
+    /// Pages fetched.
+    pub pages_fetched: u64,
+    /// Why it stopped, in the fetch answer's words.
+    pub stop_reason: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// When it was created, started and finished.
+    pub created_at: Millis,
+    /// When a worker first took it.
+    pub started_at: Option<Millis>,
+    /// When it ended.
+    pub finished_at: Option<Millis>,
+    /// Where its end is announced.
+    pub webhook: Option<Webhook>,
+    /// The schedule it runs for.
+    pub schedule_id: Option<String>,
+    /// Whether its owner asked to cancel it.
+    pub cancel_requested: bool,
+}
+
+/// What a job's webhook delivery has done so far.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Delivery {
+    /// Attempts made.
+    pub attempts: u32,
+    /// The status the last attempt got (none: no answer).
+    pub last_status: Option<u16>,
+    /// When it was delivered (a 2xx).
+    pub delivered_at: Option<Millis>,
+    /// What went wrong last, without an answer.
+    pub last_error: Option<String>,
+    /// No further attempt will be made.
+    pub gave_up: bool,
+}
+
+impl Job {
+    /// The status body the API answers (`GET /jobs/{id}`).
+    pub fn status(&self, delivery: Option<&Delivery>) -> Value {
+        let time = |t: Option<Millis>| t.map(rfc3339);
+        let mut body = json!({
+            "job_id": self.job_id,
+            "endpoint": self.endpoint,
+            "state": self.state.code(),
+            "reviews_collected": self.reviews_collected,
+            "pages_fetched": self.pages_fetched,
+            "stop_reason": self.stop_reason,
+            "error": self.error,
+            "created_at": rfc3339(self.created_at),
+            "started_at": time(self.started_at),
+            "finished_at": time(self.finished_at),
+        });
+        if let Some(total) = self.total {
+            body["reviews_to_fetch"] = json!(total);
+        }
+        if let Some(schedule) = &self.schedule_id {
+            body["schedule_id"] = json!(schedule);
+        }
+        if self.webhook.is_some() {
+            let d = delivery.cloned().unwrap_or_default();
+            body["webhook"] = json!({
+                "attempts": d.attempts,
+                "last_status": d.last_status,
+                "delivered_at": time(d.delivered_at),
+            });
+        }
+        body
+    }
+}
+
+/// How often a schedule runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cadence {
+    /// Every so many seconds.
+    Every(u64),
+    /// A five-field cron expression, in a time zone (UTC when none).
+    Cron {
+        /// The expression.
+        expression: String,
+        /// An IANA time zone, e.g. `Europe/Paris`.
+        timezone: Option<String>,
+    },
+}
+
+/// A schedule to create.
+#[derive(Debug, Clone)]
+pub struct NewSchedule {
+    /// Who owns it.
+    pub owner: String,
+    /// The source endpoint.
+    pub endpoint: String,
+    /// The request each run sends.
+    pub request: Value,
+    /// How often it runs.
+    pub cadence: Cadence,
+    /// Where each run's end is announced.
+    pub webhook: Option<Webhook>,
+    /// When it first runs.
+    pub next_run_at: Millis,
+}
+
+/// A schedule as the store keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    /// Its id.
+    pub schedule_id: String,
+    /// Who owns it.
+    pub owner: String,
+    /// The source endpoint.
+    pub endpoint: String,
+    /// The request each run sends.
+    pub request: Value,
+    /// How often it runs.
+    pub cadence: Cadence,
+    /// Where each run's end is announced.
+    pub webhook: Option<Webhook>,
+    /// When it runs next.
+    pub next_run_at: Millis,
+    /// Its latest run's job.
+    pub last_job_id: Option<String>,
+    /// Runs started.
+    pub runs: u64,
+    /// Runs skipped because the previous one was still going.
+    pub skipped_runs: u64,
+    /// Reviews its runs delivered, all together.
+    pub reviews_delivered: u64,
+    /// Whether its last run reached the end: only then may the next stop at
+    /// the first page it delivered entirely before.
+    pub caught_up: bool,
+    /// When it was created.
+    pub created_at: Millis,
+}
+
+impl Schedule {
+    /// The body the API answers (`GET /schedules/{id}`).
+    pub fn body(&self) -> Value {
+        let mut body = json!({
+            "schedule_id": self.schedule_id,
+            "endpoint": self.endpoint,
+            "request": self.request,
+            "next_run_at": rfc3339(self.next_run_at),
+            "last_job_id": self.last_job_id,
+            "runs": self.runs,
+            "skipped_runs": self.skipped_runs,
+            "reviews_delivered": self.reviews_delivered,
+            "created_at": rfc3339(self.created_at),
+        });
+        match &self.cadence {
+            Cadence::Every(secs) => body["every"] = json!(super::cadence::describe(*secs)),
+            Cadence::Cron {
+                expression,
+                timezone,
+            } => {
+                body["cron"] = json!(expression);
+                body["timezone"] = json!(timezone.as_deref().unwrap_or("UTC"));
+            }
+        }
+        if let Some(hook) = &self.webhook {
+            body["webhook"] = json!({ "url": hook.url });
+        }
+        body
+    }
+}
+
+/// A webhook delivery waiting for its next attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingDelivery {
+    /// Its id.
+    pub id: i64,
+    /// The job it announces.
+    pub job_id: String,
+    /// Where it goes.
+    pub webhook: Webhook,
+    /// The body, exactly as signed and sent.
+    pub body: String,
+    /// Attempts made so far.
+    pub attempts: u32,
+}

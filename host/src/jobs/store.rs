@@ -1,0 +1,134 @@
+//! The one interface between the jobs engine and where its state lives: jobs
+//! with their positions and reviews, webhook attempts, schedules and the ids
+//! they delivered. The single binary keeps it in SQLite ([`super::sqlite`]);
+//! a cluster keeps it elsewhere behind the same trait.
+
+use std::collections::HashSet;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::model::{
+    Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Webhook,
+};
+
+/// A storage failure. Callers answer it as a 503: the store is the server's,
+/// and the client can only retry.
+#[derive(Debug, thiserror::Error)]
+#[error("the job store failed: {0}; check the disk under GLEANER_DATA_DIR, then retry")]
+pub struct StoreError(pub String);
+
+/// One committed page of a job: its new reviews and where to resume after them.
+#[derive(Debug, Clone)]
+pub struct PageWrite {
+    /// The reviews, as `(review_id, record JSON)`, in the source's order. A
+    /// review the job already holds is not stored again.
+    pub reviews: Vec<(String, String)>,
+    /// The continuation token that resumes after them; none at the end.
+    pub position: Option<String>,
+    /// Pages the fetch used for them.
+    pub pages: u64,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone)]
+pub struct JobEnd {
+    /// `succeeded`, `failed` or `cancelled`.
+    pub state: JobState,
+    /// Why it stopped, in the fetch answer's words.
+    pub stop_reason: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+/// A page of a job's reviews, and the cursor of the next.
+pub type ReviewPage = (Vec<Value>, Option<u64>);
+
+/// Where jobs, webhook deliveries and schedules are kept.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Creates a queued job.
+    async fn create_job(&self, job: NewJob) -> Result<Job, StoreError>;
+    /// The job `id`, if it exists and (with `owner`) belongs to `owner`.
+    async fn job(&self, owner: Option<&str>, id: &str) -> Result<Option<Job>, StoreError>;
+    /// `owner`'s jobs, newest first, optionally in one state, created before
+    /// `before` (a job id from the previous page), at most `limit`.
+    async fn jobs(
+        &self,
+        owner: &str,
+        state: Option<JobState>,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Job>, StoreError>;
+    /// Jobs that have not ended (queued or running), oldest first: what a
+    /// worker takes, and what a restart resumes.
+    async fn unfinished_jobs(&self) -> Result<Vec<Job>, StoreError>;
+    /// Marks a job running (keeping its first start time).
+    async fn start_job(&self, id: &str) -> Result<(), StoreError>;
+    /// Stores one page of a job and its new position in one transaction; for
+    /// a schedule's run, records the ids as delivered by the schedule too.
+    /// Returns how many reviews were new to the job.
+    async fn commit_page(&self, id: &str, page: PageWrite) -> Result<u64, StoreError>;
+    /// Records a job's end.
+    async fn finish_job(&self, id: &str, end: JobEnd) -> Result<(), StoreError>;
+    /// Asks for a job to be cancelled; the job, or none when `owner` has no such job.
+    async fn request_cancel(&self, owner: &str, id: &str) -> Result<Option<Job>, StoreError>;
+    /// A job's reviews after review number `after` (0: from the first), at
+    /// most `limit`, with the cursor of the next page (none when no more are
+    /// stored yet).
+    async fn reviews(&self, id: &str, after: u64, limit: usize) -> Result<ReviewPage, StoreError>;
+    /// Deletes the jobs that ended before `before`, with their reviews and
+    /// deliveries; how many.
+    async fn delete_finished_before(&self, before: Millis) -> Result<u64, StoreError>;
+
+    /// Queues the webhook delivery announcing a job's end, due at once.
+    async fn queue_delivery(
+        &self,
+        job_id: &str,
+        webhook: &Webhook,
+        body: &str,
+    ) -> Result<(), StoreError>;
+    /// Deliveries due at `now`.
+    async fn due_deliveries(&self, now: Millis) -> Result<Vec<PendingDelivery>, StoreError>;
+    /// Records one attempt: the status it got or the error, and when the next
+    /// is due (none: delivered, or no more attempts).
+    async fn record_attempt(
+        &self,
+        id: i64,
+        status: Option<u16>,
+        error: Option<String>,
+        next_attempt_at: Option<Millis>,
+    ) -> Result<(), StoreError>;
+    /// What a job's webhook delivery has done.
+    async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError>;
+
+    /// Creates a schedule.
+    async fn create_schedule(&self, schedule: NewSchedule) -> Result<Schedule, StoreError>;
+    /// The schedule `id`, if it exists and (with `owner`) belongs to `owner`.
+    async fn schedule(&self, owner: Option<&str>, id: &str)
+        -> Result<Option<Schedule>, StoreError>;
+    /// `owner`'s schedules, oldest first.
+    async fn schedules(&self, owner: &str) -> Result<Vec<Schedule>, StoreError>;
+    /// Deletes `owner`'s schedule `id` (its jobs stay); whether it existed.
+    async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError>;
+    /// Schedules due at `now`.
+    async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError>;
+    /// Records a run: started as `job_id` (or skipped, with none), and when
+    /// the next is due.
+    async fn schedule_ran(
+        &self,
+        id: &str,
+        job_id: Option<&str>,
+        next_run_at: Millis,
+    ) -> Result<(), StoreError>;
+    /// Records how a run ended: the reviews it delivered, and whether it
+    /// reached the end of what was new.
+    async fn schedule_run_ended(
+        &self,
+        id: &str,
+        delivered: u64,
+        caught_up: bool,
+    ) -> Result<(), StoreError>;
+    /// The review ids a schedule's runs delivered.
+    async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError>;
+}

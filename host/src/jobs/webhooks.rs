@@ -1,0 +1,129 @@
+//! Webhooks: announcing a job's end to the URL its owner gave, signed, and
+//! retried with exponential backoff until it is answered 2xx. Deliveries and
+//! their attempts live in the store, so a restart goes on where it stopped.
+//! A webhook URL goes through the same SSRF guard as plugin traffic (as the
+//! host's own `webhooks`, which an upstream override for its host reaches).
+
+use std::time::{Duration, Instant};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use super::model::{Millis, PendingDelivery};
+use crate::capabilities::http::policy::Policy;
+use crate::capabilities::http::session::Session;
+use crate::capabilities::http::{HttpService, OutboundRequest};
+use crate::manifest::{Limits, Network};
+
+/// The name webhook traffic goes under: upstream overrides scoped to it
+/// (`webhooks:host=...`) apply, and so do unscoped ones.
+pub const SENDER: &str = "webhooks";
+
+/// Attempts made before a delivery is given up.
+pub const MAX_ATTEMPTS: u32 = 8;
+
+/// Time one attempt may take.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The `Gleaner-Signature` header of `body` sent at `t` (Unix seconds):
+/// `t=<t>,v1=<hex of HMAC-SHA256(secret, "<t>.<body>")>`.
+pub fn signature(secret: &str, t: i64, body: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key");
+    mac.update(format!("{t}.{body}").as_bytes());
+    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// When the attempt after `attempts` failed ones is due, after `now`: the
+/// backoff doubles from `base` (1, 2, 4 … times it); none after
+/// [`MAX_ATTEMPTS`]. With the default base of 30 s the eight attempts span
+/// about an hour.
+pub fn next_attempt(attempts: u32, base: Duration, now: Millis) -> Option<Millis> {
+    if attempts >= MAX_ATTEMPTS {
+        return None;
+    }
+    let delay = base.saturating_mul(1 << attempts.saturating_sub(1).min(20));
+    Some(now.saturating_add(delay.as_millis() as Millis))
+}
+
+/// The policy webhook requests go out under: any public host.
+pub fn policy() -> Policy {
+    let network = Network {
+        allow: Vec::new(),
+        any_public_host: true,
+    };
+    Policy::new(SENDER, &network, &Limits::default()).expect("an open policy is valid")
+}
+
+/// Checks a webhook URL before a job takes it: http(s), and not a private,
+/// loopback or link-local address, written as such or resolved.
+pub async fn check_url(http: &HttpService, url: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(url).map_err(|e| {
+        format!("`webhook.url` {url:?} is not a URL ({e}); give an absolute http(s) URL")
+    })?;
+    http.check_destination(SENDER, &parsed)
+        .await
+        .map_err(|e| format!("`webhook.url` cannot be used: {e}; give a public http(s) URL"))
+}
+
+/// What one attempt got: the status, or why there was none.
+pub type Attempt = (Option<u16>, Option<String>);
+
+/// Sends one delivery once, signed now.
+pub async fn attempt(http: &HttpService, policy: &Policy, delivery: &PendingDelivery) -> Attempt {
+    let t = super::model::now_ms() / 1_000;
+    let request = OutboundRequest {
+        method: "POST".into(),
+        url: delivery.webhook.url.clone(),
+        headers: vec![
+            ("content-type".into(), "application/json".into()),
+            (
+                "user-agent".into(),
+                concat!("Gleaner/", env!("CARGO_PKG_VERSION")).into(),
+            ),
+            (
+                "gleaner-signature".into(),
+                signature(&delivery.webhook.secret, t, &delivery.body),
+            ),
+        ],
+        body: Some(delivery.body.clone().into_bytes()),
+    };
+    let session = Session::new();
+    match http
+        .send(policy, &session, request, Instant::now() + ATTEMPT_TIMEOUT)
+        .await
+    {
+        Ok(answer) => (Some(answer.status), None),
+        Err(e) => (None, Some(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signature_is_hmac_of_time_and_body() {
+        // Independent check: HMAC-SHA256("key", "1700000000.{}").
+        let sig = signature("key", 1_700_000_000, "{}");
+        assert!(sig.starts_with("t=1700000000,v1="));
+        let mut mac = Hmac::<Sha256>::new_from_slice(b"key").unwrap();
+        mac.update(b"1700000000.{}");
+        assert!(sig.ends_with(&hex::encode(mac.finalize().into_bytes())));
+    }
+
+    #[test]
+    fn attempts_back_off_and_end() {
+        let base = Duration::from_secs(30);
+        assert_eq!(next_attempt(1, base, 0), Some(30_000));
+        assert_eq!(next_attempt(2, base, 0), Some(60_000));
+        assert_eq!(next_attempt(7, base, 0), Some(30_000 * 64));
+        assert_eq!(next_attempt(MAX_ATTEMPTS, base, 0), None);
+        let span: Millis = (1..MAX_ATTEMPTS)
+            .map(|a| next_attempt(a, base, 0).unwrap())
+            .sum();
+        assert!(
+            span >= 10 * 60_000,
+            "at least ten minutes of retries: {span}"
+        );
+    }
+}

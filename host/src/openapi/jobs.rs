@@ -1,0 +1,490 @@
+//! `/jobs` and `/schedules` in the document (`crate::api::jobs`): the
+//! status body of a job, a schedule's body, and every route with its
+//! errors (answered as `{"error": "..."}`).
+
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::link::LinkBuilder;
+use utoipa::openapi::path::{
+    HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, PathItem,
+};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::response::{ResponseBuilder, Responses};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::{ContentBuilder, RefOr, Required};
+
+use super::errors::plugin_security;
+use super::kit::{described, record, reference, typed};
+
+fn closed(object: ObjectBuilder) -> ObjectBuilder {
+    object.additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
+}
+
+fn text(nullable: bool, d: &str) -> RefOr<Schema> {
+    described(typed(Type::String, nullable), d)
+}
+
+fn count(d: &str) -> RefOr<Schema> {
+    described(typed(Type::Integer, false).minimum(Some(0)), d)
+}
+
+/// The component schemas: `JobStatus`, `Schedule`, `Webhook`.
+pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
+    let states = ["queued", "running", "succeeded", "failed", "cancelled"];
+    let stops = [
+        Some("exhausted"),
+        Some("limit_reached"),
+        Some("past_sync_date"),
+        Some("time_budget"),
+        Some("source_error"),
+        Some("source_limit"),
+        Some("caught_up"),
+        None,
+    ];
+    let job = closed(record([
+        ("job_id", text(false, "The job's id")),
+        ("endpoint", text(false, "The source endpoint it pages")),
+        (
+            "state",
+            described(
+                typed(Type::String, false).enum_values(Some(states)),
+                "queued, running, succeeded, failed or cancelled",
+            ),
+        ),
+        ("reviews_collected", count("Reviews stored so far")),
+        ("pages_fetched", count("Pages fetched so far")),
+        (
+            "stop_reason",
+            described(
+                typed(Type::String, true).enum_values(Some(stops)),
+                "Why it stopped, in the fetch answer's words",
+            ),
+        ),
+        ("error", text(true, "Why it failed")),
+        (
+            "created_at",
+            text(false, "When it was submitted (RFC 3339)"),
+        ),
+        ("started_at", text(true, "When a worker first took it")),
+        ("finished_at", text(true, "When it ended")),
+    ]))
+    .property(
+        "reviews_to_fetch",
+        count("The job's total, when the request gave one"),
+    )
+    .property("schedule_id", text(false, "The schedule it ran for"))
+    .property(
+        "webhook",
+        closed(record([
+            ("attempts", count("Deliveries attempted")),
+            (
+                "last_status",
+                described(
+                    typed(Type::Integer, true),
+                    "The status the last attempt got (null: no answer)",
+                ),
+            ),
+            ("delivered_at", text(true, "When a 2xx answered it")),
+        ])),
+    )
+    .description(Some("A job's status"));
+    let schedule = closed(record([
+        ("schedule_id", text(false, "The schedule's id")),
+        (
+            "endpoint",
+            text(false, "The source endpoint each run pages"),
+        ),
+        (
+            "request",
+            described(typed(Type::Object, false), "The request each run sends"),
+        ),
+        ("next_run_at", text(false, "When it runs next (RFC 3339)")),
+        ("last_job_id", text(true, "Its latest run's job")),
+        ("runs", count("Runs started")),
+        (
+            "skipped_runs",
+            count("Runs skipped because the previous one was still going"),
+        ),
+        (
+            "reviews_delivered",
+            count("New reviews its runs delivered, all together"),
+        ),
+        ("created_at", text(false, "When it was created")),
+    ]))
+    .property("every", text(false, "Its interval, e.g. 6h"))
+    .property("cron", text(false, "Its cron expression"))
+    .property("timezone", text(false, "The cron expression's time zone"))
+    .property(
+        "webhook",
+        closed(record([(
+            "url",
+            text(false, "Where each run's end is announced"),
+        )])),
+    );
+    let webhook = closed(record([
+        (
+            "url",
+            text(
+                false,
+                "A public http(s) URL; POSTed the job's end, signed with `Gleaner-Signature`",
+            ),
+        ),
+        (
+            "secret",
+            described(
+                typed(Type::String, false).min_length(Some(16)),
+                "At least 16 characters; signs every delivery",
+            ),
+        ),
+    ]));
+    vec![
+        ("JobStatus", job.into()),
+        ("Schedule", schedule.into()),
+        ("Webhook", webhook.into()),
+    ]
+}
+
+fn json(description: &str, schema: RefOr<Schema>) -> ResponseBuilder {
+    ResponseBuilder::new().description(description).content(
+        "application/json",
+        ContentBuilder::new().schema(Some(schema)).build(),
+    )
+}
+
+fn error(description: &str) -> RefOr<utoipa::openapi::Response> {
+    json(description, reference("Error")).build().into()
+}
+
+fn location(response: ResponseBuilder) -> ResponseBuilder {
+    response.header(
+        "location",
+        HeaderBuilder::new()
+            .schema(typed(Type::String, false))
+            .description(Some("Where to read it"))
+            .build(),
+    )
+}
+
+/// Links from a created item's answer to the operations on it, its `id`
+/// taken from the answer's `field`.
+fn links(response: ResponseBuilder, field: &str, operations: &[&str]) -> ResponseBuilder {
+    operations.iter().fold(response, |response, operation| {
+        let link = LinkBuilder::new()
+            .operation_id(*operation)
+            .parameter("id", format!("$response.body#/{field}"))
+            .build();
+        response.link(*operation, link)
+    })
+}
+
+fn id_parameter(what: &str) -> utoipa::openapi::path::Parameter {
+    ParameterBuilder::new()
+        .name("id")
+        .parameter_in(ParameterIn::Path)
+        .required(Required::True)
+        .description(Some(format!("The {what}'s id")))
+        .schema(Some(typed(Type::String, false)))
+        .build()
+}
+
+fn query(name: &str, schema: ObjectBuilder, d: &str) -> utoipa::openapi::path::Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Query)
+        .required(Required::False)
+        .description(Some(d))
+        .schema(Some(schema))
+        .build()
+}
+
+/// An operation with its success, the errors every one has, and `errors`.
+fn op(
+    id: &str,
+    summary: &str,
+    tag: &str,
+    auth: bool,
+    ok: (u16, RefOr<utoipa::openapi::Response>),
+    errors: &[(u16, &str)],
+) -> OperationBuilder {
+    let mut responses = Responses::new();
+    responses.responses.insert(ok.0.to_string(), ok.1);
+    if auth {
+        responses
+            .responses
+            .insert("401".into(), error("Missing or invalid API key"));
+    }
+    responses
+        .responses
+        .insert("503".into(), error("The job store failed; retry"));
+    for (status, when) in errors {
+        responses.responses.insert(status.to_string(), error(when));
+    }
+    OperationBuilder::new()
+        .summary(Some(summary))
+        .operation_id(Some(id))
+        .tag(tag)
+        .securities(Some(plugin_security(auth)))
+        .responses(responses)
+}
+
+fn body(schema: ObjectBuilder) -> utoipa::openapi::request_body::RequestBody {
+    RequestBodyBuilder::new()
+        .required(Some(Required::True))
+        .content(
+            "application/json",
+            ContentBuilder::new().schema(Some(schema)).build(),
+        )
+        .build()
+}
+
+/// The paths of `/jobs` and `/schedules`; `auth` is whether API keys are required.
+pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
+    let status = || reference("JobStatus");
+    let not_found = (404, "No job of that id for this API key");
+    let job_body = closed(record([
+        ("endpoint", text(false, "A review source's path, e.g. /customer-feedback-hub/reviews")),
+        ("request", described(typed(Type::Object, false), "The body that endpoint takes, checked as it checks it; reviews_to_fetch is the job's total, up to job_max_reviews")),
+    ]))
+    .property("webhook", reference("Webhook"))
+    .description(Some("A job: a fetch with no 30-second budget, run in the background"));
+    let submit = op(
+        "submit_job",
+        "Submit a job",
+        "jobs",
+        auth,
+        (202, links(location(json("The job, queued", status())), "job_id", &["job_status", "cancel_job", "job_reviews"]).build().into()),
+        &[
+            (400, "Invalid body, an endpoint that is not a review source, a request the endpoint refuses, or a webhook URL that is not public"),
+            (408, "The body did not arrive within the body read timeout"),
+            (413, "The body exceeds max_body_bytes"),
+        ],
+    )
+    .request_body(Some(body(job_body)));
+    let list = op(
+        "list_jobs",
+        "List your jobs, newest first",
+        "jobs",
+        auth,
+        (
+            200,
+            json(
+                "A page of jobs",
+                closed(record([
+                    ("jobs", ArrayBuilder::new().items(status()).into()),
+                    (
+                        "next_before",
+                        text(true, "Send as `before` for the next page; null on the last"),
+                    ),
+                ]))
+                .into(),
+            )
+            .build()
+            .into(),
+        ),
+        &[(
+            400,
+            "An unknown state or query parameter, or a limit out of range",
+        )],
+    )
+    .parameter(query(
+        "state",
+        typed(Type::String, false).enum_values(Some([
+            "queued",
+            "running",
+            "succeeded",
+            "failed",
+            "cancelled",
+        ])),
+        "Only jobs in this state",
+    ))
+    .parameter(query(
+        "limit",
+        typed(Type::Integer, false)
+            .minimum(Some(1))
+            .maximum(Some(500)),
+        "At most this many (default 50)",
+    ))
+    .parameter(query(
+        "before",
+        typed(Type::String, false),
+        "The previous page's `next_before`",
+    ));
+    let mut jobs = PathItem::new(HttpMethod::Post, submit);
+    jobs.merge_operations(PathItem::new(HttpMethod::Get, list));
+
+    let get = op(
+        "job_status",
+        "A job's status",
+        "jobs",
+        auth,
+        (200, json("The job", status()).build().into()),
+        &[not_found],
+    )
+    .parameter(id_parameter("job"));
+    let cancel = op(
+        "cancel_job",
+        "Cancel a job (what it collected stays)",
+        "jobs",
+        auth,
+        (
+            200,
+            json("The job, cancelled or cancelling", status())
+                .build()
+                .into(),
+        ),
+        &[not_found],
+    )
+    .parameter(id_parameter("job"));
+    let mut job = PathItem::new(HttpMethod::Get, get);
+    job.merge_operations(PathItem::new(HttpMethod::Delete, cancel));
+
+    let reviews_ok = json(
+        "The job's reviews, in the source's order, as the endpoint returns them",
+        closed(record([
+            (
+                "reviews",
+                ArrayBuilder::new().items(reference("Review")).into(),
+            ),
+            (
+                "next_cursor",
+                text(
+                    true,
+                    "Send as `cursor` for the next page; null when none is stored yet",
+                ),
+            ),
+        ]))
+        .into(),
+    )
+    .content(
+        "application/x-ndjson",
+        ContentBuilder::new()
+            .schema(Some(described(
+                typed(Type::String, false),
+                "With Accept: application/x-ndjson, every review from `cursor` on, one per line",
+            )))
+            .build(),
+    );
+    let reviews = op(
+        "job_reviews",
+        "A job's reviews, readable while it runs",
+        "jobs",
+        auth,
+        (200, reviews_ok.build().into()),
+        &[
+            (
+                400,
+                "A cursor this API did not give, an unknown parameter, or a limit out of range",
+            ),
+            not_found,
+        ],
+    )
+    .parameter(id_parameter("job"))
+    .parameter(query(
+        "cursor",
+        typed(Type::String, false),
+        "The previous page's `next_cursor`",
+    ))
+    .parameter(query(
+        "limit",
+        typed(Type::Integer, false)
+            .minimum(Some(1))
+            .maximum(Some(1_000)),
+        "At most this many (default 100)",
+    ));
+
+    let schedule_body = closed(record([
+        ("endpoint", text(false, "A review source's path")),
+        ("request", described(typed(Type::Object, false), "The body that endpoint takes, sent by every run")),
+    ]))
+    .property("every", text(false, "An interval: a whole number and s, m, h, d or w (at least 1m), e.g. 6h"))
+    .property("cron", text(false, "Instead of every: five fields, minute hour day-of-month month day-of-week, e.g. 0 3 * * *"))
+    .property("timezone", text(false, "The cron expression's IANA time zone (default UTC)"))
+    .property("webhook", reference("Webhook"));
+    let schedule = || reference("Schedule");
+    let add = op(
+        "add_schedule",
+        "Add a schedule whose runs deliver only new reviews",
+        "schedules",
+        auth,
+        (201, links(location(json("The schedule", schedule())), "schedule_id", &["schedule", "run_schedule", "remove_schedule"]).build().into()),
+        &[
+            (400, "Invalid body, an endpoint that is not a review source, a request the endpoint refuses, neither or both of every and cron, or a webhook URL that is not public"),
+            (408, "The body did not arrive within the body read timeout"),
+            (413, "The body exceeds max_body_bytes"),
+        ],
+    )
+    .request_body(Some(body(schedule_body)));
+    let list_schedules = op(
+        "list_schedules",
+        "List your schedules",
+        "schedules",
+        auth,
+        (
+            200,
+            json(
+                "Your schedules",
+                closed(record([(
+                    "schedules",
+                    ArrayBuilder::new().items(schedule()).into(),
+                )]))
+                .into(),
+            )
+            .build()
+            .into(),
+        ),
+        &[],
+    );
+    let mut schedules = PathItem::new(HttpMethod::Post, add);
+    schedules.merge_operations(PathItem::new(HttpMethod::Get, list_schedules));
+    let missing = (404, "No schedule of that id for this API key");
+    let get_schedule = op(
+        "schedule",
+        "A schedule",
+        "schedules",
+        auth,
+        (200, json("The schedule", schedule()).build().into()),
+        &[missing],
+    )
+    .parameter(id_parameter("schedule"));
+    let delete = op(
+        "remove_schedule",
+        "Remove a schedule (its jobs stay)",
+        "schedules",
+        auth,
+        (
+            200,
+            json(
+                "It was removed",
+                closed(record([("deleted", text(false, "The schedule's id"))])).into(),
+            )
+            .build()
+            .into(),
+        ),
+        &[missing],
+    )
+    .parameter(id_parameter("schedule"));
+    let mut one = PathItem::new(HttpMethod::Get, get_schedule);
+    one.merge_operations(PathItem::new(HttpMethod::Delete, delete));
+    let run = op(
+        "run_schedule",
+        "Run a schedule now",
+        "schedules",
+        auth,
+        (
+            202,
+            location(json("The run's job", status())).build().into(),
+        ),
+        &[missing, (409, "Its previous run is still going")],
+    )
+    .parameter(id_parameter("schedule"));
+    vec![
+        ("/jobs", jobs),
+        ("/jobs/{id}", job),
+        (
+            "/jobs/{id}/reviews",
+            PathItem::new(HttpMethod::Get, reviews),
+        ),
+        ("/schedules", schedules),
+        ("/schedules/{id}", one),
+        ("/schedules/{id}/run", PathItem::new(HttpMethod::Post, run)),
+    ]
+}
