@@ -145,6 +145,18 @@ test-browser: plugins
 		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	GLEANER_BROWSER_TEST=1 $(CARGO) test --release --workspace --test tests -- browser:: --nocapture
 
+## The cluster tests: a real nats-server with JetStream (Debian's package,
+## installed when missing) on a random loopback port, and two or three
+## replicas; jobs, schedules, shared pacing, walls, sessions and roll-outs,
+## and an outage. Not part of `make test`, which needs no service.
+.PHONY: test-cluster
+test-cluster: plugins
+	@command -v nats-server >/dev/null || { \
+		echo "installing Debian's nats-server for the cluster tests"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
+	GLEANER_CLUSTER_TEST=1 $(CARGO) test --release --workspace --test tests -- cluster:: --nocapture --test-threads=1
+
 ## Contract test: schemathesis (pinned in scripts/contract/requirements.txt, installed
 ## into target/contract-venv) against the real server's /openapi.json, with replayed
 ## fixtures; CONTRACT_EXAMPLES per operation (default 100). Reports in target/contract/.

@@ -18,24 +18,29 @@ use sha2::Sha256;
 
 use crate::common;
 
-const HUB: &str = "/customer-feedback-hub/reviews";
-const QUERY: &str = "https://www.trustpilot.com/review/jobs.example";
+pub(crate) const HUB: &str = "/customer-feedback-hub/reviews";
+pub(crate) const QUERY: &str = "https://www.trustpilot.com/review/jobs.example";
 const PAGE: usize = 20;
+
+/// When a request reached the site, and the cookie header it carried.
+pub(crate) type Arrival = (Instant, Option<String>);
 
 /// A review site: its reviews newest first, pages of 20.
 #[derive(Clone, Default)]
-struct Site {
-    reviews: Arc<Mutex<Vec<Value>>>,
+pub(crate) struct Site {
+    pub(crate) reviews: Arc<Mutex<Vec<Value>>>,
     /// Pages that answer 500 while set.
     failing: Arc<Mutex<BTreeSet<usize>>>,
     /// Pages that answer 503 this many more times.
     flaky: Arc<Mutex<HashMap<usize, usize>>>,
-    delay: Arc<Mutex<Duration>>,
+    pub(crate) delay: Arc<Mutex<Duration>>,
     made: Arc<AtomicUsize>,
+    /// When each request arrived, and the session cookie it carried.
+    pub(crate) arrivals: Arc<Mutex<Vec<Arrival>>>,
 }
 
 impl Site {
-    fn with(n: usize) -> Site {
+    pub(crate) fn with(n: usize) -> Site {
         let site = Site::default();
         site.add_older(n);
         site
@@ -68,7 +73,7 @@ impl Site {
     }
 
     /// Adds `n` reviews newer than every present one (at the top).
-    fn add_newer(&self, n: usize) {
+    pub(crate) fn add_newer(&self, n: usize) {
         let mut all = self.reviews.lock().unwrap();
         for _ in 0..n {
             let i = 1_000_000 + self.made.fetch_add(1, Ordering::Relaxed);
@@ -76,49 +81,56 @@ impl Site {
         }
     }
 
-    fn ids(&self) -> Vec<String> {
+    pub(crate) fn ids(&self) -> Vec<String> {
         let all = self.reviews.lock().unwrap();
         all.iter()
             .map(|r| r["id"].as_str().unwrap().to_owned())
             .collect()
     }
 
-    async fn serve(&self) -> SocketAddr {
+    pub(crate) async fn serve(&self) -> SocketAddr {
         let site = self.clone();
         let router = axum::Router::new().route(
             "/review/{domain}",
-            axum::routing::get(move |Query(q): Query<HashMap<String, String>>| {
-                let site = site.clone();
-                async move {
-                    let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
-                    let delay = *site.delay.lock().unwrap();
-                    tokio::time::sleep(delay).await;
-                    let flaky = site.flaky.lock().unwrap().get_mut(&page).map(|left| {
-                        let was = *left;
-                        *left = was.saturating_sub(1);
-                        was
-                    });
-                    if flaky.is_some_and(|was| was > 0) {
-                        return (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response();
+            axum::routing::get(
+                move |Query(q): Query<HashMap<String, String>>, headers: HeaderMap| {
+                    let site = site.clone();
+                    async move {
+                        let cookie = headers
+                            .get("cookie")
+                            .and_then(|c| c.to_str().ok())
+                            .map(str::to_owned);
+                        site.arrivals.lock().unwrap().push((Instant::now(), cookie));
+                        let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+                        let delay = *site.delay.lock().unwrap();
+                        tokio::time::sleep(delay).await;
+                        let flaky = site.flaky.lock().unwrap().get_mut(&page).map(|left| {
+                            let was = *left;
+                            *left = was.saturating_sub(1);
+                            was
+                        });
+                        if flaky.is_some_and(|was| was > 0) {
+                            return (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response();
+                        }
+                        if site.failing.lock().unwrap().contains(&page) {
+                            return (StatusCode::INTERNAL_SERVER_ERROR, "down").into_response();
+                        }
+                        let all = site.reviews.lock().unwrap().clone();
+                        let pages = all.len().div_ceil(PAGE).max(1);
+                        let slice: Vec<Value> = all
+                            .iter()
+                            .skip((page - 1) * PAGE)
+                            .take(PAGE)
+                            .cloned()
+                            .collect();
+                        (
+                            StatusCode::OK,
+                            common::trustpilot_html(&slice, pages as u64),
+                        )
+                            .into_response()
                     }
-                    if site.failing.lock().unwrap().contains(&page) {
-                        return (StatusCode::INTERNAL_SERVER_ERROR, "down").into_response();
-                    }
-                    let all = site.reviews.lock().unwrap().clone();
-                    let pages = all.len().div_ceil(PAGE).max(1);
-                    let slice: Vec<Value> = all
-                        .iter()
-                        .skip((page - 1) * PAGE)
-                        .take(PAGE)
-                        .cloned()
-                        .collect();
-                    (
-                        StatusCode::OK,
-                        common::trustpilot_html(&slice, pages as u64),
-                    )
-                        .into_response()
-                }
-            }),
+                },
+            ),
         );
         common::upstream(router).await
     }
@@ -137,7 +149,7 @@ async fn server(
     .await
 }
 
-async fn send(
+pub(crate) async fn send(
     s: &common::Server,
     method: reqwest::Method,
     path: &str,
@@ -156,7 +168,7 @@ async fn send(
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
-const KEY: &str = "jobs-key-one";
+pub(crate) const KEY: &str = "jobs-key-one";
 
 /// A server for `site` that takes [`KEY`].
 async fn keyed(site: &Site) -> common::Server {
@@ -164,12 +176,12 @@ async fn keyed(site: &Site) -> common::Server {
 }
 
 /// A synchronous fetch from the source endpoint.
-async fn fetch(s: &common::Server, body: Value) -> (u16, Value) {
+pub(crate) async fn fetch(s: &common::Server, body: Value) -> (u16, Value) {
     send(s, reqwest::Method::POST, HUB, KEY, Some(body)).await
 }
 
 /// Submits a job; its id, once it is accepted.
-async fn submit(s: &common::Server, body: Value) -> String {
+pub(crate) async fn submit(s: &common::Server, body: Value) -> String {
     let (status, job) = send(s, reqwest::Method::POST, "/jobs", KEY, Some(body)).await;
     assert_eq!(status, 202, "{job}");
     job["job_id"].as_str().unwrap().to_owned()
@@ -188,7 +200,7 @@ async fn add_schedule(s: &common::Server, cadence: Value) -> Value {
 }
 
 /// Waits for a job to end; its status.
-async fn finished(s: &common::Server, id: &str, key: &str, within: Duration) -> Value {
+pub(crate) async fn finished(s: &common::Server, id: &str, key: &str, within: Duration) -> Value {
     let started = Instant::now();
     loop {
         let (_, job) = send(s, reqwest::Method::GET, &format!("/jobs/{id}"), key, None).await;
@@ -204,7 +216,7 @@ async fn finished(s: &common::Server, id: &str, key: &str, within: Duration) -> 
 }
 
 /// Every review id of a job, read page by page.
-async fn job_ids(s: &common::Server, id: &str, key: &str) -> Vec<String> {
+pub(crate) async fn job_ids(s: &common::Server, id: &str, key: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cursor = String::new();
     loop {
@@ -221,7 +233,7 @@ async fn job_ids(s: &common::Server, id: &str, key: &str) -> Vec<String> {
     }
 }
 
-fn job_request(total: Option<u64>) -> Value {
+pub(crate) fn job_request(total: Option<u64>) -> Value {
     let mut request = json!({"query": QUERY});
     if let Some(t) = total {
         request["reviews_to_fetch"] = json!(t);

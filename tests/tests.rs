@@ -9,6 +9,7 @@ mod attraction_booking_session;
 mod browser;
 mod cli;
 mod client_example;
+mod cluster;
 mod containment;
 mod demo;
 mod deploy;

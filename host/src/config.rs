@@ -163,6 +163,9 @@ pub struct Config {
     /// `cooldown_secs`; `GLEANER_PROXIES`, comma separated, and
     /// `GLEANER_PROXY_COOLDOWN_SECS`). A plugin's own: `[plugins.<name>] proxies = [...]`.
     pub proxies: ProxyConfig,
+    /// Cluster mode on NATS JetStream (`[cluster]`; `GLEANER_NATS_URL` and the
+    /// other `GLEANER_NATS_*` settings). Off unless a NATS URL is set.
+    pub cluster: crate::cluster::settings::ClusterConfig,
     /// Called with the plugin's name just before each component compile; for
     /// tests that need a compile held. Neither the file nor the environment sets it.
     #[serde(skip)]
@@ -213,6 +216,7 @@ impl Default for Config {
             token_secret: None,
             llm: Default::default(),
             plugins: BTreeMap::new(),
+            cluster: Default::default(),
             compile_hook: None,
         }
     }
@@ -244,7 +248,7 @@ impl Config {
                 ),
             });
         }
-        Ok(())
+        self.cluster.check(self.token_secret.is_some())
     }
 
     /// Parses a TOML file.
@@ -415,6 +419,7 @@ impl Config {
         if let Some(v) = var("GLEANER_LLM_TIMEOUT_MS") {
             self.llm.timeout_ms = Some(parse_number("GLEANER_LLM_TIMEOUT_MS", v)?);
         }
+        self.cluster.apply_env(&var)?;
         if let Some(v) = var("GLEANER_UPSTREAM_OVERRIDE") {
             for pair in split_list(&v) {
                 let (host, base) = pair.split_once('=').ok_or_else(|| ConfigError::Env {
@@ -531,7 +536,7 @@ fn settings_tables<'de, D: serde::Deserializer<'de>>(
         .collect())
 }
 
-fn split_list(v: &str) -> Vec<String> {
+pub(crate) fn split_list(v: &str) -> Vec<String> {
     v.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -539,7 +544,10 @@ fn split_list(v: &str) -> Vec<String> {
         .collect()
 }
 
-fn parse_number<T: std::str::FromStr>(name: &'static str, v: String) -> Result<T, ConfigError> {
+pub(crate) fn parse_number<T: std::str::FromStr>(
+    name: &'static str,
+    v: String,
+) -> Result<T, ConfigError> {
     v.trim().parse().map_err(|_| ConfigError::Env {
         name,
         value: v,

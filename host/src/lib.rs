@@ -9,6 +9,7 @@
 pub mod api;
 pub mod capabilities;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod contract;
 pub mod cursor;
@@ -129,18 +130,29 @@ impl App {
             config.max_concurrent_per_plugin,
             config.reserved_for_local_plugins,
         ));
-        let jobs = jobs::Jobs::open(jobs::Parts {
-            runtime: runtime.clone(),
-            registry: registry.clone(),
-            tokens: tokens.clone(),
-            bulkheads: bulkheads.clone(),
-            config: config.clone(),
-        })?;
+        let cluster = match config.cluster.enabled() {
+            true => Some(cluster::Cluster::connect(&config.cluster).await?),
+            false => None,
+        };
+        if let Some(cluster) = &cluster {
+            cluster.share(runtime.services());
+        }
+        let jobs = jobs::Jobs::open(
+            jobs::Parts {
+                runtime: runtime.clone(),
+                registry: registry.clone(),
+                tokens: tokens.clone(),
+                bulkheads: bulkheads.clone(),
+                config: config.clone(),
+            },
+            cluster.clone(),
+        )?;
         let state = api::AppState {
             runtime,
             registry,
             bulkheads,
             jobs,
+            cluster,
             clients: Arc::new(clients),
             trusted: Arc::new(trusted),
             config,

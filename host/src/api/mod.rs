@@ -57,6 +57,8 @@ pub struct AppState {
     pub tokens: Arc<crate::cursor::TokenKey>,
     /// Jobs and schedules.
     pub jobs: Arc<crate::jobs::Jobs>,
+    /// The cluster this replica shares jobs and state with, in cluster mode.
+    pub cluster: Option<Arc<crate::cluster::Cluster>>,
 }
 
 /// The per-request context a handler gets.
@@ -87,17 +89,22 @@ pub fn router(state: AppState) -> Router {
 
 /// `GET /healthz`: `status` is `ok`, or `loading` while some plugin's first load
 /// (a compile) is under way; `loading` and `failed` name those plugins. Always
-/// 200: the server answers every ready route meanwhile.
+/// 200: the server answers every ready route meanwhile. In cluster mode,
+/// `cluster` names the replica and says whether NATS is connected.
 async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
     let health = state.registry.health();
-    Json(json!({
+    let mut body = json!({
         "status": if health.loading.is_empty() { "ok" } else { "loading" },
         "plugins": health.ready,
         "failed_plugins": health.failed.len(),
         "loading_plugins": health.loading.len(),
         "loading": health.loading,
         "failed": health.failed,
-    }))
+    });
+    if let Some(cluster) = &state.cluster {
+        body["cluster"] = cluster.health();
+    }
+    Json(body)
 }
 
 fn error_shape(kind: Option<Kind>, route: &str) -> ErrorShape {

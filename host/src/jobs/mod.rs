@@ -23,7 +23,7 @@ pub mod sqlite;
 pub mod store;
 pub mod webhooks;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -84,11 +84,20 @@ impl Jobs {
         })
     }
 
-    /// The engine on the SQLite store in the configuration's data directory.
-    pub fn open(parts: Parts) -> anyhow::Result<Arc<Jobs>> {
-        let path = parts.config.data_dir.join("jobs.sqlite3");
-        let store = sqlite::SqliteStore::open(&path)?;
-        Ok(Jobs::new(Arc::new(store), parts))
+    /// The engine on the cluster's store, or without a cluster on the SQLite
+    /// store in the configuration's data directory.
+    pub fn open(
+        parts: Parts,
+        cluster: Option<Arc<crate::cluster::Cluster>>,
+    ) -> anyhow::Result<Arc<Jobs>> {
+        let store: Arc<dyn Store> = match cluster {
+            Some(cluster) => Arc::new(crate::cluster::jobs::JetStreamStore::new(cluster)),
+            None => {
+                let path = parts.config.data_dir.join("jobs.sqlite3");
+                Arc::new(sqlite::SqliteStore::open(&path)?)
+            }
+        };
+        Ok(Jobs::new(store, parts))
     }
 
     /// The configuration.
@@ -146,41 +155,52 @@ impl Jobs {
     async fn dispatch(self: Arc<Jobs>) {
         loop {
             let wake = self.wake.notified();
-            match self.store.unfinished_jobs().await {
-                Ok(jobs) => {
-                    for job in jobs {
-                        if self.is_running(&job.job_id) {
-                            continue;
+            let free = self.slots.available_permits();
+            if free > 0 {
+                let running: HashSet<String> = self
+                    .running
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .keys()
+                    .cloned()
+                    .collect();
+                match self.store.claim_jobs(free, &running).await {
+                    Ok(claims) => {
+                        for claim in claims {
+                            self.clone().run(claim);
                         }
-                        let Ok(slot) = self.slots.clone().try_acquire_owned() else {
-                            break;
-                        };
-                        let flag = Arc::new(AtomicBool::new(job.cancel_requested));
-                        self.running
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .insert(job.job_id.clone(), flag.clone());
-                        let engine = self.clone();
-                        tokio::spawn(async move {
-                            let id = job.job_id.clone();
-                            runner::run(&engine, job, &flag).await;
-                            engine
-                                .running
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .remove(&id);
-                            drop(slot);
-                            engine.wake.notify_waiters();
-                        });
                     }
+                    Err(e) => tracing::error!(error = %e, "cannot take the queued jobs"),
                 }
-                Err(e) => tracing::error!(error = %e, "cannot read the queued jobs"),
             }
             tokio::select! {
                 _ = wake => {}
                 _ = tokio::time::sleep(TICK) => {}
             }
         }
+    }
+
+    /// Runs a claimed job in its own task, holding a slot.
+    fn run(self: Arc<Jobs>, claim: store::Claim) {
+        let Ok(slot) = self.slots.clone().try_acquire_owned() else {
+            // Only the dispatcher takes slots, and it claimed no more than were free.
+            return;
+        };
+        let id = claim.job.job_id.clone();
+        let flag = Arc::new(AtomicBool::new(claim.job.cancel_requested));
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), flag.clone());
+        tokio::spawn(async move {
+            runner::run(&self, claim, &flag).await;
+            self.running
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+            drop(slot);
+            self.wake.notify_waiters();
+        });
     }
 
     /// Records a job's end, announces it, and for a schedule's run, what it
@@ -247,7 +267,7 @@ impl Jobs {
                         tracing::info!(job = %delivery.job_id, attempt = delivery.attempts + 1, ?status, error = error.as_deref().unwrap_or(""), delivered, "webhook attempt");
                         if let Err(e) = self
                             .store
-                            .record_attempt(delivery.id, status, error, next)
+                            .record_attempt(&delivery, status, error, next)
                             .await
                         {
                             tracing::error!(error = %e, "cannot record a webhook attempt");
@@ -293,6 +313,16 @@ impl Jobs {
         } else {
             cadence::next_after(&schedule.cadence, now_ms().max(schedule.next_run_at))
         };
+        let id = &schedule.schedule_id;
+        if !now
+            && !self
+                .store
+                .claim_schedule_run(id, schedule.next_run_at, next)
+                .await?
+        {
+            // Another replica's scheduler took this run.
+            return Ok(None);
+        }
         if let Some(last) = &schedule.last_job_id {
             let going = self
                 .store

@@ -101,7 +101,7 @@ pub struct NewJob {
 }
 
 /// A job as the store keeps it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Job {
     /// Its id.
     pub job_id: String,
@@ -189,7 +189,7 @@ impl Job {
 }
 
 /// How often a schedule runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cadence {
     /// Every so many seconds.
     Every(u64),
@@ -220,7 +220,7 @@ pub struct NewSchedule {
 }
 
 /// A schedule as the store keeps it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
     /// Its id.
     pub schedule_id: String,

@@ -13,7 +13,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::model::{now_ms, Job, JobState};
-use super::store::{PageWrite, Store};
+use super::store::{Claim, Lease, PageWrite, Store, MAX_INTERRUPTIONS};
 use super::Jobs;
 use crate::api::bulkhead::Reach;
 use crate::driver::{CommittedPage, Fetch, Known, PageSink, StopAt};
@@ -37,23 +37,43 @@ enum End {
     Cancelled(Option<String>),
 }
 
-/// Runs `job` to its end and records it.
-pub(super) async fn run(engine: &Jobs, job: Job, cancel: &AtomicBool) {
-    let end = drive(engine, &job, cancel).await;
+/// Runs a claimed job to its end and records it; lets go of its lease once
+/// the end is recorded (so a crash before that hands the job to another worker).
+pub(super) async fn run(engine: &Jobs, claim: Claim, cancel: &AtomicBool) {
+    let Claim {
+        job,
+        lease,
+        interrupted,
+    } = claim;
+    let end = if interrupted >= MAX_INTERRUPTIONS {
+        End::Failed(
+            format!(
+                "its workers stopped {interrupted} times before it ended (a replica crashing on it, \
+                 or losing the cluster); its reviews so far stay. Submit it again to go on"
+            ),
+            None,
+        )
+    } else {
+        drive(engine, &job, cancel, lease.as_ref()).await
+    };
     let (state, stop, error) = match end {
         End::Succeeded(stop) => (JobState::Succeeded, Some(stop), None),
         End::Failed(error, stop) => (JobState::Failed, stop, Some(error)),
         End::Cancelled(stop) => (JobState::Cancelled, stop, None),
     };
     tracing::info!(job = %job.job_id, endpoint = %job.endpoint, state = state.code(), error = error.as_deref().unwrap_or(""), "job ended");
-    if let Err(e) = engine.end(&job, state, stop, error).await {
-        tracing::error!(job = %job.job_id, error = %e, "cannot record a job's end; it resumes at the next start");
+    match engine.end(&job, state, stop, error).await {
+        Ok(()) => lease.done().await,
+        Err(e) => {
+            tracing::error!(job = %job.job_id, error = %e, "cannot record a job's end; it resumes at the next start")
+        }
     }
 }
 
 /// Commits each page of a job: its reviews and the position after them.
 struct Committer<'a> {
     store: &'a dyn Store,
+    lease: &'a dyn Lease,
     job_id: &'a str,
     cancel: &'a AtomicBool,
     collected: AtomicU64,
@@ -85,6 +105,13 @@ impl PageSink for Committer<'_> {
             self.collected.fetch_add(added, Ordering::Relaxed);
             self.committed.fetch_add(1, Ordering::Relaxed);
             *self.position.lock().unwrap_or_else(|p| p.into_inner()) = page.resume;
+            self.lease.keep().await;
+            // A cancel asked on another replica reaches this one through the store.
+            if let Ok(Some(job)) = self.store.job(None, self.job_id).await {
+                if job.cancel_requested {
+                    self.cancel.store(true, Ordering::Relaxed);
+                }
+            }
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(ApiError::Overloaded("the job was cancelled".into()));
             }
@@ -106,7 +133,7 @@ fn backoff(failures: u32) -> Duration {
     Duration::from_secs(1 << failures.min(6)).min(MAX_BACKOFF)
 }
 
-async fn drive(engine: &Jobs, job: &Job, cancel: &AtomicBool) -> End {
+async fn drive(engine: &Jobs, job: &Job, cancel: &AtomicBool, lease: &dyn Lease) -> End {
     let store = engine.store.as_ref();
     let parts = engine.parts();
     let config = engine.config();
@@ -138,6 +165,7 @@ async fn drive(engine: &Jobs, job: &Job, cancel: &AtomicBool) -> End {
     };
     let committer = Committer {
         store,
+        lease,
         job_id: &job.job_id,
         cancel,
         collected: AtomicU64::new(job.reviews_collected),

@@ -136,7 +136,11 @@ impl SqliteStore {
         answer
             .await
             .map_err(|_| StoreError("the store's thread has stopped".into()))?
-            .map_err(|e| StoreError(e.to_string()))
+            .map_err(|e| {
+                StoreError(format!(
+                    "{e}; check the disk under GLEANER_DATA_DIR, then retry"
+                ))
+            })
     }
 }
 
@@ -468,11 +472,12 @@ impl Store for SqliteStore {
 
     async fn record_attempt(
         &self,
-        id: i64,
+        delivery: &PendingDelivery,
         status: Option<u16>,
         error: Option<String>,
         next_attempt_at: Option<Millis>,
     ) -> Result<(), StoreError> {
+        let id = delivery.id;
         self.with(move |c| {
             let delivered = status.is_some_and(|s| (200..300).contains(&s));
             c.execute(
@@ -607,6 +612,23 @@ impl Store for SqliteStore {
             ))?;
             let rows = statement.query_map(params![now], schedule_of)?;
             rows.collect()
+        })
+        .await
+    }
+
+    async fn claim_schedule_run(
+        &self,
+        id: &str,
+        due: Millis,
+        next: Millis,
+    ) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.with(move |c| {
+            let changed = c.execute(
+                "UPDATE schedules SET next_run_at = ?3 WHERE schedule_id = ?1 AND next_run_at = ?2",
+                params![id, due, next],
+            )?;
+            Ok(changed == 1)
         })
         .await
     }

@@ -15,7 +15,7 @@ use super::model::{
 /// A storage failure. Callers answer it as a 503: the store is the server's,
 /// and the client can only retry.
 #[derive(Debug, thiserror::Error)]
-#[error("the job store failed: {0}; check the disk under GLEANER_DATA_DIR, then retry")]
+#[error("the job store failed: {0}")]
 pub struct StoreError(pub String);
 
 /// One committed page of a job: its new reviews and where to resume after them.
@@ -44,6 +44,42 @@ pub struct JobEnd {
 /// A page of a job's reviews, and the cursor of the next.
 pub type ReviewPage = (Vec<Value>, Option<u64>);
 
+/// Workers that may take a job and stop without ending it (a crash, a lost
+/// cluster) before the job fails instead of being taken again.
+pub const MAX_INTERRUPTIONS: u32 = 19;
+
+/// A worker's hold on a job it runs: kept alive while the job makes progress,
+/// let go when it ends. In one process nobody else could take the job
+/// ([`NoLease`]); in a cluster a job whose worker goes silent past its ack
+/// wait goes to another replica's worker.
+#[async_trait]
+pub trait Lease: Send + Sync {
+    /// The job is still being worked on (after each committed page, and on a
+    /// timer while a page is fetched).
+    async fn keep(&self);
+    /// The job ended and its end is recorded: nobody needs to take it again.
+    async fn done(&self);
+}
+
+/// The lease of a job in a single process: nothing to keep.
+pub struct NoLease;
+
+#[async_trait]
+impl Lease for NoLease {
+    async fn keep(&self) {}
+    async fn done(&self) {}
+}
+
+/// A job a worker took, with its lease.
+pub struct Claim {
+    /// The job as stored when it was taken.
+    pub job: Job,
+    /// The worker's hold on it.
+    pub lease: Box<dyn Lease>,
+    /// Workers that took it before and went away without ending it.
+    pub interrupted: u32,
+}
+
 /// Where jobs, webhook deliveries and schedules are kept.
 #[async_trait]
 pub trait Store: Send + Sync {
@@ -63,6 +99,26 @@ pub trait Store: Send + Sync {
     /// Jobs that have not ended (queued or running), oldest first: what a
     /// worker takes, and what a restart resumes.
     async fn unfinished_jobs(&self) -> Result<Vec<Job>, StoreError>;
+    /// Takes at most `max` jobs to run here, leaving out those in `running`
+    /// (this process runs them already). One process takes every unfinished
+    /// job; a cluster's store hands each job to one worker at a time.
+    async fn claim_jobs(
+        &self,
+        max: usize,
+        running: &HashSet<String>,
+    ) -> Result<Vec<Claim>, StoreError> {
+        let jobs = self.unfinished_jobs().await?;
+        Ok(jobs
+            .into_iter()
+            .filter(|j| !running.contains(&j.job_id))
+            .take(max)
+            .map(|job| Claim {
+                job,
+                lease: Box::new(NoLease),
+                interrupted: 0,
+            })
+            .collect())
+    }
     /// Marks a job running (keeping its first start time).
     async fn start_job(&self, id: &str) -> Result<(), StoreError>;
     /// Stores one page of a job and its new position in one transaction; for
@@ -94,7 +150,7 @@ pub trait Store: Send + Sync {
     /// is due (none: delivered, or no more attempts).
     async fn record_attempt(
         &self,
-        id: i64,
+        delivery: &PendingDelivery,
         status: Option<u16>,
         error: Option<String>,
         next_attempt_at: Option<Millis>,
@@ -113,6 +169,16 @@ pub trait Store: Send + Sync {
     async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError>;
     /// Schedules due at `now`.
     async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError>;
+    /// Takes the run of schedule `id` due at `due` for this worker, moving
+    /// its next run to `next`; false when another worker took it first (its
+    /// next run is no longer `due`). So a schedule runs once per period,
+    /// however many replicas look at it.
+    async fn claim_schedule_run(
+        &self,
+        id: &str,
+        due: Millis,
+        next: Millis,
+    ) -> Result<bool, StoreError>;
     /// Records a run: started as `job_id` (or skipped, with none), and when
     /// the next is due.
     async fn schedule_ran(

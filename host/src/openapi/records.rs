@@ -318,18 +318,44 @@ fn author_data() -> RefOr<Schema> {
 fn health() -> RefOr<Schema> {
     let names = |d: &str| array_of(typed(Type::String, false).into(), d);
     let count = |d: &str| described(typed(Type::Integer, false).minimum(Some(0)), d);
-    closed(record([
+    closed(
+        record([
+            (
+                "status",
+                described(
+                    typed(Type::String, false).enum_values(Some(["ok", "loading"])),
+                    "`loading` while some plugin's first load (a compile) is under way",
+                ),
+            ),
+            ("plugins", count("Plugins serving")),
+            ("failed_plugins", count("Plugins whose latest load failed")),
+            ("loading_plugins", count("Plugins still loading")),
+            ("loading", names("The plugins still loading")),
+            ("failed", names("The plugins whose latest load failed")),
+        ])
+        .property("cluster", cluster_health()),
+    )
+}
+
+/// The `cluster` part of `/healthz`, present in cluster mode only.
+fn cluster_health() -> RefOr<Schema> {
+    let object = record([
+        ("replica", text(false, "This replica's name (GLEANER_REPLICA_NAME)")),
         (
-            "status",
+            "nats",
             described(
-                typed(Type::String, false).enum_values(Some(["ok", "loading"])),
-                "`loading` while some plugin's first load (a compile) is under way",
+                typed(Type::String, false).enum_values(Some(["connected", "disconnected"])),
+                "The connection to NATS",
             ),
         ),
-        ("plugins", count("Plugins serving")),
-        ("failed_plugins", count("Plugins whose latest load failed")),
-        ("loading_plugins", count("Plugins still loading")),
-        ("loading", names("The plugins still loading")),
-        ("failed", names("The plugins whose latest load failed")),
-    ]))
+        (
+            "shared_state",
+            described(
+                typed(Type::Boolean, false),
+                "Whether jobs, pacing, sessions and the plugin cache are shared with the other replicas now; false while NATS is away (synchronous fetches go on with this replica's own state)",
+            ),
+        ),
+    ])
+    .description(Some("In cluster mode (GLEANER_NATS_URL): this replica and its link to NATS"));
+    closed(object)
 }

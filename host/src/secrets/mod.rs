@@ -45,6 +45,8 @@ pub enum Kind {
     PluginSetting,
     /// A cookie a site set in a fetch's session.
     Cookie,
+    /// The cluster's NATS token, or the key that seals shared state.
+    Cluster,
 }
 
 impl Kind {
@@ -58,6 +60,7 @@ impl Kind {
             Kind::LlmKey => "the LLM key",
             Kind::PluginSetting => "a secret plugin setting",
             Kind::Cookie => "a session cookie",
+            Kind::Cluster => "a cluster credential",
         }
     }
 }
@@ -248,6 +251,13 @@ pub fn register_config(config: &crate::config::Config) {
         credentials.iter().map(String::as_str),
     );
     register(Kind::LlmKey, config.llm.api_key.as_deref());
+    let cluster = &config.cluster;
+    register(
+        Kind::Cluster,
+        [cluster.nats_token.as_deref(), cluster.seal_key.as_deref()]
+            .into_iter()
+            .flatten(),
+    );
 }
 
 /// The secrets of a proxy URL: its password, and `user:password` (what its

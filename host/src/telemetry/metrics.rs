@@ -44,6 +44,8 @@ pub const FETCH_STOPS: &str = "gleaner_fetch_stops_total";
 pub const PLUGIN_SWAPS: &str = "gleaner_plugin_swaps_total";
 /// Plugin loads that failed (the serving version, if any, stayed), by `plugin`.
 pub const PLUGIN_LOAD_FAILURES: &str = "gleaner_plugin_load_failures_total";
+/// 1 while a cluster replica is connected to NATS and uses shared state, 0 while it serves on local state.
+pub const CLUSTER_CONNECTED: &str = "gleaner_cluster_connected";
 
 /// Upstream hosts that get their own series; requests to later hosts are
 /// counted under `host="other"` (website processors fetch any public host).
@@ -77,6 +79,7 @@ const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (FETCH_STOPS, Kind::Counter, Unit::Count, "Review fetches that answered, by source and why they stopped (the stop_reason of extra_information)."),
     (PLUGIN_SWAPS, Kind::Counter, Unit::Count, "Plugins (re)loaded in place of a serving version: hot swaps, admin uploads and reloads."),
     (PLUGIN_LOAD_FAILURES, Kind::Counter, Unit::Count, "Plugin loads that failed; the serving version, if any, kept serving."),
+    (CLUSTER_CONNECTED, Kind::Gauge, Unit::Count, "In cluster mode: 1 while this replica is connected to NATS and shares jobs and state, 0 while it serves synchronous fetches on local state."),
 ];
 
 #[derive(Clone, Copy)]
@@ -337,6 +340,11 @@ pub fn plugin_swapped(plugin: &str) {
 /// A load of `plugin` failed.
 pub fn plugin_load_failed(plugin: &str) {
     counter!(PLUGIN_LOAD_FAILURES, "plugin" => plugin.to_owned()).increment(1);
+}
+
+/// Records whether this cluster replica is connected to NATS.
+pub fn cluster_connected(connected: bool) {
+    gauge!(CLUSTER_CONNECTED).set(if connected { 1.0 } else { 0.0 });
 }
 
 #[cfg(test)]

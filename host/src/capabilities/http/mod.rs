@@ -136,6 +136,11 @@ pub struct HttpSettings {
 }
 
 impl HttpService {
+    /// Each host's turn, across the server (and the cluster, once shared).
+    pub fn pacer(&self) -> &pacing::Pacer {
+        &self.pacer
+    }
+
     /// Builds the service and its connection pools.
     pub fn new(settings: HttpSettings) -> anyhow::Result<HttpService> {
         let service = HttpService {

@@ -6,11 +6,16 @@
 //! keeps one reservation: the next moment a request may start. A request
 //! whose turn would come after its call's deadline is not sent at all: the
 //! fetch returns earlier, with a continuation, rather than late.
+//!
+//! In a cluster the reservations are shared ([`SharedTurns`]): one request per
+//! gap to a host from all replicas together. While the shared ones cannot be
+//! reached, each process keeps its own again.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
+use async_trait::async_trait;
 use serde::Deserialize;
 
 /// The pace of one host.
@@ -57,12 +62,41 @@ pub struct TooLate {
     pub wait: Duration,
 }
 
+/// Reservations kept outside this process and shared with others (a
+/// cluster's key-value bucket, changed by compare-and-set).
+#[async_trait]
+pub trait SharedTurns: Send + Sync {
+    /// Whether they can be reached now; when not, the local ones are used.
+    fn available(&self) -> bool;
+    /// Takes `host`'s next turn, `gap` after the one before it: the moment
+    /// (wall clock) it may start, or [`TooLate`] when that is at or after
+    /// `deadline`. A lost race reads again and retries; it never gives a
+    /// turn early. `Err` when the shared state failed midway.
+    async fn take(
+        &self,
+        host: &str,
+        gap: Duration,
+        deadline: SystemTime,
+    ) -> Result<Result<SystemTime, TooLate>, String>;
+}
+
 /// The server-wide reservations, one per upstream host.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Pacer {
     /// Operator overrides by host (lower case).
     overrides: BTreeMap<String, Pace>,
     next_start: Mutex<HashMap<String, Instant>>,
+    /// The cluster's reservations, once the replica has joined one.
+    shared: OnceLock<Arc<dyn SharedTurns>>,
+}
+
+impl std::fmt::Debug for Pacer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pacer")
+            .field("overrides", &self.overrides)
+            .field("shared", &self.shared.get().is_some())
+            .finish()
+    }
 }
 
 impl Pacer {
@@ -75,7 +109,13 @@ impl Pacer {
         Pacer {
             overrides,
             next_start: Mutex::new(HashMap::new()),
+            shared: OnceLock::new(),
         }
+    }
+
+    /// Takes turns from `shared` from now on (a cluster replica's).
+    pub fn share(&self, shared: Arc<dyn SharedTurns>) {
+        let _ = self.shared.set(shared);
     }
 
     /// The pace that applies to `host`: the operator's, else the plugin's.
@@ -96,6 +136,21 @@ impl Pacer {
     ) -> Result<(), TooLate> {
         if pace.is_unpaced() {
             return Ok(());
+        }
+        if let Some(shared) = self.shared.get().filter(|s| s.available()) {
+            let now = Instant::now();
+            let until = SystemTime::now() + deadline.saturating_duration_since(now);
+            match shared.take(host, pace.gap(), until).await {
+                Ok(Ok(start)) => {
+                    let wait = start.duration_since(SystemTime::now()).unwrap_or_default();
+                    tokio::time::sleep(wait).await;
+                    return Ok(());
+                }
+                Ok(Err(late)) => return Err(late),
+                Err(e) => {
+                    tracing::warn!(%host, error = %e, "the cluster's pacing failed; this replica paces alone until it returns");
+                }
+            }
         }
         let start = {
             let mut next = self

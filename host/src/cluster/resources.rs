@@ -1,0 +1,176 @@
+//! The streams and key-value buckets a cluster keeps its state in, created by
+//! the first replica that starts and found by the others. Each is kept in the
+//! storage and with the copies the settings name (`GLEANER_NATS_STORAGE`,
+//! `GLEANER_NATS_REPLICAS`); docs/deploying.md lists them.
+
+use std::time::Duration;
+
+use async_nats::jetstream::{self, consumer, kv, stream};
+
+use super::settings::ClusterConfig;
+
+/// The work queue of jobs to run: one message per job, its id.
+pub const JOB_QUEUE: &str = "GLEANER_JOB_QUEUE";
+/// Its subject.
+pub const JOB_QUEUE_SUBJECT: &str = "gleaner.jobs.queue";
+/// The durable consumer every replica's workers pull jobs from.
+pub const WORKERS: &str = "workers";
+/// Deliveries of one job message before it is given up: a job whose workers
+/// died this many times fails.
+pub const MAX_DELIVER: i64 = crate::jobs::store::MAX_INTERRUPTIONS as i64 + 1;
+
+/// Every job's reviews, on the subject `gleaner.reviews.<job id>`.
+pub const REVIEWS: &str = "GLEANER_JOB_REVIEWS";
+/// The subject prefix of a job's reviews.
+pub const REVIEWS_SUBJECT: &str = "gleaner.reviews";
+/// The review ids each schedule's runs delivered, on `gleaner.delivered.<schedule id>`.
+pub const DELIVERED: &str = "GLEANER_SCHEDULE_DELIVERED";
+/// The subject prefix of a schedule's delivered ids.
+pub const DELIVERED_SUBJECT: &str = "gleaner.delivered";
+/// How long a review's message id is remembered, so a page stored again
+/// after a worker's crash stores nothing twice.
+pub const DUPLICATE_WINDOW: Duration = Duration::from_secs(3_600);
+
+/// Job records (state, counts and the position to resume from), by job id.
+pub const JOBS_BUCKET: &str = "gleaner_jobs";
+/// Schedules, by schedule id.
+pub const SCHEDULES_BUCKET: &str = "gleaner_schedules";
+/// Webhook deliveries, by job id.
+pub const WEBHOOKS_BUCKET: &str = "gleaner_webhooks";
+/// Each upstream host's next turn (wall-clock ms), by host.
+pub const PACING_BUCKET: &str = "gleaner_pacing";
+/// How long a host's turn is kept after it was set: long past any gap.
+const PACING_MAX_AGE: Duration = Duration::from_secs(3_600);
+
+/// Handles on the streams and buckets.
+pub struct Resources {
+    /// The job queue.
+    pub queue: stream::Stream,
+    /// The workers' consumer of it.
+    pub workers: consumer::PullConsumer,
+    /// Jobs' reviews.
+    pub reviews: stream::Stream,
+    /// Schedules' delivered ids.
+    pub delivered: stream::Stream,
+    /// Job records.
+    pub jobs: kv::Store,
+    /// Schedules.
+    pub schedules: kv::Store,
+    /// Webhook deliveries.
+    pub webhooks: kv::Store,
+    /// Hosts' turns.
+    pub pacing: kv::Store,
+}
+
+impl Resources {
+    /// Finds each stream and bucket, creating what is missing.
+    pub async fn ensure(
+        js: &jetstream::Context,
+        settings: &ClusterConfig,
+    ) -> anyhow::Result<Resources> {
+        let storage = match settings.storage.as_str() {
+            "memory" => stream::StorageType::Memory,
+            _ => stream::StorageType::File,
+        };
+        let replicas = settings.replicas.max(1);
+        let queue = js
+            .get_or_create_stream(stream::Config {
+                name: JOB_QUEUE.into(),
+                description: Some("Gleaner: jobs waiting for a worker".into()),
+                subjects: vec![JOB_QUEUE_SUBJECT.into()],
+                retention: stream::RetentionPolicy::WorkQueue,
+                storage,
+                num_replicas: replicas,
+                duplicate_window: Duration::from_secs(120),
+                ..Default::default()
+            })
+            .await?;
+        let workers = queue
+            .get_or_create_consumer(
+                WORKERS,
+                consumer::pull::Config {
+                    durable_name: Some(WORKERS.into()),
+                    description: Some("Gleaner: every replica's job workers".into()),
+                    ack_policy: consumer::AckPolicy::Explicit,
+                    ack_wait: settings.ack_wait(),
+                    max_deliver: MAX_DELIVER,
+                    ..Default::default()
+                },
+            )
+            .await?;
+        let log = |name: &str, subject: &str, description: &str| stream::Config {
+            name: name.into(),
+            description: Some(description.into()),
+            subjects: vec![format!("{subject}.*")],
+            storage,
+            num_replicas: replicas,
+            duplicate_window: DUPLICATE_WINDOW,
+            allow_direct: true,
+            ..Default::default()
+        };
+        let reviews = js
+            .get_or_create_stream(log(REVIEWS, REVIEWS_SUBJECT, "Gleaner: jobs' reviews"))
+            .await?;
+        let delivered = js
+            .get_or_create_stream(log(
+                DELIVERED,
+                DELIVERED_SUBJECT,
+                "Gleaner: the review ids each schedule delivered",
+            ))
+            .await?;
+        let bucket = |name: &str, description: &str| kv::Config {
+            bucket: name.into(),
+            description: description.into(),
+            history: 1,
+            storage,
+            num_replicas: replicas,
+            ..Default::default()
+        };
+        Ok(Resources {
+            queue,
+            workers,
+            reviews,
+            delivered,
+            jobs: key_value(js, bucket(JOBS_BUCKET, "Gleaner: job records")).await?,
+            schedules: key_value(js, bucket(SCHEDULES_BUCKET, "Gleaner: schedules")).await?,
+            webhooks: key_value(js, bucket(WEBHOOKS_BUCKET, "Gleaner: webhook deliveries")).await?,
+            pacing: key_value(
+                js,
+                kv::Config {
+                    max_age: PACING_MAX_AGE,
+                    ..bucket(PACING_BUCKET, "Gleaner: each upstream host's next turn")
+                },
+            )
+            .await?,
+        })
+    }
+}
+
+/// The bucket `config` names, created when missing. Its stream is made
+/// here, as JetStream's key-value convention defines it (`KV_<bucket>` on
+/// `$KV.<bucket>.>`, one message kept per key, rollups, direct gets): the
+/// client's own bucket creation first asks for account details in a form
+/// NATS 2.9 does not answer, while everything after works on 2.9 and later.
+pub async fn key_value(js: &jetstream::Context, config: kv::Config) -> anyhow::Result<kv::Store> {
+    if let Ok(store) = js.get_key_value(config.bucket.clone()).await {
+        return Ok(store);
+    }
+    let bucket = &config.bucket;
+    js.get_or_create_stream(stream::Config {
+        name: format!("KV_{bucket}"),
+        description: Some(config.description.clone()),
+        subjects: vec![format!("$KV.{bucket}.>")],
+        max_messages_per_subject: config.history.max(1),
+        max_age: config.max_age,
+        storage: config.storage,
+        num_replicas: config.num_replicas.max(1),
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        discard: stream::DiscardPolicy::New,
+        duplicate_window: Duration::from_secs(120),
+        ..Default::default()
+    })
+    .await?;
+    Ok(js.get_key_value(bucket.clone()).await?)
+}

@@ -1,0 +1,227 @@
+//! The cluster's settings: where NATS is, how to authenticate to it, and how
+//! the streams and buckets a replica creates are kept. Cluster mode is off
+//! unless `nats_url` is set; nothing else here matters without it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::config::{parse_number, ConfigError};
+
+/// `[cluster]` in the configuration file, and the `GLEANER_NATS_*` variables.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// NATS server URLs, comma separated (`GLEANER_NATS_URL`); set, the
+    /// replica runs in cluster mode.
+    pub nats_url: Option<String>,
+    /// A NATS credentials file (JWT and NKey seed) (`GLEANER_NATS_CREDS`).
+    pub nats_creds: Option<PathBuf>,
+    /// A NATS token (`GLEANER_NATS_TOKEN`).
+    pub nats_token: Option<String>,
+    /// A PEM file of CA certificates to trust for NATS; set, TLS is required
+    /// (`GLEANER_NATS_TLS_CA`).
+    pub nats_tls_ca: Option<PathBuf>,
+    /// A client certificate and its key, PEM, for NATS servers that verify
+    /// clients (`GLEANER_NATS_TLS_CERT`, `GLEANER_NATS_TLS_KEY`).
+    pub nats_tls_cert: Option<PathBuf>,
+    /// The client certificate's key (`GLEANER_NATS_TLS_KEY`).
+    pub nats_tls_key: Option<PathBuf>,
+    /// Copies of each stream and bucket the replica creates: 1, or 3 on a
+    /// three-node NATS cluster (`GLEANER_NATS_REPLICAS`).
+    pub replicas: usize,
+    /// `file` (survives a NATS restart) or `memory` (`GLEANER_NATS_STORAGE`).
+    pub storage: String,
+    /// How long a job's worker may go silent before another replica takes
+    /// the job over, in seconds (`GLEANER_JOB_ACK_WAIT_SECS`).
+    pub job_ack_wait_secs: u64,
+    /// This replica's name in `/healthz` and `/admin/plugins`
+    /// (`GLEANER_REPLICA_NAME`); unset, the host name and process id.
+    pub replica_name: Option<String>,
+    /// 32 bytes, as 64 hex digits, that seal secrets kept in the buckets
+    /// (session cookies, webhook secrets) (`GLEANER_CLUSTER_KEY`). Unset, a
+    /// key derived from the token secret.
+    pub seal_key: Option<String>,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            nats_url: None,
+            nats_creds: None,
+            nats_token: None,
+            nats_tls_ca: None,
+            nats_tls_cert: None,
+            nats_tls_key: None,
+            replicas: 1,
+            storage: "file".into(),
+            job_ack_wait_secs: 30,
+            replica_name: None,
+            seal_key: None,
+        }
+    }
+}
+
+impl ClusterConfig {
+    /// Whether the replica runs in cluster mode.
+    pub fn enabled(&self) -> bool {
+        self.nats_url
+            .as_deref()
+            .is_some_and(|u| !u.trim().is_empty())
+    }
+
+    /// How long a silent worker keeps its job.
+    pub fn ack_wait(&self) -> Duration {
+        Duration::from_secs(self.job_ack_wait_secs.max(1))
+    }
+
+    /// This replica's name.
+    pub fn replica(&self) -> String {
+        self.replica_name.clone().unwrap_or_else(|| {
+            let host = std::fs::read_to_string("/etc/hostname")
+                .map(|h| h.trim().to_owned())
+                .unwrap_or_default();
+            let host = if host.is_empty() {
+                "gleaner".into()
+            } else {
+                host
+            };
+            format!("{host}-{}", std::process::id())
+        })
+    }
+
+    /// Applies the `GLEANER_NATS_*` variables.
+    pub fn apply_env(&mut self, var: &impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        let text: [(&'static str, &mut Option<String>); 4] = [
+            ("GLEANER_NATS_URL", &mut self.nats_url),
+            ("GLEANER_NATS_TOKEN", &mut self.nats_token),
+            ("GLEANER_REPLICA_NAME", &mut self.replica_name),
+            ("GLEANER_CLUSTER_KEY", &mut self.seal_key),
+        ];
+        for (name, slot) in text {
+            if let Some(v) = var(name) {
+                *slot = Some(v);
+            }
+        }
+        let paths: [(&'static str, &mut Option<PathBuf>); 4] = [
+            ("GLEANER_NATS_CREDS", &mut self.nats_creds),
+            ("GLEANER_NATS_TLS_CA", &mut self.nats_tls_ca),
+            ("GLEANER_NATS_TLS_CERT", &mut self.nats_tls_cert),
+            ("GLEANER_NATS_TLS_KEY", &mut self.nats_tls_key),
+        ];
+        for (name, slot) in paths {
+            if let Some(v) = var(name) {
+                *slot = Some(v.into());
+            }
+        }
+        if let Some(v) = var("GLEANER_NATS_REPLICAS") {
+            self.replicas = parse_number("GLEANER_NATS_REPLICAS", v)?;
+        }
+        if let Some(v) = var("GLEANER_NATS_STORAGE") {
+            self.storage = v;
+        }
+        if let Some(v) = var("GLEANER_JOB_ACK_WAIT_SECS") {
+            self.job_ack_wait_secs = parse_number("GLEANER_JOB_ACK_WAIT_SECS", v)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses settings a cluster cannot run with.
+    pub fn check(&self, token_secret_set: bool) -> Result<(), ConfigError> {
+        if !self.enabled() {
+            return Ok(());
+        }
+        let invalid = |setting, value: String, hint: &str| ConfigError::Invalid {
+            setting,
+            value,
+            hint: hint.to_owned(),
+        };
+        if !token_secret_set {
+            return Err(invalid(
+                "token_secret (GLEANER_TOKEN_SECRET)",
+                "unset".into(),
+                "in cluster mode (GLEANER_NATS_URL is set) every replica must sign continuation \
+                 tokens with the same secret, or a token minted on one replica is refused by the \
+                 next; set GLEANER_TOKEN_SECRET to the same 32 or more random bytes on every replica",
+            ));
+        }
+        if !(1..=5).contains(&self.replicas) {
+            return Err(invalid(
+                "replicas (GLEANER_NATS_REPLICAS)",
+                self.replicas.to_string(),
+                "JetStream keeps 1 to 5 copies; use 1 on one NATS server, 3 on a three-node cluster",
+            ));
+        }
+        if !matches!(self.storage.as_str(), "file" | "memory") {
+            return Err(invalid(
+                "storage (GLEANER_NATS_STORAGE)",
+                self.storage.clone(),
+                "use `file` (kept across a NATS restart) or `memory`",
+            ));
+        }
+        if let Some(key) = &self.seal_key {
+            if seal_key_bytes(key).is_none() {
+                return Err(invalid(
+                    "seal_key (GLEANER_CLUSTER_KEY)",
+                    "[redacted]".into(),
+                    "use 64 hex digits (32 random bytes), e.g. from `openssl rand -hex 32`, the same on every replica",
+                ));
+            }
+        }
+        if self.nats_tls_cert.is_some() != self.nats_tls_key.is_some() {
+            return Err(invalid(
+                "nats_tls_cert / nats_tls_key (GLEANER_NATS_TLS_CERT, GLEANER_NATS_TLS_KEY)",
+                "one of them".into(),
+                "a client certificate needs its key: set both, or neither",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The 32 bytes of a seal key written as 64 hex digits.
+pub fn seal_key_bytes(key: &str) -> Option<[u8; 32]> {
+    let bytes = hex::decode(key.trim()).ok()?;
+    bytes.try_into().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on(url: &str) -> ClusterConfig {
+        ClusterConfig {
+            nats_url: Some(url.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn cluster_mode_needs_the_shared_token_secret() {
+        let e = on("nats://127.0.0.1:4222").check(false).unwrap_err();
+        assert!(e.to_string().contains("GLEANER_TOKEN_SECRET"), "{e}");
+        assert!(on("nats://127.0.0.1:4222").check(true).is_ok());
+        assert!(ClusterConfig::default().check(false).is_ok());
+    }
+
+    #[test]
+    fn settings_out_of_range_are_named() {
+        let mut c = on("nats://x");
+        c.replicas = 7;
+        assert!(c
+            .check(true)
+            .unwrap_err()
+            .to_string()
+            .contains("GLEANER_NATS_REPLICAS"));
+        c.replicas = 3;
+        c.storage = "disk".into();
+        assert!(c.check(true).unwrap_err().to_string().contains("`file`"));
+        c.storage = "memory".into();
+        c.seal_key = Some("abc".into());
+        let e = c.check(true).unwrap_err().to_string();
+        assert!(e.contains("64 hex digits") && !e.contains("abc"), "{e}");
+        c.seal_key = Some("ab".repeat(32));
+        assert!(c.check(true).is_ok());
+    }
+}

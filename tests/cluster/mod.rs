@@ -1,0 +1,72 @@
+//! Cluster mode against a real NATS server with JetStream and several
+//! replicas: jobs that move to another replica when their worker dies, any
+//! replica answering for any job, schedules that run once per period, and a
+//! NATS outage under load.
+//!
+//! These tests need Debian's `nats-server`, so they run only with
+//! `GLEANER_CLUSTER_TEST=1` (`make test-cluster` installs it and sets it);
+//! `GLEANER_NATS_SERVER` names the binary if it is not on the PATH.
+
+mod jobs;
+mod nats;
+mod pacing;
+mod startup;
+
+use std::net::SocketAddr;
+
+use crate::common;
+use crate::jobs::KEY;
+
+/// Whether the cluster tests run here; says how to run them when not.
+fn enabled() -> bool {
+    let on = std::env::var("GLEANER_CLUSTER_TEST").as_deref() == Ok("1");
+    if !on {
+        eprintln!(
+            "skipped: the cluster tests run with GLEANER_CLUSTER_TEST=1 against a real nats-server \
+             (make test-cluster installs it and sets it)"
+        );
+    }
+    on
+}
+
+/// An in-process replica of the cluster at `nats`, fetching from `site`,
+/// taking [`KEY`], giving up on a silent worker after 2 s.
+async fn replica(nats: &nats::Nats, site: SocketAddr, name: &str) -> common::Server {
+    replica_with(nats, site, name, |_| {}).await
+}
+
+/// As [`replica`], after `adjust` edits the configuration.
+async fn replica_with(
+    nats: &nats::Nats,
+    site: SocketAddr,
+    name: &str,
+    adjust: impl FnOnce(&mut gleaner::config::Config),
+) -> common::Server {
+    let (url, name) = (nats.url(), name.to_owned());
+    common::start(&["customer-feedback-hub"], move |c| {
+        c.replay = None;
+        c.upstream_override
+            .insert("www.trustpilot.com".into(), format!("http://{site}"));
+        c.api_keys = vec![KEY.into()];
+        c.cluster.nats_url = Some(url);
+        c.cluster.job_ack_wait_secs = 2;
+        c.cluster.replica_name = Some(name);
+        adjust(c);
+    })
+    .await
+}
+
+/// The environment of a replica run as a process, as [`replica`] sets it.
+fn replica_env(nats: &nats::Nats, site: SocketAddr, name: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("GLEANER_NATS_URL", nats.url()),
+        ("GLEANER_JOB_ACK_WAIT_SECS", "2".into()),
+        ("GLEANER_REPLICA_NAME", name.into()),
+        ("GLEANER_TOKEN_SECRET", common::TOKEN_SECRET.into()),
+        ("GLEANER_API_KEYS", KEY.into()),
+        (
+            "GLEANER_UPSTREAM_OVERRIDE",
+            format!("www.trustpilot.com=http://{site}"),
+        ),
+    ]
+}
