@@ -37,6 +37,8 @@ pub(crate) struct Site {
     made: Arc<AtomicUsize>,
     /// When each request arrived, and the session cookie it carried.
     pub(crate) arrivals: Arc<Mutex<Vec<Arrival>>>,
+    /// While set, every page is a Cloudflare challenge.
+    pub(crate) walled: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Site {
@@ -100,7 +102,16 @@ impl Site {
                             .get("cookie")
                             .and_then(|c| c.to_str().ok())
                             .map(str::to_owned);
+                        let first_visit = cookie.is_none();
                         site.arrivals.lock().unwrap().push((Instant::now(), cookie));
+                        if site.walled.load(Ordering::Relaxed) {
+                            return (
+                                StatusCode::FORBIDDEN,
+                                [("cf-mitigated", "challenge")],
+                                "<html><title>Just a moment...</title></html>",
+                            )
+                                .into_response();
+                        }
                         let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
                         let delay = *site.delay.lock().unwrap();
                         tokio::time::sleep(delay).await;
@@ -123,11 +134,15 @@ impl Site {
                             .take(PAGE)
                             .cloned()
                             .collect();
-                        (
-                            StatusCode::OK,
-                            common::trustpilot_html(&slice, pages as u64),
-                        )
-                            .into_response()
+                        let html = common::trustpilot_html(&slice, pages as u64);
+                        if first_visit {
+                            // A visitor cookie, as real sites set on a first visit.
+                            let n = site.arrivals.lock().unwrap().len();
+                            let visitor = format!("sid=v{n}; Path=/");
+                            return (StatusCode::OK, [("set-cookie", visitor)], html)
+                                .into_response();
+                        }
+                        (StatusCode::OK, html).into_response()
                     }
                 },
             ),

@@ -131,7 +131,7 @@ impl App {
             config.reserved_for_local_plugins,
         ));
         let cluster = match config.cluster.enabled() {
-            true => Some(cluster::Cluster::connect(&config.cluster).await?),
+            true => Some(cluster::Cluster::connect(&config).await?),
             false => None,
         };
         if let Some(cluster) = &cluster {

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::nats::Nats;
 use super::{enabled, replica, replica_env};
+use crate::common;
 use crate::jobs::{fetch, finished, job_ids, job_request, send, submit, Site, HUB, KEY, QUERY};
 use crate::security::process::Process;
 
@@ -128,11 +129,12 @@ async fn any_replica_answers_for_any_job_and_a_schedule_runs_once_per_period() {
     let (status, schedule) = send(&a, reqwest::Method::POST, "/schedules", KEY, Some(body)).await;
     assert_eq!(status, 201, "{schedule}");
     let sid = schedule["schedule_id"].as_str().unwrap().to_owned();
-    let settings = gleaner::cluster::settings::ClusterConfig {
-        nats_url: Some(nats.url()),
+    let mut config = gleaner::config::Config {
+        token_secret: Some(common::TOKEN_SECRET.into()),
         ..Default::default()
     };
-    let cluster = gleaner::cluster::Cluster::connect(&settings).await.unwrap();
+    config.cluster.nats_url = Some(nats.url());
+    let cluster = gleaner::cluster::Cluster::connect(&config).await.unwrap();
     let store = gleaner::cluster::jobs::JetStreamStore::new(cluster);
     use gleaner::jobs::store::Store;
     let due = store
@@ -182,7 +184,7 @@ async fn a_nats_outage_leaves_fetches_answering_and_jobs_resume_when_it_returns(
     let site = Site::with(600);
     *site.delay.lock().unwrap() = Duration::from_millis(40);
     let addr = site.serve().await;
-    let a = replica(&nats, addr, "a").await;
+    let a = replica(&nats, addr, "outage-a").await;
     let id = submit(&a, job_request(None)).await;
     let started = Instant::now();
     loop {
@@ -219,7 +221,7 @@ async fn a_nats_outage_leaves_fetches_answering_and_jobs_resume_when_it_returns(
         .await
         .unwrap();
     assert!(
-        metrics.contains("gleaner_cluster_connected 0"),
+        metrics.contains("gleaner_cluster_connected{replica=\"outage-a\"} 0"),
         "the metric shows it"
     );
     assert_eq!(

@@ -10,6 +10,7 @@
 mod jobs;
 mod nats;
 mod pacing;
+mod shared;
 mod startup;
 
 use std::net::SocketAddr;

@@ -1,12 +1,30 @@
 //! The per-plugin cache: small values with a TTL that outlive one request
 //! (OAuth tokens, API keys scraped from pages). Each plugin sees only its own keys.
+//! In a cluster the values live in a shared bucket ([`SharedCache`]), so a key
+//! one replica scraped serves all; each replica keeps its own copy too, and
+//! serves from it alone while the cluster is away.
 
 use crate::capabilities::{view_link, CallContext};
 use crate::runtime::bindings::sdk::gleaner::plugin::cache;
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+
+/// A cache kept outside this process and shared with others.
+#[async_trait]
+pub trait SharedCache: Send + Sync {
+    /// Whether it can be reached now.
+    fn available(&self) -> bool;
+    /// The live value of `plugin`'s `key`.
+    async fn get(&self, plugin: &str, key: &str) -> Result<Option<String>, String>;
+    /// Stores `plugin`'s `key` for `ttl`.
+    async fn set(&self, plugin: &str, key: &str, value: &str, ttl: Duration) -> Result<(), String>;
+    /// Removes `plugin`'s `key`.
+    async fn delete(&self, plugin: &str, key: &str) -> Result<(), String>;
+}
 
 /// Entries kept per plugin before the oldest-expiring are evicted.
 const MAX_ENTRIES_PER_PLUGIN: usize = 1024;
@@ -20,9 +38,54 @@ type Space = HashMap<String, (String, Instant)>;
 #[derive(Default)]
 pub struct CacheStore {
     entries: Mutex<HashMap<String, Space>>,
+    shared: OnceLock<Arc<dyn SharedCache>>,
 }
 
 impl CacheStore {
+    /// Keeps values in `shared` too from now on (a cluster replica's).
+    pub fn share(&self, shared: Arc<dyn SharedCache>) {
+        let _ = self.shared.set(shared);
+    }
+
+    fn reachable(&self) -> Option<&Arc<dyn SharedCache>> {
+        self.shared.get().filter(|s| s.available())
+    }
+
+    /// The live value of `key` for `plugin`: the cluster's, else this process's.
+    pub async fn lookup(&self, plugin: &str, key: &str) -> Option<String> {
+        if let Some(shared) = self.reachable() {
+            match shared.get(plugin, key).await {
+                Ok(value) => return value,
+                Err(e) => {
+                    tracing::warn!(plugin, error = %e, "the cluster's cache failed; using this replica's")
+                }
+            }
+        }
+        self.get(plugin, key)
+    }
+
+    /// Stores `value` here and in the cluster; false when it is too large.
+    pub async fn store(&self, plugin: &str, key: &str, value: String, ttl: Duration) -> bool {
+        if let Some(shared) = self.reachable() {
+            if value.len() <= MAX_VALUE_BYTES {
+                if let Err(e) = shared.set(plugin, key, &value, ttl).await {
+                    tracing::warn!(plugin, error = %e, "cannot share a cached value; kept on this replica");
+                }
+            }
+        }
+        self.set(plugin, key, value, ttl)
+    }
+
+    /// Removes `key` here and in the cluster.
+    pub async fn remove(&self, plugin: &str, key: &str) {
+        if let Some(shared) = self.reachable() {
+            if let Err(e) = shared.delete(plugin, key).await {
+                tracing::warn!(plugin, error = %e, "cannot remove a cached value from the cluster");
+            }
+        }
+        self.delete(plugin, key)
+    }
+
     /// The live value of `key` for `plugin`.
     pub fn get(&self, plugin: &str, key: &str) -> Option<String> {
         let mut all = self.entries.lock().unwrap_or_else(|p| p.into_inner());
@@ -80,7 +143,7 @@ view_link!(CacheLink, CacheView, cache);
 
 impl cache::Host for CacheView<'_> {
     async fn get(&mut self, key: String) -> wasmtime::Result<Option<String>> {
-        let value = self.store.get(&self.call.grant.name, &key);
+        let value = self.store.lookup(&self.call.grant.name, &key).await;
         self.call.charge(value.as_ref().map_or(0, String::len))?;
         Ok(value)
     }
@@ -88,12 +151,14 @@ impl cache::Host for CacheView<'_> {
     async fn set(&mut self, key: String, value: String, ttl_seconds: u32) -> wasmtime::Result<()> {
         self.call.charge(key.len() + value.len())?;
         let ttl = Duration::from_secs(ttl_seconds.into());
-        self.store.set(&self.call.grant.name, &key, value, ttl);
+        self.store
+            .store(&self.call.grant.name, &key, value, ttl)
+            .await;
         Ok(())
     }
 
     async fn delete(&mut self, key: String) -> wasmtime::Result<()> {
-        self.store.delete(&self.call.grant.name, &key);
+        self.store.remove(&self.call.grant.name, &key).await;
         Ok(())
     }
 }

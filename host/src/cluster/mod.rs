@@ -6,15 +6,20 @@
 //! - [`settings`]: what turns it on, and how the state is kept;
 //! - [`resources`]: the streams and buckets, created at start when missing;
 //! - [`jobs`]: the jobs store on them, behind [`crate::jobs::store::Store`];
-//! - [`pacing`]: each upstream host's turns, for every replica's pacer.
+//! - [`pacing`]: each upstream host's turns, for every replica's pacer;
+//! - [`cooldowns`]: wall back-offs and proxy cool-downs, watched by all;
+//! - [`state`]: the plugin cache and fetch sessions, sealed ([`seal`]).
 //!
 //! [`Cluster::share`] hooks the shared pieces into the server's services.
 
+pub mod cooldowns;
 pub mod jobs;
 pub mod pacing;
 pub mod records;
 pub mod resources;
+pub mod seal;
 pub mod settings;
+pub mod state;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,12 +47,15 @@ pub struct Cluster {
     pub settings: ClusterConfig,
     /// The streams and buckets.
     pub resources: resources::Resources,
+    /// The key secrets in the buckets are sealed with.
+    seal: Arc<seal::Seal>,
 }
 
 impl Cluster {
     /// Connects to NATS and creates what is missing of the streams and
     /// buckets. Fails, with what to check, when NATS cannot be reached.
-    pub async fn connect(settings: &ClusterConfig) -> anyhow::Result<Arc<Cluster>> {
+    pub async fn connect(config: &crate::config::Config) -> anyhow::Result<Arc<Cluster>> {
+        let settings = &config.cluster;
         let url = settings.nats_url.clone().unwrap_or_default();
         let replica = settings.replica();
         let mut options = match &settings.nats_creds {
@@ -74,17 +82,23 @@ impl Cluster {
             .name(format!("gleaner {replica}"))
             .connection_timeout(CONNECT_TIMEOUT)
             .max_reconnects(None)
-            .event_callback(|event| async move {
-                match event {
-                    async_nats::Event::Connected => {
-                        tracing::info!("connected to NATS again; shared state is back");
-                        metrics::cluster_connected(true);
+            .event_callback({
+                let replica = replica.clone();
+                move |event| {
+                    let replica = replica.clone();
+                    async move {
+                        match event {
+                            async_nats::Event::Connected => {
+                                tracing::info!("connected to NATS again; shared state is back");
+                                metrics::cluster_connected(&replica, true);
+                            }
+                            async_nats::Event::Disconnected => {
+                                tracing::warn!("lost NATS; serving synchronous fetches on local state until it returns");
+                                metrics::cluster_connected(&replica, false);
+                            }
+                            other => tracing::info!(event = %other, "NATS event"),
+                        }
                     }
-                    async_nats::Event::Disconnected => {
-                        tracing::warn!("lost NATS; serving synchronous fetches on local state until it returns");
-                        metrics::cluster_connected(false);
-                    }
-                    other => tracing::info!(event = %other, "NATS event"),
                 }
             });
         let client = options.connect(url.as_str()).await.with_context(|| {
@@ -93,25 +107,49 @@ impl Cluster {
                  with JetStream (-js), the address, and the credentials or token"
             )
         })?;
-        metrics::cluster_connected(true);
+        metrics::cluster_connected(&replica, true);
         let js = jetstream::new(client.clone());
-        let resources = resources::Resources::ensure(&js, settings)
+        let session_ttl = Duration::from_secs(config.session_ttl_secs);
+        let resources = resources::Resources::ensure(&js, settings, session_ttl)
             .await
             .context("cannot create the cluster's streams and buckets; check that JetStream is enabled on the NATS server (-js) and that its account may create streams")?;
         tracing::info!(%replica, nats = %url, "cluster mode: jobs and state are shared through NATS JetStream");
+        let secret = config.token_secret.clone().unwrap_or_default();
+        let seal = Arc::new(seal::Seal::new(
+            settings.seal_key.as_deref(),
+            secret.as_bytes(),
+        ));
         Ok(Arc::new(Cluster {
             client,
             js,
             replica,
             settings: settings.clone(),
             resources,
+            seal,
         }))
     }
 
     /// Hooks the cluster's shared state into the server-wide services.
     pub fn share(&self, services: &crate::capabilities::Services) {
-        let turns = pacing::SharedPacing::new(self.client.clone(), self.resources.pacing.clone());
+        let r = &self.resources;
+        let turns = pacing::SharedPacing::new(self.client.clone(), r.pacing.clone());
         services.http.pacer().share(turns);
+        let cooldowns =
+            cooldowns::SharedCooldownBucket::new(r.cooldowns.clone(), self.replica.clone());
+        cooldowns.watch(services.http.clone());
+        let backoff = Duration::from_secs(self.settings.wall_backoff_secs);
+        services.http.share_cooldowns(cooldowns, backoff);
+        let seal = self.seal.clone();
+        services.cache.share(state::CacheBucket::new(
+            self.client.clone(),
+            r.cache.clone(),
+            seal.clone(),
+        ));
+        services.sessions.share(state::SessionBucket::new(
+            self.client.clone(),
+            r.sessions.clone(),
+            seal,
+        ));
     }
 
     /// Whether the connection to NATS is up now.

@@ -21,27 +21,6 @@ use crate::capabilities::http::pacing::{SharedTurns, TooLate};
 /// What turns across a cluster add to the pace's gap.
 pub const SLACK: Duration = Duration::from_millis(10);
 
-/// A host's key in a bucket: the host itself where the bucket's key rules
-/// allow it, else a digest of it.
-pub fn host_key(host: &str) -> String {
-    let host = host.to_ascii_lowercase();
-    let plain = !host.is_empty()
-        && !host.starts_with('.')
-        && !host.ends_with('.')
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if plain {
-        host
-    } else {
-        use sha2::Digest;
-        format!(
-            "h_{}",
-            hex::encode(&sha2::Sha256::digest(host.as_bytes())[..16])
-        )
-    }
-}
-
 fn millis(t: SystemTime) -> i64 {
     t.duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -73,7 +52,7 @@ impl SharedTurns for SharedPacing {
         gap: Duration,
         deadline: SystemTime,
     ) -> Result<Result<SystemTime, TooLate>, String> {
-        let key = host_key(host);
+        let key = records::safe_key(host);
         let deadline = millis(deadline);
         let gap = (gap + SLACK).as_millis() as i64;
         loop {
@@ -97,17 +76,5 @@ impl SharedTurns for SharedPacing {
                 return Ok(Ok(UNIX_EPOCH + Duration::from_millis(start as u64)));
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hosts_become_bucket_keys() {
-        assert_eq!(host_key("WWW.Trustpilot.com"), "www.trustpilot.com");
-        assert!(host_key("[::1]").starts_with("h_"));
-        assert!(host_key("xn--bcher-kva.example").starts_with("xn--"));
     }
 }

@@ -12,6 +12,27 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+/// A name (a host, a plugin, an id) as a bucket key: itself, in lower case,
+/// where the bucket's key rules allow it, else a digest of it.
+pub fn safe_key(host: &str) -> String {
+    let host = host.to_ascii_lowercase();
+    let plain = !host.is_empty()
+        && !host.starts_with('.')
+        && !host.ends_with('.')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if plain {
+        host
+    } else {
+        use sha2::Digest;
+        format!(
+            "h_{}",
+            hex::encode(&sha2::Sha256::digest(host.as_bytes())[..16])
+        )
+    }
+}
+
 /// A failure talking to JetStream, in words for an operator.
 #[derive(Debug, thiserror::Error)]
 #[error("NATS JetStream: {0}; check that the NATS server runs and this replica reaches it (GLEANER_NATS_URL)")]
@@ -165,4 +186,50 @@ pub async fn count(stream: &stream::Stream, subject: &str) -> Result<u64, Cluste
         total += entry.map_err(fail)?.1 as u64;
     }
     Ok(total)
+}
+
+/// The record under `key`, sealed with `seal`; none when missing, or sealed
+/// with another key (that replica's `GLEANER_CLUSTER_KEY` differs).
+pub async fn get_sealed<T: DeserializeOwned>(
+    bucket: &kv::Store,
+    key: &str,
+    seal: &super::seal::Seal,
+) -> Result<Option<T>, ClusterError> {
+    let Some(entry) = bucket.entry(key).await.map_err(fail)? else {
+        return Ok(None);
+    };
+    if entry.operation != kv::Operation::Put {
+        return Ok(None);
+    }
+    let Some(plain) = seal.open(key, &entry.value) else {
+        tracing::warn!(%key, "a sealed value in the cluster does not open with this replica's key; check that GLEANER_CLUSTER_KEY (or GLEANER_TOKEN_SECRET) is the same on every replica");
+        return Ok(None);
+    };
+    serde_json::from_slice(&plain).map(Some).map_err(fail)
+}
+
+/// Stores `value` under `key`, sealed with `seal`.
+pub async fn put_sealed<T: Serialize>(
+    bucket: &kv::Store,
+    key: &str,
+    value: &T,
+    seal: &super::seal::Seal,
+) -> Result<(), ClusterError> {
+    let plain = serde_json::to_vec(value).map_err(fail)?;
+    let sealed = seal.seal(key, &plain).map_err(ClusterError)?;
+    bucket.put(key, sealed.into()).await.map_err(fail)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_bucket_keys() {
+        assert_eq!(safe_key("WWW.Trustpilot.com"), "www.trustpilot.com");
+        assert!(safe_key("[::1]").starts_with("h_"));
+        assert!(safe_key("xn--bcher-kva.example").starts_with("xn--"));
+        assert!(safe_key("a b").starts_with("h_"));
+    }
 }

@@ -41,6 +41,14 @@ pub const WEBHOOKS_BUCKET: &str = "gleaner_webhooks";
 pub const PACING_BUCKET: &str = "gleaner_pacing";
 /// How long a host's turn is kept after it was set: long past any gap.
 const PACING_MAX_AGE: Duration = Duration::from_secs(3_600);
+/// Wall back-offs and proxy cool-downs, watched by every replica.
+pub const COOLDOWNS_BUCKET: &str = "gleaner_cooldowns";
+/// The plugin cache, sealed, by plugin and key digest.
+pub const CACHE_BUCKET: &str = "gleaner_cache";
+/// The longest a cached value lives, whatever its own time to live.
+const CACHE_MAX_AGE: Duration = Duration::from_secs(7 * 86_400);
+/// Fetch sessions, sealed, by session id.
+pub const SESSIONS_BUCKET: &str = "gleaner_sessions";
 
 /// Handles on the streams and buckets.
 pub struct Resources {
@@ -60,6 +68,12 @@ pub struct Resources {
     pub webhooks: kv::Store,
     /// Hosts' turns.
     pub pacing: kv::Store,
+    /// Cool-downs.
+    pub cooldowns: kv::Store,
+    /// The plugin cache.
+    pub cache: kv::Store,
+    /// Fetch sessions.
+    pub sessions: kv::Store,
 }
 
 impl Resources {
@@ -67,6 +81,7 @@ impl Resources {
     pub async fn ensure(
         js: &jetstream::Context,
         settings: &ClusterConfig,
+        session_ttl: Duration,
     ) -> anyhow::Result<Resources> {
         let storage = match settings.storage.as_str() {
             "memory" => stream::StorageType::Memory,
@@ -139,6 +154,33 @@ impl Resources {
                 kv::Config {
                     max_age: PACING_MAX_AGE,
                     ..bucket(PACING_BUCKET, "Gleaner: each upstream host's next turn")
+                },
+            )
+            .await?,
+            cooldowns: key_value(
+                js,
+                kv::Config {
+                    max_age: Duration::from_secs(86_400),
+                    ..bucket(
+                        COOLDOWNS_BUCKET,
+                        "Gleaner: wall back-offs and proxy cool-downs",
+                    )
+                },
+            )
+            .await?,
+            cache: key_value(
+                js,
+                kv::Config {
+                    max_age: CACHE_MAX_AGE,
+                    ..bucket(CACHE_BUCKET, "Gleaner: the plugin cache, sealed")
+                },
+            )
+            .await?,
+            sessions: key_value(
+                js,
+                kv::Config {
+                    max_age: session_ttl.max(Duration::from_secs(1)),
+                    ..bucket(SESSIONS_BUCKET, "Gleaner: fetch sessions, sealed")
                 },
             )
             .await?,

@@ -39,6 +39,9 @@ pub struct ClusterConfig {
     /// This replica's name in `/healthz` and `/admin/plugins`
     /// (`GLEANER_REPLICA_NAME`); unset, the host name and process id.
     pub replica_name: Option<String>,
+    /// How long every replica leaves a host alone after one of them met a
+    /// bot wall there, in seconds (`GLEANER_WALL_BACKOFF_SECS`).
+    pub wall_backoff_secs: u64,
     /// 32 bytes, as 64 hex digits, that seal secrets kept in the buckets
     /// (session cookies, webhook secrets) (`GLEANER_CLUSTER_KEY`). Unset, a
     /// key derived from the token secret.
@@ -58,6 +61,7 @@ impl Default for ClusterConfig {
             storage: "file".into(),
             job_ack_wait_secs: 30,
             replica_name: None,
+            wall_backoff_secs: 60,
             seal_key: None,
         }
     }
@@ -120,6 +124,9 @@ impl ClusterConfig {
         }
         if let Some(v) = var("GLEANER_NATS_STORAGE") {
             self.storage = v;
+        }
+        if let Some(v) = var("GLEANER_WALL_BACKOFF_SECS") {
+            self.wall_backoff_secs = parse_number("GLEANER_WALL_BACKOFF_SECS", v)?;
         }
         if let Some(v) = var("GLEANER_JOB_ACK_WAIT_SECS") {
             self.job_ack_wait_secs = parse_number("GLEANER_JOB_ACK_WAIT_SECS", v)?;

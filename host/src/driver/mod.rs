@@ -194,8 +194,11 @@ impl Fetch<'_> {
             .resume
             .as_ref()
             .and_then(|r| r.session.as_deref());
-        let (session, opened) = self.runtime.services().sessions.open(id);
+        let sessions = &self.runtime.services().sessions;
+        let (session, opened) = sessions.open_anywhere(id).await;
         let result = self.run_in(budget, session.clone(), opened).await;
+        // In a cluster, the replica the next token reaches goes on in it.
+        sessions.keep(&session).await;
         result.map_err(|e| e.scrubbed(&session.scrubber()))
     }
 

@@ -44,6 +44,11 @@ pub const FETCH_STOPS: &str = "gleaner_fetch_stops_total";
 pub const PLUGIN_SWAPS: &str = "gleaner_plugin_swaps_total";
 /// Plugin loads that failed (the serving version, if any, stayed), by `plugin`.
 pub const PLUGIN_LOAD_FAILURES: &str = "gleaner_plugin_load_failures_total";
+/// Back-offs from a host after a wall, applied on this replica (met here or
+/// heard from another), by `host` and `wall`.
+pub const UPSTREAM_BACKOFFS: &str = "gleaner_upstream_backoffs_total";
+/// Requests not sent because their host was backed off, by `host`.
+pub const UPSTREAM_HELD_BACK: &str = "gleaner_upstream_held_back_total";
 /// 1 while a cluster replica is connected to NATS and uses shared state, 0 while it serves on local state.
 pub const CLUSTER_CONNECTED: &str = "gleaner_cluster_connected";
 
@@ -79,7 +84,9 @@ const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (FETCH_STOPS, Kind::Counter, Unit::Count, "Review fetches that answered, by source and why they stopped (the stop_reason of extra_information)."),
     (PLUGIN_SWAPS, Kind::Counter, Unit::Count, "Plugins (re)loaded in place of a serving version: hot swaps, admin uploads and reloads."),
     (PLUGIN_LOAD_FAILURES, Kind::Counter, Unit::Count, "Plugin loads that failed; the serving version, if any, kept serving."),
-    (CLUSTER_CONNECTED, Kind::Gauge, Unit::Count, "In cluster mode: 1 while this replica is connected to NATS and shares jobs and state, 0 while it serves synchronous fetches on local state."),
+    (UPSTREAM_BACKOFFS, Kind::Counter, Unit::Count, "In cluster mode: back-offs from a host after a bot wall applied on this replica, whether it met the wall or another replica did, by host and wall."),
+    (UPSTREAM_HELD_BACK, Kind::Counter, Unit::Count, "In cluster mode: requests not sent because the cluster was backing off their host after a wall, by host."),
+    (CLUSTER_CONNECTED, Kind::Gauge, Unit::Count, "In cluster mode, by replica name: 1 while this replica is connected to NATS and shares jobs and state, 0 while it serves synchronous fetches on local state."),
 ];
 
 #[derive(Clone, Copy)]
@@ -342,9 +349,25 @@ pub fn plugin_load_failed(plugin: &str) {
     counter!(PLUGIN_LOAD_FAILURES, "plugin" => plugin.to_owned()).increment(1);
 }
 
-/// Records whether this cluster replica is connected to NATS.
-pub fn cluster_connected(connected: bool) {
-    gauge!(CLUSTER_CONNECTED).set(if connected { 1.0 } else { 0.0 });
+/// A back-off from `host` after `wall` was applied on this replica.
+pub fn upstream_backoff(host: &str, wall: &str) {
+    let host = host_label(&format!("http://{host}/"));
+    counter!(UPSTREAM_BACKOFFS, "host" => host, "wall" => wall.to_owned()).increment(1);
+}
+
+/// A request to `host` was held back by a back-off.
+pub fn upstream_held_back(host: &str) {
+    let host = host_label(&format!("http://{host}/"));
+    counter!(UPSTREAM_HELD_BACK, "host" => host).increment(1);
+}
+
+/// Records whether cluster replica `replica` is connected to NATS.
+pub fn cluster_connected(replica: &str, connected: bool) {
+    gauge!(CLUSTER_CONNECTED, "replica" => replica.to_owned()).set(if connected {
+        1.0
+    } else {
+        0.0
+    });
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! the upstream override ([`overrides`]). Every request is made in a
 //! [`session::Session`]: its cookie jar and its browser [`profile`].
 
+pub mod cooldowns;
 pub mod credentials;
 pub mod guest;
 pub mod har;
@@ -101,6 +102,8 @@ pub struct HttpService {
     host_slots: Mutex<HashMap<(String, String), Arc<tokio::sync::Semaphore>>>,
     /// Each host's turn, across the server.
     pacer: pacing::Pacer,
+    /// Hosts backed off after a wall, in cluster mode.
+    backoffs: cooldowns::Backoffs,
     /// The final responses seen, when asked for (`gleaner doctor`).
     observed: Option<Mutex<Vec<Observed>>>,
 }
@@ -141,6 +144,29 @@ impl HttpService {
         &self.pacer
     }
 
+    /// Shares wall back-offs (of `backoff` each) and proxy cool-downs with
+    /// the cluster from now on.
+    pub fn share_cooldowns(
+        &self,
+        shared: Arc<dyn cooldowns::SharedCooldowns>,
+        backoff: std::time::Duration,
+    ) {
+        self.backoffs.share(shared.clone(), backoff);
+        self.proxies.share(shared);
+    }
+
+    /// Applies a cool-down another replica (or this one) announced.
+    pub fn apply_cooldown(&self, cooldown: &cooldowns::Cooldown) {
+        match cooldown {
+            cooldowns::Cooldown::Wall { .. } => self.backoffs.apply(cooldown),
+            cooldowns::Cooldown::Proxy {
+                proxy,
+                host,
+                until_ms,
+            } => self.proxies.retire_id(proxy, host, *until_ms),
+        }
+    }
+
     /// Builds the service and its connection pools.
     pub fn new(settings: HttpSettings) -> anyhow::Result<HttpService> {
         let service = HttpService {
@@ -151,6 +177,7 @@ impl HttpService {
             resolver: settings.resolver,
             host_slots: Mutex::new(HashMap::new()),
             pacer: pacing::Pacer::new(settings.pacing),
+            backoffs: cooldowns::Backoffs::default(),
             proxies: proxies::Proxies::new(settings.proxies).map_err(anyhow::Error::msg)?,
             observed: settings.observe.then(|| Mutex::new(Vec::new())),
         };
@@ -247,6 +274,11 @@ impl HttpService {
         let mut body = request.body;
         for _ in 0..=MAX_REDIRECTS {
             policy.check(&url).map_err(HttpError::Denied)?;
+            let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+            if let Some(why) = self.backoffs.refusal(&host) {
+                crate::telemetry::metrics::upstream_held_back(&host);
+                return Err(HttpError::Transport(why));
+            }
             let mut hop_headers = headers.clone();
             if !own_cookies {
                 if let Some(cookies) = session.cookie_header(&url) {
@@ -270,6 +302,9 @@ impl HttpService {
                     final_url: url.to_string(),
                 };
                 let wall = mark_wall(&policy.plugin, &mut answer);
+                if let Some(wall) = wall {
+                    self.backoffs.wall_seen(&host, wall.code());
+                }
                 if let Some(observed) = &self.observed {
                     let mut observed = observed.lock().unwrap_or_else(|p| p.into_inner());
                     observed.push(Observed {

@@ -86,6 +86,12 @@ impl Profile {
         &PROFILES[index]
     }
 
+    /// The profile named `name`, if there is one.
+    pub fn named(name: &str) -> Option<&'static Profile> {
+        let all: &'static [Profile; 3] = &PROFILES;
+        all.iter().find(|p| p.name == name)
+    }
+
     /// The default headers of a request of `kind` (without `Accept-Encoding`,
     /// which the client adds). Without a kind only the identity headers are
     /// sent: user agent, client hints and language.

@@ -6,12 +6,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+use sha2::Digest;
 use url::Url;
 
+use super::cooldowns::{now_ms, Cooldown, SharedCooldowns};
 use super::credentials::redact_url;
+
+/// A proxy's id between replicas: a digest of its URL, which holds credentials.
+pub fn proxy_id(url: &str) -> String {
+    hex::encode(&sha2::Sha256::digest(url.as_bytes())[..16])
+}
 
 /// The proxy settings, as the configuration gives them.
 #[derive(Debug, Clone, Default)]
@@ -58,7 +65,7 @@ pub fn parse(text: &str) -> Result<Proxy, String> {
 }
 
 /// The proxies of the server and which hosts each one is retired for.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Proxies {
     global: Vec<Proxy>,
     per_plugin: BTreeMap<String, Vec<Proxy>>,
@@ -67,6 +74,8 @@ pub struct Proxies {
     retired: Mutex<HashMap<(String, String), Instant>>,
     /// Where the next session starts in its list, so sessions spread over the proxies.
     turn: AtomicUsize,
+    /// The cluster that hears of each retirement, in cluster mode.
+    shared: OnceLock<Arc<dyn SharedCooldowns>>,
 }
 
 impl Proxies {
@@ -87,6 +96,7 @@ impl Proxies {
             cooldown: settings.cooldown,
             retired: Mutex::new(HashMap::new()),
             turn: AtomicUsize::new(0),
+            shared: OnceLock::new(),
         })
     }
 
@@ -127,7 +137,12 @@ impl Proxies {
             .find(|p| !self.is_retired(&p.url, host))
     }
 
-    /// Leaves `proxy` out for `host` for the cool-down.
+    /// Tells `shared` of each retirement from now on (a cluster replica's).
+    pub fn share(&self, shared: Arc<dyn SharedCooldowns>) {
+        let _ = self.shared.set(shared);
+    }
+
+    /// Leaves `proxy` out for `host` for the cool-down (on every replica, in a cluster).
     pub fn retire(&self, proxy: &Proxy, host: &str) {
         tracing::info!(proxy = %proxy.shown, host, cooldown_s = self.cooldown.as_secs(), "proxy blocked by the site; rotating");
         let mut retired = self.retired.lock().unwrap_or_else(PoisonError::into_inner);
@@ -135,6 +150,33 @@ impl Proxies {
             (proxy.url.clone(), host.to_owned()),
             Instant::now() + self.cooldown,
         );
+        drop(retired);
+        if let Some(shared) = self.shared.get() {
+            shared.announce(Cooldown::Proxy {
+                proxy: proxy_id(&proxy.url),
+                host: host.to_owned(),
+                until_ms: now_ms() + self.cooldown.as_millis() as i64,
+            });
+        }
+    }
+
+    /// Leaves the proxy with id `proxy` out for `host` until `until_ms`, as
+    /// another replica asked; a proxy this replica does not have is ignored.
+    pub fn retire_id(&self, proxy: &str, host: &str, until_ms: i64) {
+        let left = until_ms - now_ms();
+        if left <= 0 {
+            return;
+        }
+        let all = self.global.iter().chain(self.per_plugin.values().flatten());
+        let Some(found) = all.into_iter().find(|p| proxy_id(&p.url) == proxy) else {
+            return;
+        };
+        let until = Instant::now() + Duration::from_millis(left as u64);
+        let mut retired = self.retired.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (found.url.clone(), host.to_owned());
+        if retired.get(&key).is_none_or(|t| *t < until) {
+            retired.insert(key, until);
+        }
     }
 }
 

@@ -5,15 +5,47 @@
 //! sent back on later requests, including the pages a continuation token leads
 //! to, since the token carries the session's id. The session itself stays in
 //! the host, with a time to live, because cookies are secrets.
+//!
+//! In a cluster each session is also kept, sealed, in a shared bucket
+//! ([`SharedSessions`]) after each fetch, so a continuation that reaches
+//! another replica goes on in the same session, cookies included.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use cookie_store::CookieStore;
+use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::profile::Profile;
+
+/// What a session is, to be kept elsewhere and restored: its id, profile,
+/// proxy and cookies (a secret, and the proxy URL holds credentials: only
+/// ever kept sealed).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionState {
+    /// The session's id.
+    pub id: String,
+    /// Its browser profile's name.
+    pub profile: String,
+    /// Its proxy's URL, if one was picked.
+    pub proxy: Option<String>,
+    /// Its cookie jar, as `cookie_store` writes it (session cookies included).
+    pub cookies: String,
+}
+
+/// Sessions kept outside this process and shared with others.
+#[async_trait]
+pub trait SharedSessions: Send + Sync {
+    /// Whether they can be reached now.
+    fn available(&self) -> bool;
+    /// The session `id`, if it is kept there.
+    async fn load(&self, id: &str) -> Result<Option<SessionState>, String>;
+    /// Keeps `state` there for the sessions' time to live.
+    async fn save(&self, state: &SessionState) -> Result<(), String>;
+}
 
 /// One fetch's session.
 pub struct Session {
@@ -113,6 +145,33 @@ impl Session {
         value
     }
 
+    /// What the session is now, to keep elsewhere.
+    pub fn state(&self) -> SessionState {
+        let mut cookies = Vec::new();
+        let _ = cookie_store::serde::json::save_incl_expired_and_nonpersistent(
+            &self.jar(),
+            &mut cookies,
+        );
+        SessionState {
+            id: self.id.clone(),
+            profile: self.profile.name.to_owned(),
+            proxy: self.proxy(),
+            cookies: String::from_utf8_lossy(&cookies).into_owned(),
+        }
+    }
+
+    /// The session `state` describes; its cookies as they were kept.
+    pub fn restore(state: SessionState) -> Session {
+        let jar = cookie_store::serde::json::load_all(state.cookies.as_bytes()).unwrap_or_default();
+        Session {
+            id: state.id,
+            profile: Profile::named(&state.profile).unwrap_or_else(Profile::pick),
+            jar: Mutex::new(jar),
+            proxy: Mutex::new(state.proxy),
+            scrubber: Mutex::new(None),
+        }
+    }
+
     /// How many cookies the jar holds (expired ones excluded).
     pub fn cookie_count(&self) -> usize {
         self.jar().iter_unexpired().count()
@@ -153,6 +212,7 @@ pub struct Sessions {
     live: Mutex<HashMap<String, (Arc<Session>, Instant)>>,
     ttl: Duration,
     capacity: usize,
+    shared: OnceLock<Arc<dyn SharedSessions>>,
 }
 
 impl Sessions {
@@ -162,7 +222,59 @@ impl Sessions {
             live: Mutex::new(HashMap::new()),
             ttl,
             capacity: capacity.max(1),
+            shared: OnceLock::new(),
         }
+    }
+
+    /// Keeps sessions in `shared` too from now on (a cluster replica's).
+    pub fn share(&self, shared: Arc<dyn SharedSessions>) {
+        let _ = self.shared.set(shared);
+    }
+
+    /// The session time to live.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// As [`Sessions::open`], and in a cluster a session that lives on
+    /// another replica is restored here.
+    pub async fn open_anywhere(&self, id: Option<&str>) -> (Arc<Session>, Opened) {
+        if let (Some(id), Some(shared)) = (id, self.shared.get().filter(|s| s.available())) {
+            if !self.is_live(id) {
+                match shared.load(id).await {
+                    Ok(Some(state)) if state.id == id => {
+                        let session = Arc::new(Session::restore(state));
+                        self.insert(session.clone());
+                        return (session, Opened::Continued);
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot read the cluster's sessions; a new session starts")
+                    }
+                }
+            }
+        }
+        self.open(id)
+    }
+
+    /// Keeps `session` in the cluster, when there is one, for its next fetch.
+    pub async fn keep(&self, session: &Session) {
+        if let Some(shared) = self.shared.get().filter(|s| s.available()) {
+            if let Err(e) = shared.save(&session.state()).await {
+                tracing::warn!(error = %e, "cannot share a session; its continuation goes on here only");
+            }
+        }
+    }
+
+    fn is_live(&self, id: &str) -> bool {
+        let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.get(id)
+            .is_some_and(|(_, used)| used.elapsed() < self.ttl)
+    }
+
+    fn insert(&self, session: Arc<Session>) {
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.insert(session.id.clone(), (session, Instant::now()));
     }
 
     /// The session `id` names if it is still alive, else a new one.

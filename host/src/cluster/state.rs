@@ -1,0 +1,131 @@
+//! The plugin cache and fetch sessions in the cluster's buckets, sealed
+//! ([`super::seal`]): cached tokens and session cookies are secrets.
+//!
+//! - The cache: `<plugin>.<key digest>` → the value and its expiry. NATS 2.9
+//!   has no per-message time to live, so each entry carries its own and a
+//!   read past it finds nothing; the bucket's age limit removes it later.
+//! - Sessions: `<session id>` → the session's profile, proxy and cookies,
+//!   put after each fetch; the bucket keeps an entry for the session time
+//!   to live after its last put.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream::kv;
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+
+use super::records;
+use super::seal::Seal;
+use crate::capabilities::cache::SharedCache;
+use crate::capabilities::http::cooldowns::now_ms;
+use crate::capabilities::http::session::{SessionState, SharedSessions};
+
+/// A cached value and when it expires (wall-clock ms).
+#[derive(Serialize, Deserialize)]
+struct Cached {
+    value: String,
+    expires_ms: i64,
+}
+
+fn connected(client: &async_nats::Client) -> bool {
+    client.connection_state() == async_nats::connection::State::Connected
+}
+
+/// The cache bucket, as every replica's shared cache.
+pub struct CacheBucket {
+    client: async_nats::Client,
+    bucket: kv::Store,
+    seal: Arc<Seal>,
+}
+
+impl CacheBucket {
+    /// The cache in `bucket`, sealed with `seal`.
+    pub fn new(client: async_nats::Client, bucket: kv::Store, seal: Arc<Seal>) -> Arc<CacheBucket> {
+        Arc::new(CacheBucket {
+            client,
+            bucket,
+            seal,
+        })
+    }
+
+    fn key(plugin: &str, key: &str) -> String {
+        let digest = hex::encode(&sha2::Sha256::digest(key.as_bytes())[..16]);
+        format!("{}.{digest}", super::records::safe_key(plugin))
+    }
+}
+
+#[async_trait]
+impl SharedCache for CacheBucket {
+    fn available(&self) -> bool {
+        connected(&self.client)
+    }
+
+    async fn get(&self, plugin: &str, key: &str) -> Result<Option<String>, String> {
+        let cached =
+            records::get_sealed::<Cached>(&self.bucket, &Self::key(plugin, key), &self.seal)
+                .await
+                .map_err(|e| e.to_string())?;
+        Ok(cached.filter(|c| c.expires_ms > now_ms()).map(|c| c.value))
+    }
+
+    async fn set(&self, plugin: &str, key: &str, value: &str, ttl: Duration) -> Result<(), String> {
+        let cached = Cached {
+            value: value.to_owned(),
+            expires_ms: now_ms() + ttl.as_millis() as i64,
+        };
+        records::put_sealed(&self.bucket, &Self::key(plugin, key), &cached, &self.seal)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn delete(&self, plugin: &str, key: &str) -> Result<(), String> {
+        records::delete(&self.bucket, &Self::key(plugin, key))
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The sessions bucket, as every replica's shared sessions.
+pub struct SessionBucket {
+    client: async_nats::Client,
+    bucket: kv::Store,
+    seal: Arc<Seal>,
+}
+
+impl SessionBucket {
+    /// Sessions in `bucket`, sealed with `seal`.
+    pub fn new(
+        client: async_nats::Client,
+        bucket: kv::Store,
+        seal: Arc<Seal>,
+    ) -> Arc<SessionBucket> {
+        Arc::new(SessionBucket {
+            client,
+            bucket,
+            seal,
+        })
+    }
+}
+
+#[async_trait]
+impl SharedSessions for SessionBucket {
+    fn available(&self) -> bool {
+        connected(&self.client)
+    }
+
+    async fn load(&self, id: &str) -> Result<Option<SessionState>, String> {
+        let key = super::records::safe_key(id);
+        records::get_sealed(&self.bucket, &key, &self.seal)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn save(&self, state: &SessionState) -> Result<(), String> {
+        let key = super::records::safe_key(&state.id);
+        records::put_sealed(&self.bucket, &key, state, &self.seal)
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
