@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const SWAP: &str = "/test/swap";
+pub(crate) const SWAP: &str = "/test/swap";
 
-fn staged(file: &str) -> Vec<u8> {
+pub(crate) fn staged(file: &str) -> Vec<u8> {
     std::fs::read(common::root().join("target/test-plugins").join(file))
         .unwrap_or_else(|_| panic!("{file} is not built; run `make plugins`"))
 }
@@ -26,7 +26,7 @@ fn deploy(dir: &Path, file: &str, bytes: &[u8]) {
 }
 
 /// A plugin directory holding test-swap version `v` as `test-swap.toml`, with both components present.
-fn swap_dir() -> tempfile::TempDir {
+pub(crate) fn swap_dir() -> tempfile::TempDir {
     let dir = common::plugin_dir(&[]);
     deploy(
         dir.path(),
@@ -42,7 +42,7 @@ fn swap_dir() -> tempfile::TempDir {
     dir
 }
 
-async fn served_version(s: &common::Server) -> (u16, Option<String>) {
+pub(crate) async fn served_version(s: &common::Server) -> (u16, Option<String>) {
     let r = s
         .client
         .post(s.url(SWAP))

@@ -147,6 +147,13 @@ impl App {
             },
             cluster.clone(),
         )?;
+        if let Some(cluster) = &cluster {
+            // Versions uploaded to any replica come here too, once the
+            // plugins found at start are loaded.
+            cluster
+                .rollout
+                .follow(runtime.clone(), registry.clone(), config.clone());
+        }
         let state = api::AppState {
             runtime,
             registry,

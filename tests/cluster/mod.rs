@@ -10,6 +10,7 @@
 mod jobs;
 mod nats;
 mod pacing;
+mod rollout;
 mod shared;
 mod startup;
 

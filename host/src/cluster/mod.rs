@@ -8,7 +8,8 @@
 //! - [`jobs`]: the jobs store on them, behind [`crate::jobs::store::Store`];
 //! - [`pacing`]: each upstream host's turns, for every replica's pacer;
 //! - [`cooldowns`]: wall back-offs and proxy cool-downs, watched by all;
-//! - [`state`]: the plugin cache and fetch sessions, sealed ([`seal`]).
+//! - [`state`]: the plugin cache and fetch sessions, sealed ([`seal`]);
+//! - [`rollout`]: plugin uploads carried to every replica.
 //!
 //! [`Cluster::share`] hooks the shared pieces into the server's services.
 
@@ -17,6 +18,7 @@ pub mod jobs;
 pub mod pacing;
 pub mod records;
 pub mod resources;
+pub mod rollout;
 pub mod seal;
 pub mod settings;
 pub mod state;
@@ -49,6 +51,8 @@ pub struct Cluster {
     pub resources: resources::Resources,
     /// The key secrets in the buckets are sealed with.
     seal: Arc<seal::Seal>,
+    /// Plugin roll-outs.
+    pub rollout: Arc<rollout::Rollout>,
 }
 
 impl Cluster {
@@ -119,6 +123,12 @@ impl Cluster {
             settings.seal_key.as_deref(),
             secret.as_bytes(),
         ));
+        let rollout = rollout::Rollout::new(
+            resources.plugins.clone(),
+            resources.versions.clone(),
+            resources.replica_plugins.clone(),
+            replica.clone(),
+        );
         Ok(Arc::new(Cluster {
             client,
             js,
@@ -126,6 +136,7 @@ impl Cluster {
             settings: settings.clone(),
             resources,
             seal,
+            rollout,
         }))
     }
 

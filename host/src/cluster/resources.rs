@@ -49,6 +49,12 @@ pub const CACHE_BUCKET: &str = "gleaner_cache";
 const CACHE_MAX_AGE: Duration = Duration::from_secs(7 * 86_400);
 /// Fetch sessions, sealed, by session id.
 pub const SESSIONS_BUCKET: &str = "gleaner_sessions";
+/// Plugin components, named `<plugin>-<sha256>.wasm`.
+pub const PLUGINS_OBJECTS: &str = "gleaner_plugins";
+/// The announced version of each plugin (manifest, digest), by plugin name.
+pub const VERSIONS_BUCKET: &str = "gleaner_plugin_versions";
+/// What each replica serves of each plugin, by `<replica>.<plugin>`.
+pub const REPLICAS_BUCKET: &str = "gleaner_replica_plugins";
 
 /// Handles on the streams and buckets.
 pub struct Resources {
@@ -74,6 +80,12 @@ pub struct Resources {
     pub cache: kv::Store,
     /// Fetch sessions.
     pub sessions: kv::Store,
+    /// Plugin components.
+    pub plugins: async_nats::jetstream::object_store::ObjectStore,
+    /// Announced plugin versions.
+    pub versions: kv::Store,
+    /// Replicas' plugin versions.
+    pub replica_plugins: kv::Store,
 }
 
 impl Resources {
@@ -182,6 +194,29 @@ impl Resources {
                     max_age: session_ttl.max(Duration::from_secs(1)),
                     ..bucket(SESSIONS_BUCKET, "Gleaner: fetch sessions, sealed")
                 },
+            )
+            .await?,
+            plugins: match js.get_object_store(PLUGINS_OBJECTS).await {
+                Ok(store) => store,
+                Err(_) => {
+                    js.create_object_store(async_nats::jetstream::object_store::Config {
+                        bucket: PLUGINS_OBJECTS.into(),
+                        description: Some("Gleaner: plugin components".into()),
+                        storage,
+                        num_replicas: replicas,
+                        ..Default::default()
+                    })
+                    .await?
+                }
+            },
+            versions: key_value(
+                js,
+                bucket(VERSIONS_BUCKET, "Gleaner: announced plugin versions"),
+            )
+            .await?,
+            replica_plugins: key_value(
+                js,
+                bucket(REPLICAS_BUCKET, "Gleaner: what each replica serves"),
             )
             .await?,
         })

@@ -170,6 +170,15 @@ pub fn admin_paths(enabled: bool) -> Vec<(&'static str, PathItem)> {
             "plugins",
             ArrayBuilder::new().items(reference("PluginStatus")).into(),
         )])
+        .property(
+            "replicas",
+            ArrayBuilder::new()
+                .items(typed(Type::Object, false))
+                .description(Some(
+                    "In cluster mode: each replica's version of each plugin, as the replicas report it \
+                     (`replica`, `plugin`, `version`, `sha256`, `state`: serving, refused or removed, `error`, `at`)",
+                )),
+        )
         .into()
     };
     let op =

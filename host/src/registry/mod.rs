@@ -13,6 +13,7 @@
 
 pub mod directory;
 mod startup;
+pub mod upload;
 mod watch;
 
 use std::collections::{BTreeMap, HashMap};

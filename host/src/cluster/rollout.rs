@@ -1,0 +1,292 @@
+//! Plugin roll-out to every replica. An admin upload on any replica is
+//! installed there as before, then its component goes into the object store
+//! (named by its digest) and its manifest and version into the versions
+//! bucket. Every replica watches that bucket, from its current entries on:
+//! for a version it does not serve, it fetches the component, checks it as
+//! it checks a local upload, and swaps it in (the hot swap, with no request
+//! failing), or keeps what it serves and says why. Each replica reports the
+//! version it serves of each plugin in the replicas bucket, which
+//! `GET /admin/plugins` shows. A replica that starts later loads the
+//! announced versions the same way; a deletion removes the plugin everywhere.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream::{kv, object_store::ObjectStore};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+use tokio::io::AsyncReadExt;
+
+use super::records::{self, ClusterError};
+use crate::capabilities::http::cooldowns::now_ms;
+use crate::config::Config;
+use crate::registry::{upload, Registry};
+use crate::runtime::Runtime;
+
+/// A version of a plugin announced to every replica.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Announced {
+    name: String,
+    version: String,
+    sha256: String,
+    /// The component's name in the object store.
+    object: String,
+    /// The manifest's TOML text.
+    manifest: String,
+    /// The replica it was uploaded to.
+    by: String,
+}
+
+/// What one replica serves of one plugin, as it reports it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReplicaVersion {
+    /// The replica.
+    pub replica: String,
+    /// The plugin.
+    pub plugin: String,
+    /// The version it serves, if any.
+    pub version: Option<String>,
+    /// Its component's SHA-256.
+    pub sha256: Option<String>,
+    /// `serving` (the announced version), `refused` (it keeps what it had,
+    /// the announced version failed its checks) or `removed`.
+    pub state: String,
+    /// Why the announced version was refused.
+    pub error: Option<String>,
+    /// When it reported, RFC 3339.
+    pub at: String,
+}
+
+/// One replica's part in roll-outs.
+pub struct Rollout {
+    objects: ObjectStore,
+    versions: kv::Store,
+    replicas: kv::Store,
+    replica: String,
+}
+
+impl Rollout {
+    /// The roll-outs of the cluster's plugins store and buckets, as `replica`.
+    pub fn new(
+        objects: ObjectStore,
+        versions: kv::Store,
+        replicas: kv::Store,
+        replica: String,
+    ) -> Arc<Rollout> {
+        Arc::new(Rollout {
+            objects,
+            versions,
+            replicas,
+            replica,
+        })
+    }
+
+    /// Announces plugin `name` (installed here) to every replica.
+    pub async fn announce(
+        &self,
+        name: &str,
+        manifest: &str,
+        component: &[u8],
+    ) -> Result<(), ClusterError> {
+        let sha256 = hex::encode(sha2::Sha256::digest(component));
+        let object = format!("{name}-{sha256}.wasm");
+        let mut reader = component;
+        self.objects
+            .put(object.as_str(), &mut reader)
+            .await
+            .map_err(records::fail)?;
+        let version = toml::from_str::<crate::manifest::Manifest>(manifest)
+            .map(|m| m.version)
+            .unwrap_or_default();
+        let announced = Announced {
+            name: name.to_owned(),
+            version,
+            sha256,
+            object,
+            manifest: manifest.to_owned(),
+            by: self.replica.clone(),
+        };
+        records::put(&self.versions, &records::safe_key(name), &announced).await?;
+        Ok(())
+    }
+
+    /// Removes plugin `name` from every replica.
+    pub async fn withdraw(&self, name: &str) -> Result<(), ClusterError> {
+        records::delete(&self.versions, &records::safe_key(name)).await
+    }
+
+    /// Every replica's report of every plugin, by replica then plugin.
+    pub async fn replica_versions(&self) -> Result<Vec<ReplicaVersion>, ClusterError> {
+        let mut all = records::all::<ReplicaVersion>(&self.replicas).await?;
+        all.sort_by(|a, b| (&a.replica, &a.plugin).cmp(&(&b.replica, &b.plugin)));
+        Ok(all)
+    }
+
+    /// Follows the announced versions for as long as the process runs,
+    /// installing each here (watching again after a lost link).
+    pub fn follow(
+        self: &Arc<Self>,
+        runtime: Arc<Runtime>,
+        registry: Arc<Registry>,
+        config: Arc<Config>,
+    ) {
+        let rollout = self.clone();
+        tokio::spawn(async move {
+            registry.wait_ready().await;
+            loop {
+                match rollout.versions.watch_with_history(">").await {
+                    Ok(mut entries) => {
+                        while let Some(entry) = entries.next().await {
+                            let Ok(entry) = entry else { break };
+                            rollout.apply(&entry, &runtime, &registry, &config).await;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot watch the cluster's plugin versions; retrying")
+                    }
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+    }
+
+    async fn apply(
+        &self,
+        entry: &kv::Entry,
+        runtime: &Runtime,
+        registry: &Registry,
+        config: &Config,
+    ) {
+        if entry.operation != kv::Operation::Put {
+            let name = entry.key.clone();
+            if upload::remove(registry, &name) {
+                tracing::info!(plugin = %name, "plugin removed on every replica");
+            }
+            self.report(&name, None, "removed", None).await;
+            return;
+        }
+        let announced: Announced = match serde_json::from_slice(&entry.value) {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!(key = %entry.key, error = %e, "an announced plugin version is not one this replica reads");
+                return;
+            }
+        };
+        let name = &announced.name;
+        let serving = registry.statuses().into_iter().find(|s| &s.name == name);
+        let same = serving.as_ref().is_some_and(|s| {
+            s.sha256.as_deref() == Some(announced.sha256.as_str())
+                && s.version.as_deref() == Some(announced.version.as_str())
+        });
+        if same {
+            self.report(name, Some(&announced), "serving", None).await;
+            return;
+        }
+        let outcome = match self.fetch(&announced).await {
+            Ok(component) => {
+                upload::install(
+                    runtime,
+                    registry,
+                    config,
+                    name,
+                    &announced.manifest,
+                    &component,
+                )
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(()) => {
+                tracing::info!(plugin = %name, version = %announced.version, by = %announced.by, "plugin version rolled out here");
+                self.report(name, Some(&announced), "serving", None).await;
+            }
+            Err(e) => {
+                tracing::warn!(plugin = %name, version = %announced.version, error = %e, "an announced plugin version is refused here; the serving one stays");
+                let kept = serving.map(|s| (s.version, s.sha256));
+                self.report_kept(name, kept, &e).await;
+            }
+        }
+    }
+
+    /// The announced component, checked against its digest.
+    async fn fetch(&self, announced: &Announced) -> Result<Vec<u8>, String> {
+        let unreadable = |e: &dyn std::fmt::Display| {
+            format!(
+                "cannot read {} ({} {}) from the object store {}: {e}; upload the plugin again",
+                announced.object,
+                announced.name,
+                announced.version,
+                super::resources::PLUGINS_OBJECTS
+            )
+        };
+        let mut object = self
+            .objects
+            .get(announced.object.as_str())
+            .await
+            .map_err(|e| unreadable(&e))?;
+        let mut component = Vec::new();
+        object
+            .read_to_end(&mut component)
+            .await
+            .map_err(|e| unreadable(&e))?;
+        let sha256 = hex::encode(sha2::Sha256::digest(&component));
+        if sha256 != announced.sha256 {
+            return Err(format!(
+                "the component of {} in the object store has SHA-256 {sha256}, not the announced {}; upload the plugin again",
+                announced.name, announced.sha256
+            ));
+        }
+        Ok(component)
+    }
+
+    async fn report(
+        &self,
+        plugin: &str,
+        serving: Option<&Announced>,
+        state: &str,
+        error: Option<String>,
+    ) {
+        let version = ReplicaVersion {
+            replica: self.replica.clone(),
+            plugin: plugin.to_owned(),
+            version: serving.map(|a| a.version.clone()),
+            sha256: serving.map(|a| a.sha256.clone()),
+            state: state.to_owned(),
+            error,
+            at: crate::jobs::model::rfc3339(now_ms()),
+        };
+        self.put_report(version).await;
+    }
+
+    async fn report_kept(
+        &self,
+        plugin: &str,
+        kept: Option<(Option<String>, Option<String>)>,
+        error: &str,
+    ) {
+        let (version, sha256) = kept.unwrap_or_default();
+        self.put_report(ReplicaVersion {
+            replica: self.replica.clone(),
+            plugin: plugin.to_owned(),
+            version,
+            sha256,
+            state: "refused".into(),
+            error: Some(error.to_owned()),
+            at: crate::jobs::model::rfc3339(now_ms()),
+        })
+        .await;
+    }
+
+    async fn put_report(&self, version: ReplicaVersion) {
+        let key = format!(
+            "{}.{}",
+            records::safe_key(&version.replica),
+            records::safe_key(&version.plugin)
+        );
+        if let Err(e) = records::put(&self.replicas, &key, &version).await {
+            tracing::warn!(error = %e, "cannot report this replica's plugin version to the cluster");
+        }
+    }
+}
