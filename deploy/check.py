@@ -215,6 +215,64 @@ def main():
     check(svc["build"]["context"] == ".." and (DEPLOY / svc["build"]["context"] / svc["build"]["dockerfile"]).is_file(),
           "compose.yaml: the build does not point at the repository's Dockerfile")
 
+    cluster(max_total, drain_ms, writable)
+
+
+def cluster(max_total, drain_ms, writable):
+    """The cluster forms: compose with NATS and three replicas, and the
+    Kubernetes overlay with a three-node NATS and the Deployment in cluster mode."""
+    doc = load(DEPLOY / "compose.cluster.yaml")[0]
+    services = doc["services"]
+    nats = services.get("nats")
+    if check(nats is not None, "compose.cluster.yaml: no nats service"):
+        check("-js" in nats["command"], "compose.cluster.yaml: NATS runs without JetStream (-js)")
+    replicas = {name: svc for name, svc in services.items() if name.startswith("gleaner")}
+    check(len(replicas) == 3, f"compose.cluster.yaml: {len(replicas)} replicas, not 3")
+    names = set()
+    for name, svc in replicas.items():
+        env = svc["environment"]
+        check(env.get("GLEANER_NATS_URL") == "nats://nats:4222",
+              f"compose.cluster.yaml: {name} does not reach the nats service")
+        check(str(env.get("GLEANER_TOKEN_SECRET", "")).startswith("${GLEANER_TOKEN_SECRET:?"),
+              f"compose.cluster.yaml: {name} must require GLEANER_TOKEN_SECRET (a replica refuses to start without it)")
+        check(str(env.get("GLEANER_API_KEYS", "")).startswith("${GLEANER_API_KEYS:?"),
+              f"compose.cluster.yaml: {name} must require GLEANER_API_KEYS")
+        names.add(env.get("GLEANER_REPLICA_NAME"))
+        check(mebibytes(svc["mem_limit"]) >= max_total + MEASURED_PEAK_MIB,
+              f"compose.cluster.yaml: {name}'s mem_limit is below max_total_memory_mib plus the measured peak")
+        if svc.get("read_only"):
+            mounted = set(svc.get("tmpfs", [])) | {v.split(":")[1] for v in svc.get("volumes", [])}
+            for path in writable:
+                check(path in mounted, f"compose.cluster.yaml: {name} has a read-only root but {path} is not writable")
+        grace = re.fullmatch(r"(\d+)s", str(svc["stop_grace_period"]))
+        check(grace is not None and int(grace.group(1)) * 1000 > drain_ms,
+              f"compose.cluster.yaml: {name}'s stop_grace_period leaves no room for drain_timeout_ms")
+    check(len(names) == 3, "compose.cluster.yaml: replicas need distinct GLEANER_REPLICA_NAME values")
+
+    overlay = K8S / "cluster"
+    docs = {}
+    for path in sorted(overlay.glob("*.yaml")):
+        for d in load(path):
+            docs.setdefault(d["kind"], []).append(d)
+    kustomization = docs["Kustomization"][0]
+    for resource in kustomization["resources"]:
+        check((overlay / resource).exists(), f"cluster/kustomization.yaml lists {resource}, which does not exist")
+    for patch in kustomization.get("patches", []):
+        check((overlay / patch["path"]).is_file(), f"cluster/kustomization.yaml patches with {patch['path']}, which does not exist")
+    statefulset = docs["StatefulSet"][0]
+    nodes = statefulset["spec"]["replicas"]
+    config = docs["ConfigMap"][0]["data"]["nats.conf"]
+    check("jetstream" in config, "cluster/nats.yaml: NATS runs without JetStream")
+    check(config.count("nats://nats-") == nodes, "cluster/nats.yaml: the routes do not name every node")
+    services = {svc["metadata"]["name"]: svc for svc in docs["Service"]}
+    patch = docs["Deployment"][0]
+    env = {e["name"]: e for e in patch["spec"]["template"]["spec"]["containers"][0]["env"]}
+    url = env["GLEANER_NATS_URL"]["value"]
+    host = url.removeprefix("nats://").split(":")[0]
+    check(host in services, f"cluster/gleaner-cluster.yaml: GLEANER_NATS_URL names {host}, which no Service is")
+    check(int(env["GLEANER_NATS_REPLICAS"]["value"]) <= nodes,
+          "cluster/gleaner-cluster.yaml: GLEANER_NATS_REPLICAS exceeds the NATS nodes")
+
 
 if __name__ == "__main__":
     try:

@@ -22,12 +22,16 @@ fn deploy_files() -> Vec<PathBuf> {
     let mut files = vec![
         root.join("Dockerfile"),
         root.join("deploy/compose.yaml"),
+        root.join("deploy/compose.cluster.yaml"),
         root.join("deploy/gleaner.toml"),
         root.join("deploy/healthcheck.sh"),
     ];
-    let mut manifests: Vec<PathBuf> = std::fs::read_dir(root.join("deploy/kubernetes"))
-        .unwrap()
+    let kubernetes = root.join("deploy/kubernetes");
+    let mut manifests: Vec<PathBuf> = [kubernetes.clone(), kubernetes.join("cluster")]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
         .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
         .collect();
     manifests.sort();
     files.extend(manifests);

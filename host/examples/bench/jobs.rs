@@ -17,7 +17,10 @@ use crate::report::{self, Row};
 use crate::root;
 
 /// A Trustpilot-shaped upstream of `pages` pages, each answered after `delay`.
-async fn upstream(pages: usize, delay: Duration) -> anyhow::Result<std::net::SocketAddr> {
+pub(crate) async fn upstream(
+    pages: usize,
+    delay: Duration,
+) -> anyhow::Result<std::net::SocketAddr> {
     let reviews: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(
         root().join("plugins/customer-feedback-hub/tests/samples/trustpilot-nextdata-reviews.json"),
     )?)?;
@@ -63,7 +66,7 @@ async fn server(upstream: std::net::SocketAddr, data: &std::path::Path) -> anyho
     Ok(base)
 }
 
-const QUERY: &str = "https://www.trustpilot.com/review/bench.example";
+pub(crate) const QUERY: &str = "https://www.trustpilot.com/review/bench.example";
 
 /// Runs one job to its end: its duration and review count.
 async fn job(client: &reqwest::Client, base: &str) -> anyhow::Result<(Duration, u64)> {

@@ -25,6 +25,7 @@ use gleaner::config::Config;
 use gleaner::App;
 
 mod chart;
+mod cluster;
 mod corpus;
 mod jobs;
 mod load;
@@ -599,6 +600,12 @@ async fn main() -> anyhow::Result<()> {
         paging::report().await?;
         return report::write(&bench_dir().join("paging.md"));
     }
+    if args.get(1).map(String::as_str) == Some("--cluster") {
+        // The cluster section alone, written to target/bench/cluster.md.
+        report::header(machine());
+        cluster::report().await?;
+        return report::write(&bench_dir().join("cluster.md"));
+    }
     if args.get(1).map(String::as_str) == Some("--jobs") {
         // The jobs section alone, written to target/bench/jobs.md.
         report::header(machine());
@@ -699,6 +706,8 @@ async fn main() -> anyhow::Result<()> {
     paging::report().await?;
 
     jobs::report().await?;
+
+    cluster::report().await?;
 
     report::header(format!(
         "the run took {:.0} s",
