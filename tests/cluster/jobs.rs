@@ -249,3 +249,77 @@ async fn a_nats_outage_leaves_fetches_answering_and_jobs_resume_when_it_returns(
         reconnected.as_secs_f64()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_is_sent_once_signed_and_its_secret_is_sealed_in_the_buckets() {
+    if !enabled() {
+        return;
+    }
+    use hmac::{Hmac, Mac};
+    use std::sync::{Arc, Mutex};
+    let nats = Nats::start();
+    let site = Site::with(30);
+    let addr = site.serve().await;
+    let seen: Arc<Mutex<Vec<(axum::http::HeaderMap, String)>>> = Arc::default();
+    let keep = seen.clone();
+    let receiver = common::upstream(axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: axum::http::HeaderMap, body: String| {
+            let keep = keep.clone();
+            async move {
+                keep.lock().unwrap().push((headers, body));
+                axum::http::StatusCode::OK
+            }
+        }),
+    ))
+    .await;
+    let hooked = |c: &mut gleaner::config::Config| {
+        c.upstream_override
+            .insert("hooks.example".into(), format!("http://{receiver}"));
+    };
+    let a = super::replica_with(&nats, addr, "a", hooked).await;
+    let b = super::replica_with(&nats, addr, "b", hooked).await;
+    let secret = "the-cluster-receiver-secret-0123";
+    let mut body = job_request(None);
+    body["webhook"] = json!({"url": "http://hooks.example/hook", "secret": secret});
+    let (status, job) = send(&a, reqwest::Method::POST, "/jobs", KEY, Some(body)).await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["job_id"].as_str().unwrap().to_owned();
+    finished(&b, &id, KEY, Duration::from_secs(30)).await;
+    let started = Instant::now();
+    loop {
+        let (_, job) = send(&b, reqwest::Method::GET, &format!("/jobs/{id}"), KEY, None).await;
+        if job["webhook"]["delivered_at"].is_string() {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "never delivered: {job}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let deliveries = seen.lock().unwrap().clone();
+    assert_eq!(deliveries.len(), 1, "one delivery from two replicas");
+    let (headers, raw) = &deliveries[0];
+    let header = headers["gleaner-signature"].to_str().unwrap();
+    let (t, v1) = header.split_once(',').unwrap();
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{}.{raw}", t.strip_prefix("t=").unwrap()).as_bytes());
+    assert_eq!(
+        v1.strip_prefix("v1=").unwrap(),
+        hex::encode(mac.finalize().into_bytes())
+    );
+    // Nowhere in the buckets in clear.
+    let mut config = gleaner::config::Config {
+        token_secret: Some(common::TOKEN_SECRET.into()),
+        ..Default::default()
+    };
+    config.cluster.nats_url = Some(nats.url());
+    let cluster = gleaner::cluster::Cluster::connect(&config).await.unwrap();
+    for bucket in [&cluster.resources.jobs, &cluster.resources.webhooks] {
+        let raw = bucket.get(id.as_str()).await.unwrap().expect("a record");
+        let text = String::from_utf8_lossy(&raw);
+        assert!(!text.contains(secret) && text.contains("sealed:"), "{text}");
+    }
+}

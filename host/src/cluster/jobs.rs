@@ -15,6 +15,7 @@
 //!   run time, so each period runs once across the cluster.
 //! - Webhook deliveries are keys; a replica takes a due one by moving its
 //!   next attempt forward (compare-and-set) before it sends.
+//! - Webhook secrets are sealed wherever they are kept ([`super::seal`]).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -35,6 +36,9 @@ use crate::jobs::model::{
     Webhook,
 };
 use crate::jobs::store::{Claim, JobEnd, Lease, PageWrite, ReviewPage, Store, StoreError};
+
+/// Marks a sealed webhook secret (hex of nonce, ciphertext and tag).
+const SEALED: &str = "sealed:";
 
 /// How long a replica holds a webhook delivery it is sending before another
 /// may take it.
@@ -102,7 +106,52 @@ impl JetStreamStore {
         id: &str,
         change: impl FnMut(&mut Job) -> bool,
     ) -> Result<Option<Job>, StoreError> {
-        Ok(records::modify(&self.cluster.resources.jobs, id, change).await?)
+        let job = records::modify(&self.cluster.resources.jobs, id, change).await?;
+        Ok(job.map(|j| self.open_job(j)))
+    }
+
+    /// `hook` with its secret sealed for `owner` (a job or schedule id).
+    fn seal_hook(&self, owner: &str, hook: &Option<Webhook>) -> Option<Webhook> {
+        let hook = hook.as_ref()?;
+        let sealed = self
+            .cluster
+            .seal
+            .seal(&format!("webhook.{owner}"), hook.secret.as_bytes())
+            .map(|s| format!("{SEALED}{}", hex::encode(s)))
+            .unwrap_or_default();
+        Some(Webhook {
+            url: hook.url.clone(),
+            secret: sealed,
+        })
+    }
+
+    /// `hook` with its secret opened.
+    fn open_hook(&self, owner: &str, mut hook: Webhook) -> Webhook {
+        if let Some(sealed) = hook.secret.strip_prefix(SEALED) {
+            let opened = hex::decode(sealed)
+                .ok()
+                .and_then(|b| self.cluster.seal.open(&format!("webhook.{owner}"), &b));
+            if opened.is_none() {
+                tracing::warn!(%owner, "a webhook secret in the cluster does not open with this replica's key; check GLEANER_CLUSTER_KEY");
+            }
+            hook.secret = opened
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+        }
+        hook
+    }
+
+    fn open_job(&self, mut job: Job) -> Job {
+        job.webhook = job.webhook.take().map(|h| self.open_hook(&job.job_id, h));
+        job
+    }
+
+    fn open_schedule(&self, mut schedule: Schedule) -> Schedule {
+        schedule.webhook = schedule
+            .webhook
+            .take()
+            .map(|h| self.open_hook(&schedule.schedule_id, h));
+        schedule
     }
 }
 
@@ -181,7 +230,11 @@ impl Store for JetStreamStore {
             schedule_id: new.schedule_id,
             cancel_requested: false,
         };
-        records::create(&self.cluster.resources.jobs, &job.job_id, &job).await?;
+        let stored = Job {
+            webhook: self.seal_hook(&job.job_id, &job.webhook),
+            ..job.clone()
+        };
+        records::create(&self.cluster.resources.jobs, &job.job_id, &stored).await?;
         let ack = self
             .publish(
                 JOB_QUEUE_SUBJECT.into(),
@@ -195,7 +248,7 @@ impl Store for JetStreamStore {
 
     async fn job(&self, owner: Option<&str>, id: &str) -> Result<Option<Job>, StoreError> {
         let job = records::get::<Job>(&self.cluster.resources.jobs, id).await?;
-        Ok(job.map(|(j, _)| j).filter(owned_by(owner)))
+        Ok(job.map(|(j, _)| self.open_job(j)).filter(owned_by(owner)))
     }
 
     async fn jobs(
@@ -209,6 +262,7 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|j| j.owner == owner)
+            .map(|j| self.open_job(j))
             .collect();
         let key = |j: &Job| (j.created_at, j.job_id.clone());
         let cut = before.and_then(|b| jobs.iter().find(|j| j.job_id == b).map(key));
@@ -226,6 +280,7 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|j| !j.state.is_final())
+            .map(|j| self.open_job(j))
             .collect();
         jobs.sort_by_key(|j| (j.created_at, j.job_id.clone()));
         Ok(jobs)
@@ -400,7 +455,9 @@ impl Store for JetStreamStore {
     ) -> Result<(), StoreError> {
         let record = DeliveryRecord {
             job_id: job_id.to_owned(),
-            webhook: webhook.clone(),
+            webhook: self
+                .seal_hook(job_id, &Some(webhook.clone()))
+                .unwrap_or_else(|| webhook.clone()),
             body: body.to_owned(),
             attempts: 0,
             last_status: None,
@@ -432,8 +489,8 @@ impl Store for JetStreamStore {
             if records::swap(bucket, &current.job_id, &current, revision).await? {
                 due.push(PendingDelivery {
                     id: 0,
+                    webhook: self.open_hook(&current.job_id, current.webhook),
                     job_id: current.job_id,
-                    webhook: current.webhook,
                     body: current.body,
                     attempts: current.attempts,
                 });
@@ -493,10 +550,14 @@ impl Store for JetStreamStore {
             caught_up: false,
             created_at: now_ms(),
         };
+        let stored = Schedule {
+            webhook: self.seal_hook(&schedule.schedule_id, &schedule.webhook),
+            ..schedule.clone()
+        };
         records::create(
             &self.cluster.resources.schedules,
             &schedule.schedule_id,
-            &schedule,
+            &stored,
         )
         .await?;
         Ok(schedule)
@@ -509,7 +570,7 @@ impl Store for JetStreamStore {
     ) -> Result<Option<Schedule>, StoreError> {
         let schedule = records::get::<Schedule>(&self.cluster.resources.schedules, id).await?;
         Ok(schedule
-            .map(|(s, _)| s)
+            .map(|(s, _)| self.open_schedule(s))
             .filter(|s| owner.is_none_or(|o| s.owner == o)))
     }
 
@@ -518,6 +579,7 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|s| s.owner == owner)
+            .map(|s| self.open_schedule(s))
             .collect();
         all.sort_by_key(|s| (s.created_at, s.schedule_id.clone()));
         Ok(all)
@@ -542,6 +604,7 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|s| s.next_run_at <= now)
+            .map(|s| self.open_schedule(s))
             .collect();
         due.sort_by_key(|s| s.next_run_at);
         Ok(due)

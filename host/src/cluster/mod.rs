@@ -50,7 +50,7 @@ pub struct Cluster {
     /// The streams and buckets.
     pub resources: resources::Resources,
     /// The key secrets in the buckets are sealed with.
-    seal: Arc<seal::Seal>,
+    pub(crate) seal: Arc<seal::Seal>,
     /// Plugin roll-outs.
     pub rollout: Arc<rollout::Rollout>,
 }
