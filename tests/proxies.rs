@@ -16,8 +16,8 @@ use serde_json::json;
 
 /// A forward proxy for plain-http targets, counting what it carries; a
 /// `blocked` one answers as a site answers a proxy it has blocked.
-struct Proxy {
-    requests: AtomicUsize,
+pub(crate) struct Proxy {
+    pub(crate) requests: AtomicUsize,
     blocked: bool,
 }
 
@@ -57,7 +57,7 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     response.body(Body::from(bytes)).unwrap()
 }
 
-async fn proxy(blocked: bool) -> (Arc<Proxy>, String) {
+pub(crate) async fn proxy(blocked: bool) -> (Arc<Proxy>, String) {
     let state = Arc::new(Proxy {
         requests: AtomicUsize::new(0),
         blocked,

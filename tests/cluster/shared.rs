@@ -195,3 +195,50 @@ async fn the_plugin_cache_is_shared_sealed_and_expires_per_key() {
         "removed everywhere"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxy_one_replica_retired_for_a_host_is_left_out_by_another() {
+    if !enabled() {
+        return;
+    }
+    use crate::sessions::{site, PLUGIN, ROUTE};
+    let nats = Nats::start();
+    let (_, base) = site().await;
+    let (blocked, blocked_url) = crate::proxies::proxy(true).await;
+    let (good, good_url) = crate::proxies::proxy(false).await;
+    let start = |name: &'static str| {
+        let (url, base) = (nats.url(), base.clone());
+        let proxies = vec![blocked_url.clone(), good_url.clone()];
+        async move {
+            common::start(&[PLUGIN], move |c| {
+                c.replay = None;
+                c.proxies.urls = proxies;
+                c.upstream_override
+                    .insert(format!("{PLUGIN}:cookies.test"), base);
+                c.cluster.nats_url = Some(url);
+                c.cluster.replica_name = Some(name.into());
+            })
+            .await
+        }
+    };
+    let a = start("a").await;
+    let b = start("b").await;
+    let (status, body) = a.post(ROUTE, json!({"query": "q"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        blocked.requests.load(Ordering::SeqCst),
+        1,
+        "A tried it once"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..3 {
+        let (status, body) = b.post(ROUTE, json!({"query": "q"})).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    assert_eq!(
+        blocked.requests.load(Ordering::SeqCst),
+        1,
+        "B never sent to the proxy A retired for this host"
+    );
+    assert!(good.requests.load(Ordering::SeqCst) >= 16);
+}
