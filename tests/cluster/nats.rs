@@ -10,11 +10,18 @@ pub struct Nats {
     child: Option<Child>,
     port: u16,
     dir: tempfile::TempDir,
+    /// Arguments beyond JetStream, address, port and store (auth, TLS).
+    extra: Vec<String>,
 }
 
 impl Nats {
     /// Starts a server and waits until it takes connections.
     pub fn start() -> Nats {
+        Nats::start_with(&[])
+    }
+
+    /// As [`Nats::start`], with more arguments (`--auth`, `--tls` …).
+    pub fn start_with(extra: &[&str]) -> Nats {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -24,6 +31,7 @@ impl Nats {
             child: None,
             port,
             dir: tempfile::tempdir().unwrap(),
+            extra: extra.iter().map(|a| (*a).to_owned()).collect(),
         };
         nats.run();
         nats
@@ -34,6 +42,7 @@ impl Nats {
         let child = Command::new(&binary)
             .args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string(), "-sd"])
             .arg(self.dir.path())
+            .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

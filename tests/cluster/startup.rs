@@ -42,3 +42,109 @@ fn a_replica_without_the_shared_token_secret_or_nats_refuses_to_start() {
         "{text}"
     );
 }
+
+/// Connects to the NATS at `url` with `adjust`ed cluster settings.
+async fn connect(
+    url: String,
+    adjust: impl FnOnce(&mut gleaner::cluster::settings::ClusterConfig),
+) -> anyhow::Result<std::sync::Arc<gleaner::cluster::Cluster>> {
+    let mut config = gleaner::config::Config {
+        token_secret: Some(common::TOKEN_SECRET.into()),
+        ..Default::default()
+    };
+    config.cluster.nats_url = Some(url);
+    adjust(&mut config.cluster);
+    gleaner::cluster::Cluster::connect(&config).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_authenticates_with_a_token_and_verifies_tls() {
+    if !super::enabled() {
+        return;
+    }
+    // A token.
+    let token = "nats-token-0123456789abcdef";
+    let nats = super::nats::Nats::start_with(&["--auth", token]);
+    let error = connect(nats.url(), |_| {})
+        .await
+        .err()
+        .expect("refused without the token");
+    assert!(
+        format!("{error:#}").contains("cannot connect to NATS"),
+        "{error:#}"
+    );
+    let cluster = connect(nats.url(), |c| c.nats_token = Some(token.into()))
+        .await
+        .unwrap();
+    assert!(cluster.connected());
+    drop(nats);
+
+    // TLS, with a CA of this test's own.
+    let dir = tempfile::tempdir().unwrap();
+    let at = |f: &str| dir.path().join(f).display().to_string();
+    std::fs::write(at("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    let openssl = |args: &[&str]| {
+        let ok = Command::new("openssl")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("openssl runs")
+            .success();
+        assert!(ok, "openssl {args:?}");
+    };
+    // A self-signed CA: its key and certificate.
+    let ca = |name: &str| {
+        let (key, pem) = (at(&format!("{name}.key")), at(&format!("{name}.pem")));
+        let subject = format!("/CN={name}");
+        openssl(&[
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", &key, "-out", &pem,
+            "-days", "1", "-subj", &subject,
+        ]);
+    };
+    ca("ca");
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        &at("server.key"),
+        "-out",
+        &at("server.csr"),
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &at("server.csr"),
+        "-CA",
+        &at("ca.pem"),
+        "-CAkey",
+        &at("ca.key"),
+        "-CAcreateserial",
+        "-out",
+        &at("server.pem"),
+        "-days",
+        "1",
+        "-extfile",
+        &at("san.ext"),
+    ]);
+    let nats = super::nats::Nats::start_with(&[
+        "--tls",
+        "--tlscert",
+        &at("server.pem"),
+        "--tlskey",
+        &at("server.key"),
+    ]);
+    let cluster = connect(nats.url(), |c| c.nats_tls_ca = Some(at("ca.pem").into()))
+        .await
+        .unwrap();
+    assert!(cluster.connected(), "TLS with the test's CA");
+    // Another CA: the server's certificate is refused.
+    ca("other");
+    let refused = connect(nats.url(), |c| c.nats_tls_ca = Some(at("other.pem").into())).await;
+    assert!(refused.is_err(), "a certificate from another CA is refused");
+}
