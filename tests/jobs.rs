@@ -248,6 +248,34 @@ pub(crate) async fn job_ids(s: &common::Server, id: &str, key: &str) -> Vec<Stri
     }
 }
 
+/// `GET url` with [`KEY`], as JSON: for a server run as a process.
+pub(crate) async fn get_keyed(url: String) -> Value {
+    let r = reqwest::Client::new()
+        .get(url)
+        .header("x-api-key", KEY)
+        .send()
+        .await
+        .unwrap();
+    r.json().await.unwrap()
+}
+
+/// Submits [`job_request`]`(None)` to `url` (a process's `/jobs`) with
+/// [`KEY`]; the job's id.
+pub(crate) async fn submit_to(url: String) -> String {
+    let r = reqwest::Client::new()
+        .post(url)
+        .header("x-api-key", KEY)
+        .json(&job_request(None))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    r.json::<Value>().await.unwrap()["job_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 pub(crate) fn job_request(total: Option<u64>) -> Value {
     let mut request = json!({"query": QUERY});
     if let Some(t) = total {
@@ -712,32 +740,9 @@ async fn a_job_survives_sigkill_three_times_with_every_review_once() {
         ),
         ("GLEANER_API_KEYS", KEY.to_owned()),
     ];
-    let client = reqwest::Client::new();
-    let get = |url: String| {
-        let client = client.clone();
-        async move {
-            let r = client
-                .get(url)
-                .header("x-api-key", KEY)
-                .send()
-                .await
-                .unwrap();
-            r.json::<Value>().await.unwrap()
-        }
-    };
+    let get = get_keyed;
     let mut server = Process::start(&["customer-feedback-hub"], &env);
-    let r = client
-        .post(server.url("/jobs"))
-        .header("x-api-key", KEY)
-        .json(&job_request(None))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
-    let id = r.json::<Value>().await.unwrap()["job_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = submit_to(server.url("/jobs")).await;
     // Kill points spread over the run, from a seed printed for a rerun.
     let mut seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -9,6 +9,7 @@
 pub mod api;
 pub mod capabilities;
 pub mod cli;
+pub mod clock;
 pub mod cluster;
 pub mod config;
 pub mod contract;

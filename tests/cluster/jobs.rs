@@ -2,26 +2,16 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::nats::Nats;
 use super::{enabled, replica, replica_env};
 use crate::common;
-use crate::jobs::{fetch, finished, job_ids, job_request, send, submit, Site, HUB, KEY, QUERY};
+use crate::jobs::{
+    fetch, finished, get_keyed, job_ids, job_request, send, submit, submit_to, Site, HUB, KEY,
+    QUERY,
+};
 use crate::security::process::Process;
-
-/// `GET path` on a process replica with [`KEY`].
-async fn get(url: String) -> Value {
-    reqwest::Client::new()
-        .get(url)
-        .header("x-api-key", KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_whose_replica_is_killed_completes_on_another_with_every_review_once() {
@@ -33,21 +23,10 @@ async fn a_job_whose_replica_is_killed_completes_on_another_with_every_review_on
     *site.delay.lock().unwrap() = Duration::from_millis(40);
     let addr = site.serve().await;
     let mut a = Process::start(&["customer-feedback-hub"], &replica_env(&nats, addr, "a"));
-    let r = reqwest::Client::new()
-        .post(a.url("/jobs"))
-        .header("x-api-key", KEY)
-        .json(&job_request(None))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
-    let id = r.json::<Value>().await.unwrap()["job_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = submit_to(a.url("/jobs")).await;
     // Replica A runs it; B joins once A is a few pages in, so the job is A's.
     let started = Instant::now();
-    while get(a.url(&format!("/jobs/{id}"))).await["pages_fetched"]
+    while get_keyed(a.url(&format!("/jobs/{id}"))).await["pages_fetched"]
         .as_u64()
         .unwrap_or(0)
         < 3
@@ -59,7 +38,7 @@ async fn a_job_whose_replica_is_killed_completes_on_another_with_every_review_on
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let b = replica(&nats, addr, "b").await;
-    let before = get(a.url(&format!("/jobs/{id}"))).await;
+    let before = get_keyed(a.url(&format!("/jobs/{id}"))).await;
     a.child.kill().unwrap();
     a.child.wait().unwrap();
     let killed = Instant::now();
@@ -129,12 +108,7 @@ async fn any_replica_answers_for_any_job_and_a_schedule_runs_once_per_period() {
     let (status, schedule) = send(&a, reqwest::Method::POST, "/schedules", KEY, Some(body)).await;
     assert_eq!(status, 201, "{schedule}");
     let sid = schedule["schedule_id"].as_str().unwrap().to_owned();
-    let mut config = gleaner::config::Config {
-        token_secret: Some(common::TOKEN_SECRET.into()),
-        ..Default::default()
-    };
-    config.cluster.nats_url = Some(nats.url());
-    let cluster = gleaner::cluster::Cluster::connect(&config).await.unwrap();
+    let cluster = super::connect(nats.url(), |_| {}).await.unwrap();
     let store = gleaner::cluster::jobs::JetStreamStore::new(cluster);
     use gleaner::jobs::store::Store;
     let due = store
@@ -311,12 +285,7 @@ async fn a_webhook_is_sent_once_signed_and_its_secret_is_sealed_in_the_buckets()
         hex::encode(mac.finalize().into_bytes())
     );
     // Nowhere in the buckets in clear.
-    let mut config = gleaner::config::Config {
-        token_secret: Some(common::TOKEN_SECRET.into()),
-        ..Default::default()
-    };
-    config.cluster.nats_url = Some(nats.url());
-    let cluster = gleaner::cluster::Cluster::connect(&config).await.unwrap();
+    let cluster = super::connect(nats.url(), |_| {}).await.unwrap();
     for bucket in [&cluster.resources.jobs, &cluster.resources.webhooks] {
         let raw = bucket.get(id.as_str()).await.unwrap().expect("a record");
         let text = String::from_utf8_lossy(&raw);

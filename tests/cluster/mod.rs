@@ -58,6 +58,21 @@ async fn replica_with(
     .await
 }
 
+/// The test's own link to the cluster at `url` (as a replica's, with the
+/// test servers' token secret), after `adjust` edits its cluster settings.
+async fn connect(
+    url: String,
+    adjust: impl FnOnce(&mut gleaner::cluster::settings::ClusterConfig),
+) -> anyhow::Result<std::sync::Arc<gleaner::cluster::Cluster>> {
+    let mut config = gleaner::config::Config {
+        token_secret: Some(common::TOKEN_SECRET.into()),
+        ..Default::default()
+    };
+    config.cluster.nats_url = Some(url);
+    adjust(&mut config.cluster);
+    gleaner::cluster::Cluster::connect(&config).await
+}
+
 /// The environment of a replica run as a process, as [`replica`] sets it.
 fn replica_env(nats: &nats::Nats, site: SocketAddr, name: &str) -> Vec<(&'static str, String)> {
     vec![

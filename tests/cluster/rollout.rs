@@ -141,12 +141,7 @@ async fn an_upload_to_one_replica_serves_on_every_replica_with_no_failed_request
 
     // A version whose component cannot be had is refused everywhere; each
     // replica keeps what it serves and says why.
-    let mut config = gleaner::config::Config {
-        token_secret: Some(common::TOKEN_SECRET.into()),
-        ..Default::default()
-    };
-    config.cluster.nats_url = Some(nats.url());
-    let cluster = gleaner::cluster::Cluster::connect(&config).await.unwrap();
+    let cluster = super::connect(nats.url(), |_| {}).await.unwrap();
     let broken = json!({
         "name": "test-swap", "version": "3.0.0", "sha256": "00", "object": "missing.wasm",
         "manifest": String::from_utf8(staged("test-swap-v1.toml")).unwrap().replace("1.0.0", "3.0.0"),

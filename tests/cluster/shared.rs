@@ -125,13 +125,10 @@ async fn the_plugin_cache_is_shared_sealed_and_expires_per_key() {
     let join = |seal_key: Option<String>| {
         let url = nats.url();
         async move {
-            let mut config = gleaner::config::Config {
-                token_secret: Some(common::TOKEN_SECRET.into()),
-                ..Default::default()
-            };
-            config.cluster.nats_url = Some(url);
-            config.cluster.seal_key = seal_key;
-            let cluster = gleaner::cluster::Cluster::connect(&config).await.unwrap();
+            let cluster = super::connect(url, |c| c.seal_key = seal_key)
+                .await
+                .unwrap();
+            let config = gleaner::config::Config::default();
             let services = gleaner::services(&config, None, None, false).unwrap();
             cluster.share(&services);
             (cluster, services.cache)

@@ -43,20 +43,6 @@ fn a_replica_without_the_shared_token_secret_or_nats_refuses_to_start() {
     );
 }
 
-/// Connects to the NATS at `url` with `adjust`ed cluster settings.
-async fn connect(
-    url: String,
-    adjust: impl FnOnce(&mut gleaner::cluster::settings::ClusterConfig),
-) -> anyhow::Result<std::sync::Arc<gleaner::cluster::Cluster>> {
-    let mut config = gleaner::config::Config {
-        token_secret: Some(common::TOKEN_SECRET.into()),
-        ..Default::default()
-    };
-    config.cluster.nats_url = Some(url);
-    adjust(&mut config.cluster);
-    gleaner::cluster::Cluster::connect(&config).await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_authenticates_with_a_token_and_verifies_tls() {
     if !super::enabled() {
@@ -65,7 +51,7 @@ async fn a_replica_authenticates_with_a_token_and_verifies_tls() {
     // A token.
     let token = "nats-token-0123456789abcdef";
     let nats = super::nats::Nats::start_with(&["--auth", token]);
-    let error = connect(nats.url(), |_| {})
+    let error = super::connect(nats.url(), |_| {})
         .await
         .err()
         .expect("refused without the token");
@@ -73,7 +59,7 @@ async fn a_replica_authenticates_with_a_token_and_verifies_tls() {
         format!("{error:#}").contains("cannot connect to NATS"),
         "{error:#}"
     );
-    let cluster = connect(nats.url(), |c| c.nats_token = Some(token.into()))
+    let cluster = super::connect(nats.url(), |c| c.nats_token = Some(token.into()))
         .await
         .unwrap();
     assert!(cluster.connected());
@@ -139,12 +125,13 @@ async fn a_replica_authenticates_with_a_token_and_verifies_tls() {
         "--tlskey",
         &at("server.key"),
     ]);
-    let cluster = connect(nats.url(), |c| c.nats_tls_ca = Some(at("ca.pem").into()))
+    let cluster = super::connect(nats.url(), |c| c.nats_tls_ca = Some(at("ca.pem").into()))
         .await
         .unwrap();
     assert!(cluster.connected(), "TLS with the test's CA");
     // Another CA: the server's certificate is refused.
     ca("other");
-    let refused = connect(nats.url(), |c| c.nats_tls_ca = Some(at("other.pem").into())).await;
+    let refused =
+        super::connect(nats.url(), |c| c.nats_tls_ca = Some(at("other.pem").into())).await;
     assert!(refused.is_err(), "a certificate from another CA is refused");
 }

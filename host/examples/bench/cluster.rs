@@ -10,8 +10,6 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use gleaner::capabilities::http::pacing::Pace;
-use gleaner::config::Config;
-use gleaner::App;
 use serde_json::{json, Value};
 
 use crate::report::{self, Row};
@@ -66,34 +64,24 @@ async fn replica(
     upstream: std::net::SocketAddr,
 ) -> anyhow::Result<(String, tempfile::TempDir)> {
     let data = tempfile::tempdir()?;
-    let mut config = Config {
-        addr: "127.0.0.1:0".parse()?,
-        plugin_dir: plugins.to_owned(),
-        cache_dir: Some(root().join("target/gleaner-cache")),
-        data_dir: data.path().to_owned(),
-        token_secret: Some("bench-token-secret-of-at-least-32-bytes".into()),
-        admin_keys: vec!["bench-admin".into()],
-        watch: false,
-        ..Config::default()
-    };
-    config.cluster.nats_url = Some(format!("nats://127.0.0.1:{}", nats.1));
-    config.cluster.replica_name = Some(name.into());
-    // A cluster-wide pace on the upstream host that never binds here: a
-    // turn every 2 ms, taken by compare-and-set like any other.
-    config.pacing.insert(
-        "www.trustpilot.com".into(),
-        Pace {
-            requests_per_minute: 30_000,
-            ..Pace::default()
-        },
-    );
-    config
-        .upstream_override
-        .insert("www.trustpilot.com".into(), format!("http://{upstream}"));
-    let app = App::build(config).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(async move { app.serve(listener, std::future::pending()).await });
+    let url = format!("nats://127.0.0.1:{}", nats.1);
+    let base = crate::jobs::server(upstream, data.path(), |config| {
+        config.plugin_dir = plugins.to_owned();
+        config.token_secret = Some("bench-token-secret-of-at-least-32-bytes".into());
+        config.admin_keys = vec!["bench-admin".into()];
+        config.cluster.nats_url = Some(url);
+        config.cluster.replica_name = Some(name.into());
+        // A cluster-wide pace on the upstream host that never binds here: a
+        // turn every 2 ms, taken by compare-and-set like any other.
+        config.pacing.insert(
+            "www.trustpilot.com".into(),
+            Pace {
+                requests_per_minute: 30_000,
+                ..Pace::default()
+            },
+        );
+    })
+    .await?;
     Ok((base, data))
 }
 
@@ -118,22 +106,7 @@ async fn jobs(client: &reqwest::Client, bases: &[String]) -> anyhow::Result<(u64
     }
     let mut total = 0;
     for id in ids {
-        loop {
-            let job: Value = client
-                .get(format!("{}/jobs/{id}", bases[0]))
-                .send()
-                .await?
-                .json()
-                .await?;
-            match job["state"].as_str() {
-                Some("succeeded") => {
-                    total += job["reviews_collected"].as_u64().unwrap_or(0);
-                    break;
-                }
-                Some("failed" | "cancelled") => anyhow::bail!("a bench job ended {job}"),
-                _ => tokio::time::sleep(Duration::from_millis(20)).await,
-            }
-        }
+        total += crate::jobs::wait(client, &bases[0], &id).await?;
     }
     Ok((total, started.elapsed()))
 }

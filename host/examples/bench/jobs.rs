@@ -10,7 +10,6 @@ use axum::extract::Query;
 use axum::routing::get;
 use axum::Router;
 use gleaner::config::Config;
-use gleaner::App;
 use serde_json::{json, Value};
 
 use crate::report::{self, Row};
@@ -46,8 +45,12 @@ pub(crate) async fn upstream(
 }
 
 /// A server with every built plugin, its Trustpilot traffic sent to `upstream`,
-/// its data in `data`.
-async fn server(upstream: std::net::SocketAddr, data: &std::path::Path) -> anyhow::Result<String> {
+/// its data in `data`, after `adjust` edits its configuration.
+pub(crate) async fn server(
+    upstream: std::net::SocketAddr,
+    data: &std::path::Path,
+    adjust: impl FnOnce(&mut Config),
+) -> anyhow::Result<String> {
     let mut config = Config {
         addr: "127.0.0.1:0".parse()?,
         plugin_dir: root().join("target/plugins"),
@@ -56,14 +59,8 @@ async fn server(upstream: std::net::SocketAddr, data: &std::path::Path) -> anyho
         watch: false,
         ..Config::default()
     };
-    config
-        .upstream_override
-        .insert("www.trustpilot.com".into(), format!("http://{upstream}"));
-    let app = App::build(config).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(async move { app.serve(listener, std::future::pending()).await });
-    Ok(base)
+    adjust(&mut config);
+    crate::serve_local(config, upstream).await
 }
 
 pub(crate) const QUERY: &str = "https://www.trustpilot.com/review/bench.example";
@@ -78,7 +75,13 @@ async fn job(client: &reqwest::Client, base: &str) -> anyhow::Result<(Duration, 
         .await?
         .json()
         .await?;
-    let id = job["job_id"].as_str().unwrap_or_default().to_owned();
+    let id = job["job_id"].as_str().unwrap_or_default();
+    let reviews = wait(client, base, id).await?;
+    Ok((started.elapsed(), reviews))
+}
+
+/// Waits for job `id` on `base` to succeed: the reviews it collected.
+pub(crate) async fn wait(client: &reqwest::Client, base: &str, id: &str) -> anyhow::Result<u64> {
     loop {
         let job: Value = client
             .get(format!("{base}/jobs/{id}"))
@@ -87,13 +90,8 @@ async fn job(client: &reqwest::Client, base: &str) -> anyhow::Result<(Duration, 
             .json()
             .await?;
         match job["state"].as_str() {
-            Some("succeeded") => {
-                return Ok((
-                    started.elapsed(),
-                    job["reviews_collected"].as_u64().unwrap_or(0),
-                ))
-            }
-            Some("failed" | "cancelled") => anyhow::bail!("the bench job ended {job}"),
+            Some("succeeded") => return Ok(job["reviews_collected"].as_u64().unwrap_or(0)),
+            Some("failed" | "cancelled") => anyhow::bail!("a bench job ended {job}"),
             _ => tokio::time::sleep(Duration::from_millis(20)).await,
         }
     }
@@ -140,7 +138,7 @@ pub async fn report() -> anyhow::Result<()> {
     let client = reqwest::Client::new();
     let slow = upstream(100, Duration::from_millis(100)).await?;
     let data = tempfile::tempdir()?;
-    let base = server(slow, data.path()).await?;
+    let base = server(slow, data.path(), |_| {}).await?;
     let (job_time, job_reviews) = job(&client, &base).await?;
     let (sync_time, sync_reviews) = synchronous(&client, &base).await?;
     let rate = |n: u64, d: Duration| n as f64 / d.as_secs_f64();
@@ -169,7 +167,7 @@ pub async fn report() -> anyhow::Result<()> {
 
     let fast = upstream(500, Duration::ZERO).await?;
     let data = tempfile::tempdir()?;
-    let base = server(fast, data.path()).await?;
+    let base = server(fast, data.path(), |_| {}).await?;
     let empty = store_bytes(data.path());
     let (_, stored) = job(&client, &base).await?;
     // Fold the write-ahead log into the database before measuring it.

@@ -74,6 +74,19 @@ async fn replay_app() -> anyhow::Result<App> {
     App::build(config).await
 }
 
+/// Builds the app of `config` and serves it on a loopback port in this
+/// process, its Trustpilot traffic sent to `upstream`; its base URL.
+async fn serve_local(mut config: Config, upstream: std::net::SocketAddr) -> anyhow::Result<String> {
+    config
+        .upstream_override
+        .insert("www.trustpilot.com".into(), format!("http://{upstream}"));
+    let app = App::build(config).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { app.serve(listener, std::future::pending()).await });
+    Ok(base)
+}
+
 /// Runs `call` `warmup + n` times and returns the durations of the last `n`.
 async fn timed<F, Fut>(warmup: usize, n: usize, mut call: F) -> anyhow::Result<Vec<Duration>>
 where

@@ -16,7 +16,6 @@ use axum::extract::Query;
 use axum::routing::get;
 use axum::Router;
 use gleaner::config::Config;
-use gleaner::App;
 use serde_json::{json, Value};
 
 use crate::report::{self, Summary};
@@ -116,7 +115,7 @@ async fn server(
     cache: &Path,
 ) -> anyhow::Result<(String, tempfile::TempDir)> {
     let dir = plugin_dir(width)?;
-    let mut config = Config {
+    let config = Config {
         addr: "127.0.0.1:0".parse()?,
         plugin_dir: dir.path().to_owned(),
         cache_dir: Some(cache.to_owned()),
@@ -125,17 +124,8 @@ async fn server(
         fetch_budget_ms: 120_000,
         ..Config::default()
     };
-    config
-        .upstream_override
-        .insert("www.trustpilot.com".into(), format!("http://{upstream}"));
-    let app = App::build(config).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!(
-        "http://{}/customer-feedback-hub/reviews",
-        listener.local_addr()?
-    );
-    tokio::spawn(async move { app.serve(listener, std::future::pending()).await });
-    Ok((url, dir))
+    let base = crate::serve_local(config, upstream).await?;
+    Ok((format!("{base}/customer-feedback-hub/reviews"), dir))
 }
 
 /// Fetch times of `pages` pages over `runs` runs, checking every answer is whole.

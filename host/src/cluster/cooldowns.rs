@@ -11,8 +11,9 @@ use async_nats::jetstream::kv;
 use futures_util::StreamExt;
 
 use super::records::safe_key;
-use crate::capabilities::http::cooldowns::{now_ms, Cooldown, SharedCooldowns};
+use crate::capabilities::http::cooldowns::{Cooldown, SharedCooldowns};
 use crate::capabilities::http::HttpService;
+use crate::clock::now_ms;
 
 /// The cool-downs bucket, as one replica's announcer.
 pub struct SharedCooldownBucket {

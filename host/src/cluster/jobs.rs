@@ -101,6 +101,28 @@ impl JetStreamStore {
             .map_err(|e| records::fail(e).into())
     }
 
+    /// Publishes each `(review id, payload)` on `subject` with the message
+    /// id `<owner>.<review id digest>`, then waits for every ack.
+    async fn publish_all<'a>(
+        &self,
+        subject: &str,
+        owner: &str,
+        messages: impl Iterator<Item = (&'a String, &'a [u8])>,
+    ) -> Result<(), StoreError> {
+        let mut acks = Vec::new();
+        for (review_id, payload) in messages {
+            let message_id = format!("{owner}.{}", digest(review_id));
+            acks.push(
+                self.publish(subject.to_owned(), payload.to_vec(), &message_id)
+                    .await?,
+            );
+        }
+        for ack in acks {
+            ack.await.map_err(records::fail)?;
+        }
+        Ok(())
+    }
+
     async fn update_job(
         &self,
         id: &str,
@@ -344,32 +366,14 @@ impl Store for JetStreamStore {
             )));
         };
         let subject = Self::reviews_subject(id);
-        let mut acks = Vec::with_capacity(page.reviews.len());
-        for (review_id, review) in &page.reviews {
-            let message_id = format!("{id}.{}", digest(review_id));
-            acks.push(
-                self.publish(subject.clone(), review.clone().into_bytes(), &message_id)
-                    .await?,
-            );
-        }
-        for ack in acks {
-            ack.await.map_err(records::fail)?;
-        }
+        let reviews = page.reviews.iter().map(|(r, text)| (r, text.as_bytes()));
+        self.publish_all(&subject, id, reviews).await?;
         if let Some(schedule) = &job.schedule_id {
             // Every id of the page, new or not: one stored before a crash is
             // delivered by this run all the same.
-            let subject = Self::delivered_subject(schedule);
-            let mut acks = Vec::with_capacity(page.reviews.len());
-            for (review_id, _) in &page.reviews {
-                let message_id = format!("{schedule}.{}", digest(review_id));
-                acks.push(
-                    self.publish(subject.clone(), review_id.clone().into_bytes(), &message_id)
-                        .await?,
-                );
-            }
-            for ack in acks {
-                ack.await.map_err(records::fail)?;
-            }
+            let ids = page.reviews.iter().map(|(r, _)| (r, r.as_bytes()));
+            self.publish_all(&Self::delivered_subject(schedule), schedule, ids)
+                .await?;
         }
         let stored = records::count(&self.cluster.resources.reviews, &subject).await?;
         let mut added = 0;

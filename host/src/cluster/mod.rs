@@ -34,6 +34,12 @@ use serde_json::{json, Value};
 use crate::telemetry::metrics;
 use settings::ClusterConfig;
 
+/// Whether `client` is connected to NATS now: what every shared piece asks
+/// before it uses the cluster rather than this replica's own state.
+pub fn is_connected(client: &async_nats::Client) -> bool {
+    client.connection_state() == State::Connected
+}
+
 /// How long a replica waits for NATS at start before it gives up.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -165,7 +171,7 @@ impl Cluster {
 
     /// Whether the connection to NATS is up now.
     pub fn connected(&self) -> bool {
-        self.client.connection_state() == State::Connected
+        is_connected(&self.client)
     }
 
     /// The cluster part of `/healthz`.

@@ -17,15 +17,10 @@ use async_trait::async_trait;
 
 use super::records;
 use crate::capabilities::http::pacing::{SharedTurns, TooLate};
+use crate::clock::millis;
 
 /// What turns across a cluster add to the pace's gap.
 pub const SLACK: Duration = Duration::from_millis(10);
-
-fn millis(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
 
 /// The pacing bucket, as the shared turns of every replica's pacer.
 pub struct SharedPacing {
@@ -43,7 +38,7 @@ impl SharedPacing {
 #[async_trait]
 impl SharedTurns for SharedPacing {
     fn available(&self) -> bool {
-        self.client.connection_state() == async_nats::connection::State::Connected
+        super::is_connected(&self.client)
     }
 
     async fn take(

@@ -43,18 +43,22 @@ pub fn fail(e: impl Display) -> ClusterError {
     ClusterError(e.to_string())
 }
 
+/// The live entry under `key` (none when missing or deleted).
+async fn live(bucket: &kv::Store, key: &str) -> Result<Option<kv::Entry>, ClusterError> {
+    let entry = bucket.entry(key).await.map_err(fail)?;
+    Ok(entry.filter(|e| e.operation == kv::Operation::Put))
+}
+
 /// The record under `key`, with its revision.
 pub async fn get<T: DeserializeOwned>(
     bucket: &kv::Store,
     key: &str,
 ) -> Result<Option<(T, u64)>, ClusterError> {
-    match bucket.entry(key).await.map_err(fail)? {
-        Some(entry) if entry.operation == kv::Operation::Put => {
-            let value = serde_json::from_slice(&entry.value).map_err(fail)?;
-            Ok(Some((value, entry.revision)))
-        }
-        _ => Ok(None),
-    }
+    let Some(entry) = live(bucket, key).await? else {
+        return Ok(None);
+    };
+    let value = serde_json::from_slice(&entry.value).map_err(fail)?;
+    Ok(Some((value, entry.revision)))
 }
 
 /// Stores `value` under `key` whatever was there.
@@ -195,12 +199,9 @@ pub async fn get_sealed<T: DeserializeOwned>(
     key: &str,
     seal: &super::seal::Seal,
 ) -> Result<Option<T>, ClusterError> {
-    let Some(entry) = bucket.entry(key).await.map_err(fail)? else {
+    let Some(entry) = live(bucket, key).await? else {
         return Ok(None);
     };
-    if entry.operation != kv::Operation::Put {
-        return Ok(None);
-    }
     let Some(plain) = seal.open(key, &entry.value) else {
         tracing::warn!(%key, "a sealed value in the cluster does not open with this replica's key; check that GLEANER_CLUSTER_KEY (or GLEANER_TOKEN_SECRET) is the same on every replica");
         return Ok(None);

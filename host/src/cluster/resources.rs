@@ -145,55 +145,53 @@ impl Resources {
                 "Gleaner: the review ids each schedule delivered",
             ))
             .await?;
-        let bucket = |name: &str, description: &str| kv::Config {
-            bucket: name.into(),
-            description: description.into(),
-            history: 1,
-            storage,
-            num_replicas: replicas,
-            ..Default::default()
+        // A bucket found or created, keeping one value per key for `max_age`
+        // after its last change (zero: for good).
+        let bucket = |name: &'static str, description: &'static str, max_age: Duration| {
+            key_value(
+                js,
+                kv::Config {
+                    bucket: name.into(),
+                    description: description.into(),
+                    history: 1,
+                    max_age,
+                    storage,
+                    num_replicas: replicas,
+                    ..Default::default()
+                },
+            )
         };
+        let forever = Duration::ZERO;
         Ok(Resources {
             queue,
             workers,
             reviews,
             delivered,
-            jobs: key_value(js, bucket(JOBS_BUCKET, "Gleaner: job records")).await?,
-            schedules: key_value(js, bucket(SCHEDULES_BUCKET, "Gleaner: schedules")).await?,
-            webhooks: key_value(js, bucket(WEBHOOKS_BUCKET, "Gleaner: webhook deliveries")).await?,
-            pacing: key_value(
-                js,
-                kv::Config {
-                    max_age: PACING_MAX_AGE,
-                    ..bucket(PACING_BUCKET, "Gleaner: each upstream host's next turn")
-                },
+            jobs: bucket(JOBS_BUCKET, "Gleaner: job records", forever).await?,
+            schedules: bucket(SCHEDULES_BUCKET, "Gleaner: schedules", forever).await?,
+            webhooks: bucket(WEBHOOKS_BUCKET, "Gleaner: webhook deliveries", forever).await?,
+            pacing: bucket(
+                PACING_BUCKET,
+                "Gleaner: each upstream host's next turn",
+                PACING_MAX_AGE,
             )
             .await?,
-            cooldowns: key_value(
-                js,
-                kv::Config {
-                    max_age: Duration::from_secs(86_400),
-                    ..bucket(
-                        COOLDOWNS_BUCKET,
-                        "Gleaner: wall back-offs and proxy cool-downs",
-                    )
-                },
+            cooldowns: bucket(
+                COOLDOWNS_BUCKET,
+                "Gleaner: wall back-offs and proxy cool-downs",
+                Duration::from_secs(86_400),
             )
             .await?,
-            cache: key_value(
-                js,
-                kv::Config {
-                    max_age: CACHE_MAX_AGE,
-                    ..bucket(CACHE_BUCKET, "Gleaner: the plugin cache, sealed")
-                },
+            cache: bucket(
+                CACHE_BUCKET,
+                "Gleaner: the plugin cache, sealed",
+                CACHE_MAX_AGE,
             )
             .await?,
-            sessions: key_value(
-                js,
-                kv::Config {
-                    max_age: session_ttl.max(Duration::from_secs(1)),
-                    ..bucket(SESSIONS_BUCKET, "Gleaner: fetch sessions, sealed")
-                },
+            sessions: bucket(
+                SESSIONS_BUCKET,
+                "Gleaner: fetch sessions, sealed",
+                session_ttl.max(Duration::from_secs(1)),
             )
             .await?,
             plugins: match js.get_object_store(PLUGINS_OBJECTS).await {
@@ -209,14 +207,16 @@ impl Resources {
                     .await?
                 }
             },
-            versions: key_value(
-                js,
-                bucket(VERSIONS_BUCKET, "Gleaner: announced plugin versions"),
+            versions: bucket(
+                VERSIONS_BUCKET,
+                "Gleaner: announced plugin versions",
+                forever,
             )
             .await?,
-            replica_plugins: key_value(
-                js,
-                bucket(REPLICAS_BUCKET, "Gleaner: what each replica serves"),
+            replica_plugins: bucket(
+                REPLICAS_BUCKET,
+                "Gleaner: what each replica serves",
+                forever,
             )
             .await?,
         })

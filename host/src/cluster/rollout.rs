@@ -19,7 +19,7 @@ use sha2::Digest;
 use tokio::io::AsyncReadExt;
 
 use super::records::{self, ClusterError};
-use crate::capabilities::http::cooldowns::now_ms;
+use crate::clock::{now_ms, rfc3339};
 use crate::config::Config;
 use crate::registry::{upload, Registry};
 use crate::runtime::Runtime;
@@ -163,7 +163,7 @@ impl Rollout {
             if upload::remove(registry, &name) {
                 tracing::info!(plugin = %name, "plugin removed on every replica");
             }
-            self.report(&name, None, "removed", None).await;
+            self.report(&name, (None, None), "removed", None).await;
             return;
         }
         let announced: Announced = match serde_json::from_slice(&entry.value) {
@@ -174,13 +174,20 @@ impl Rollout {
             }
         };
         let name = &announced.name;
+        let announced_version = || {
+            (
+                Some(announced.version.clone()),
+                Some(announced.sha256.clone()),
+            )
+        };
         let serving = registry.statuses().into_iter().find(|s| &s.name == name);
         let same = serving.as_ref().is_some_and(|s| {
             s.sha256.as_deref() == Some(announced.sha256.as_str())
                 && s.version.as_deref() == Some(announced.version.as_str())
         });
         if same {
-            self.report(name, Some(&announced), "serving", None).await;
+            self.report(name, announced_version(), "serving", None)
+                .await;
             return;
         }
         let outcome = match self.fetch(&announced).await {
@@ -200,12 +207,13 @@ impl Rollout {
         match outcome {
             Ok(()) => {
                 tracing::info!(plugin = %name, version = %announced.version, by = %announced.by, "plugin version rolled out here");
-                self.report(name, Some(&announced), "serving", None).await;
+                self.report(name, announced_version(), "serving", None)
+                    .await;
             }
             Err(e) => {
                 tracing::warn!(plugin = %name, version = %announced.version, error = %e, "an announced plugin version is refused here; the serving one stays");
-                let kept = serving.map(|s| (s.version, s.sha256));
-                self.report_kept(name, kept, &e).await;
+                let kept = serving.map(|s| (s.version, s.sha256)).unwrap_or_default();
+                self.report(name, kept, "refused", Some(e)).await;
             }
         }
     }
@@ -241,51 +249,30 @@ impl Rollout {
         Ok(component)
     }
 
+    /// Tells the cluster what this replica serves of `plugin` (`version`
+    /// and `sha256`, none when nothing) and in what `state`.
     async fn report(
         &self,
         plugin: &str,
-        serving: Option<&Announced>,
+        (version, sha256): (Option<String>, Option<String>),
         state: &str,
         error: Option<String>,
     ) {
-        let version = ReplicaVersion {
-            replica: self.replica.clone(),
-            plugin: plugin.to_owned(),
-            version: serving.map(|a| a.version.clone()),
-            sha256: serving.map(|a| a.sha256.clone()),
-            state: state.to_owned(),
-            error,
-            at: crate::jobs::model::rfc3339(now_ms()),
-        };
-        self.put_report(version).await;
-    }
-
-    async fn report_kept(
-        &self,
-        plugin: &str,
-        kept: Option<(Option<String>, Option<String>)>,
-        error: &str,
-    ) {
-        let (version, sha256) = kept.unwrap_or_default();
-        self.put_report(ReplicaVersion {
+        let report = ReplicaVersion {
             replica: self.replica.clone(),
             plugin: plugin.to_owned(),
             version,
             sha256,
-            state: "refused".into(),
-            error: Some(error.to_owned()),
-            at: crate::jobs::model::rfc3339(now_ms()),
-        })
-        .await;
-    }
-
-    async fn put_report(&self, version: ReplicaVersion) {
+            state: state.to_owned(),
+            error,
+            at: rfc3339(now_ms()),
+        };
         let key = format!(
             "{}.{}",
-            records::safe_key(&version.replica),
-            records::safe_key(&version.plugin)
+            records::safe_key(&report.replica),
+            records::safe_key(&report.plugin)
         );
-        if let Err(e) = records::put(&self.replicas, &key, &version).await {
+        if let Err(e) = records::put(&self.replicas, &key, &report).await {
             tracing::warn!(error = %e, "cannot report this replica's plugin version to the cluster");
         }
     }

@@ -19,18 +19,14 @@ use sha2::Digest;
 use super::records;
 use super::seal::Seal;
 use crate::capabilities::cache::SharedCache;
-use crate::capabilities::http::cooldowns::now_ms;
 use crate::capabilities::http::session::{SessionState, SharedSessions};
+use crate::clock::now_ms;
 
 /// A cached value and when it expires (wall-clock ms).
 #[derive(Serialize, Deserialize)]
 struct Cached {
     value: String,
     expires_ms: i64,
-}
-
-fn connected(client: &async_nats::Client) -> bool {
-    client.connection_state() == async_nats::connection::State::Connected
 }
 
 /// The cache bucket, as every replica's shared cache.
@@ -59,7 +55,7 @@ impl CacheBucket {
 #[async_trait]
 impl SharedCache for CacheBucket {
     fn available(&self) -> bool {
-        connected(&self.client)
+        super::is_connected(&self.client)
     }
 
     async fn get(&self, plugin: &str, key: &str) -> Result<Option<String>, String> {
@@ -112,7 +108,7 @@ impl SessionBucket {
 #[async_trait]
 impl SharedSessions for SessionBucket {
     fn available(&self) -> bool {
-        connected(&self.client)
+        super::is_connected(&self.client)
     }
 
     async fn load(&self, id: &str) -> Result<Option<SessionState>, String> {

@@ -4,24 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// Milliseconds since the Unix epoch.
-pub type Millis = i64;
-
-/// Now, in milliseconds since the Unix epoch.
-pub fn now_ms() -> Millis {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as Millis)
-        .unwrap_or(0)
-}
-
-/// An RFC 3339 UTC timestamp of `ms`.
-pub fn rfc3339(ms: Millis) -> String {
-    let at = time::OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000)
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-    at.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}
+pub use crate::clock::{now_ms, rfc3339, Millis};
 
 /// Where a job is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

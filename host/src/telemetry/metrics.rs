@@ -312,13 +312,20 @@ pub fn upstream(url: &str, status: Option<u16>, outcome: UpstreamOutcome, elapse
 /// path or credentials), `other` past [`MAX_HOSTS`] distinct hosts, `invalid`
 /// when it has none.
 fn host_label(url: &str) -> String {
-    static SEEN: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
-    let Some(host) = url::Url::parse(url)
+    match url::Url::parse(url)
         .ok()
-        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
-    else {
-        return "invalid".to_owned();
-    };
+        .and_then(|u| u.host_str().map(str::to_owned))
+    {
+        Some(host) => bounded_host(&host),
+        None => "invalid".to_owned(),
+    }
+}
+
+/// The `host` label of a host name: itself in lower case, `other` past
+/// [`MAX_HOSTS`] distinct hosts.
+fn bounded_host(host: &str) -> String {
+    static SEEN: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    let host = host.to_ascii_lowercase();
     let mut seen = SEEN
         .get_or_init(Mutex::default)
         .lock()
@@ -351,13 +358,13 @@ pub fn plugin_load_failed(plugin: &str) {
 
 /// A back-off from `host` after `wall` was applied on this replica.
 pub fn upstream_backoff(host: &str, wall: &str) {
-    let host = host_label(&format!("http://{host}/"));
+    let host = bounded_host(host);
     counter!(UPSTREAM_BACKOFFS, "host" => host, "wall" => wall.to_owned()).increment(1);
 }
 
 /// A request to `host` was held back by a back-off.
 pub fn upstream_held_back(host: &str) {
-    let host = host_label(&format!("http://{host}/"));
+    let host = bounded_host(host);
     counter!(UPSTREAM_HELD_BACK, "host" => host).increment(1);
 }
 

@@ -7,10 +7,11 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::telemetry::metrics;
 
 /// One cool-down, as replicas tell each other.
@@ -46,14 +47,6 @@ pub trait SharedCooldowns: Send + Sync {
     fn announce(&self, cooldown: Cooldown);
     /// This replica's name, for messages.
     fn replica(&self) -> &str;
-}
-
-/// Milliseconds since the epoch.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Hosts backed off after a wall, and the cluster link that shares them.

@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 use sha2::Digest;
 use url::Url;
 
-use super::cooldowns::{now_ms, Cooldown, SharedCooldowns};
+use super::cooldowns::{Cooldown, SharedCooldowns};
 use super::credentials::redact_url;
+use crate::clock::now_ms;
 
 /// A proxy's id between replicas: a digest of its URL, which holds credentials.
 pub fn proxy_id(url: &str) -> String {
