@@ -11,6 +11,15 @@ pub fn string(v: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// Like [`string`], for a field the site sends HTML-escaped (`&amp;`,
+/// `&#039;`): its entities decoded once ([`crate::entities::decode`]).
+pub fn escaped(v: &Value) -> Option<String> {
+    string(v)
+        .map(|s| crate::entities::decode(&s))
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -26,5 +35,15 @@ mod tests {
         let v = json!({"author": {"name": "kit"}});
         assert_eq!(string(&v["author"]["name"]).as_deref(), Some("kit"));
         assert_eq!(string(&v["missing"]["name"]), None);
+    }
+
+    #[test]
+    fn escaped_strings_are_decoded_once() {
+        assert_eq!(
+            escaped(&json!(" up &amp; down, wouldn&#039;t &amp;lt;3 ")).as_deref(),
+            Some("up & down, wouldn't &lt;3")
+        );
+        assert_eq!(escaped(&json!("&#32;")), None);
+        assert_eq!(escaped(&json!(5)), None);
     }
 }

@@ -10,7 +10,9 @@
 //! | [`review`] | the review builder (the host checks every review again) |
 //! | [`cursor`] | opaque cursor state |
 //! | [`html`] | HTML with CSS selectors |
-//! | [`json`] | reading loose JSON values (a trimmed, non-empty string) |
+//! | [`json`] | reading loose JSON values (a trimmed, non-empty string; one a site sent HTML-escaped) |
+//! | [`entities`] | decoding text a site sent HTML-escaped, once |
+//! | [`listing`] | telling a listing with no reviews from a changed layout |
 //! | [`embedded`] | JSON embedded in pages: `__NEXT_DATA__`, JSON-LD, `window.__INITIAL_STATE__`, Next.js flight chunks |
 //! | [`date`], [`rating`], [`number`] | dates, ratings and numbers as sites write them |
 //! | [`page`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
@@ -118,10 +120,12 @@ pub mod botwall;
 pub mod cursor;
 pub mod date;
 pub mod embedded;
+pub mod entities;
 pub mod html;
 pub mod http;
 pub mod image_size;
 pub mod json;
+pub mod listing;
 pub mod number;
 pub mod page;
 pub mod rating;
