@@ -112,6 +112,46 @@ async fn a_failing_page_returns_what_was_collected_and_where_to_resume() {
     assert!(again["error"].as_str().unwrap().contains("HTTP 500"));
 }
 
+/// A page that declares newest first while an older review is pinned at its
+/// top: the host reads the fetch as not by date, so `sync_date` filters every
+/// page instead of stopping at the pinned review, and the message says so.
+#[tokio::test]
+async fn a_page_whose_dates_go_against_its_declared_order_is_filtered_not_cut() {
+    let mut pages = common::trustpilot_pages();
+    pages[0][0]["dates"]["publishedDate"] = json!("2023-11-01T09:00:00.000Z");
+    let router = Router::new().route(
+        "/review/{domain}",
+        get(
+            move |Query(q): Query<std::collections::HashMap<String, String>>| {
+                let pages = pages.clone();
+                async move {
+                    let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+                    common::trustpilot_html(&pages[page - 1], 3)
+                }
+            },
+        ),
+    );
+    let addr = common::upstream(router).await;
+    let s = common::start(&["customer-feedback-hub"], move |c| {
+        c.replay = None;
+        c.upstream_override
+            .insert("www.trustpilot.com".into(), format!("http://{addr}"));
+    })
+    .await;
+    let (status, body) = s
+        .post(HUB, json!({"query": QUERY, "sync_date": "2023-12-06"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    // Two reviews of that day on page 1, twenty on each of pages 2 and 3.
+    assert_eq!(ids(&body).len(), 42, "{body}");
+    assert_eq!(body["extra_information"]["pages_fetched"], 3);
+    let message = body["message"].as_str().unwrap();
+    assert!(
+        message.contains("not strictly by date") && message.contains("without stopping early"),
+        "{message}"
+    );
+}
+
 #[tokio::test]
 async fn a_503_is_retried_with_backoff_against_a_live_server() {
     use std::sync::atomic::{AtomicUsize, Ordering};

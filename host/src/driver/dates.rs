@@ -67,6 +67,12 @@ impl When {
     }
 }
 
+/// The calendar day of a review date with at least a day's precision (UTC
+/// for a date-time).
+pub(super) fn day(date: &str) -> Option<NaiveDate> {
+    when(date).map(When::day)
+}
+
 /// The oldest of `dates`, as written, when every one is readable; what a
 /// `sync_cursor` keeps as its floor.
 pub(super) fn oldest(dates: &[Option<String>]) -> Option<String> {

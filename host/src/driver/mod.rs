@@ -20,10 +20,12 @@ use crate::runtime::Runtime;
 use crate::validate::SourceRequest;
 
 mod dates;
+mod order;
 mod sink;
 mod window;
 
 use dates::{compare_day, DayMatch};
+use order::OrderCheck;
 pub use sink::{CommittedPage, Known, PageSink, StopAt};
 use window::{pages_wanted, Window};
 
@@ -269,6 +271,7 @@ impl Fetch<'_> {
                 })
             }),
         );
+        let mut order_check = OrderCheck::default();
         let stop = loop {
             // Too late to start a page; one that has already arrived is still taken.
             if pages > 0
@@ -303,7 +306,19 @@ impl Fetch<'_> {
                 }
             };
             pages += 1;
-            let order = page.order;
+            let seen_against = order_check.contradicted();
+            let order =
+                order_check.page(page.order, page.reviews.iter().map(|r| r.date.as_deref()));
+            if let (None, Some(declared)) = (seen_against, order_check.contradicted()) {
+                tracing::warn!(
+                    plugin = %label,
+                    request_id,
+                    declared = order::name(declared),
+                    page = pages,
+                    "the page's review dates go against the order the source declared; \
+                     the rest of the fetch is read as not by date"
+                );
+            }
             if pages == 1 && request.resume.is_none() && order == Order::NewestFirst {
                 let named = page.reviews.iter().take(SYNC_CURSOR_REVIEWS);
                 newest = Some(
@@ -449,6 +464,9 @@ impl Fetch<'_> {
             why.as_deref(),
             continuation.is_some(),
         );
+        if request.sync_date.is_some() && order_check.was_unordered() {
+            message = format!("{message} {}", undated_note(resume.sort.as_deref()));
+        }
         if let Some(note) = realigned.map(realigned_note) {
             message = format!("{message} {note}");
         }
@@ -537,6 +555,16 @@ fn extra_information(
 }
 
 /// Text ending as a sentence does.
+/// What a `sync_date` fetch over an order not strictly by date did.
+fn undated_note(sort: Option<&str>) -> String {
+    let sort = sort.map_or_else(|| "the default sort".to_owned(), |s| format!("sort {s:?}"));
+    format!(
+        "The source's order for {sort} is not strictly by date, so sync_date was applied as a \
+         filter without stopping early: every page was read, within reviews_to_fetch and the \
+         time budget."
+    )
+}
+
 /// `text` as a sentence of its own: capitalised, and ending with a stop.
 fn sentence(text: &str) -> String {
     let text = text.trim();
