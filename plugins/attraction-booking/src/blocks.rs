@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use crate::endpoints::{self, CAP_NEAR, PAGE_SIZE};
 use crate::query::Target;
-use crate::review::{self, id, split_author, text, SCALE};
+use crate::review::{self, id, is_anonymous, split_author, text, SCALE};
 use crate::session;
 use crate::{answered, Listing, Sort};
 
@@ -212,6 +212,7 @@ fn from_block(b: &Value, target: &Target) -> Result<Review, String> {
         "reviewer_country": country,
         "reviewer_country_code": text(&properties["countryCode"]),
         "author_subtitle": subtitle,
+        "anonymous": name.as_deref().is_some_and(is_anonymous),
         "contract": "review-block",
     });
     photos
@@ -275,22 +276,24 @@ fn is_author_line(line: &str) -> bool {
 /// the longest of the rest (none: a rating without text).
 fn from_card(card: &Value, p: &Value, target: &Target) -> Result<Review, String> {
     let review_id = id(&p["review_id"]).ok_or("a review card has no review_id")?;
-    let mut lines = Vec::new();
-    texts(card, &mut lines);
+    let mut raw = Vec::new();
+    texts(card, &mut raw);
+    let mut lines: Vec<String> = raw.into_iter().map(gleaner_sdk::entities::decode).collect();
     lines.retain(|l| line_date(l).is_none());
-    let author = lines.iter().copied().find(|l| is_author_line(l));
+    let author = lines.iter().find(|l| is_author_line(l));
     let body = lines
         .iter()
-        .copied()
         .filter(|l| Some(*l) != author)
-        .max_by_key(|l| l.chars().count());
-    let (name, country) = author.map(split_author).unwrap_or_default();
+        .max_by_key(|l| l.chars().count())
+        .cloned();
+    let (name, country) = author.map(|l| split_author(l)).unwrap_or_default();
     let country_code = text(&p["countryCode"]);
     let (avatar, photos) = media_list(card).map(review::media).unwrap_or_default();
     let extra = json!({
         "traveler_type": text(&p["traveler_type"]),
         "reviewer_country": country,
         "reviewer_country_code": country_code,
+        "anonymous": name.as_deref().is_some_and(is_anonymous),
         "contract": "review-card",
     });
     photos
@@ -298,7 +301,7 @@ fn from_card(card: &Value, p: &Value, target: &Target) -> Result<Review, String>
         .fold(ReviewBuilder::new(review_id), |r, url| {
             r.media(builder::image(url))
         })
-        .text_plain(body.map(str::to_owned))
+        .text_plain(body)
         .rating(review::rating(&p["review_rating"]), SCALE)
         .date(text(&p["review_date"]).and_then(|d| date::parse(&d, None)))
         .author_name(name)

@@ -1,8 +1,8 @@
 //! The older listing beside the activity page,
 //! `GET {activity URL}reviews.json?count=20&page={n}&rating=0[&sortBy=…&direction=…]`,
 //! answered with `{status, total_reviews_comments, data:[…]}`. It is read only
-//! once the review API has refused; a refusal here ends the fetch with both
-//! answers named.
+//! once both review APIs have refused; a refusal here ends the fetch with
+//! every answer named.
 
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::review::ReviewBuilder;
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::endpoints::{self, PAGE_SIZE};
 use crate::query::Target;
-use crate::review::{self, id, split_author, text, SCALE};
+use crate::review::{self, id, is_anonymous, split_author, text, SCALE};
 use crate::{answered, Listing, Sort};
 
 /// What would help when GetYourGuide refuses this address.
@@ -25,7 +25,7 @@ pub fn fetch(
     target: &Target,
     sort: Sort,
     offset: u32,
-    fallback: Option<&str>,
+    refusals: &[(&str, Option<&str>)],
 ) -> Result<Listing, FetchError> {
     let page = offset / PAGE_SIZE;
     let url = endpoints::legacy(&target.url, sort.legacy(), page);
@@ -36,15 +36,20 @@ pub fn fetch(
         ("referer", target.url.as_str()),
     ];
     let response = http::get(&url, &headers)?;
-    let v = json(&response, fallback)?;
+    let v = json(&response, refusals)?;
     parse(&v, target, page)
 }
 
-/// The answer as JSON, or the error naming both refusals.
-fn json(response: &Response, fallback: Option<&str>) -> Result<Value, FetchError> {
-    let first = fallback.map_or_else(String::new, |why| {
-        format!("its review API answered {why}, and ")
-    });
+/// The answer as JSON, or the error naming every refusal: `(recipe, what it
+/// answered)` of the recipes tried before.
+fn json(response: &Response, refusals: &[(&str, Option<&str>)]) -> Result<Value, FetchError> {
+    let mut first: String = refusals
+        .iter()
+        .filter_map(|(recipe, why)| why.map(|w| format!("its {recipe} answered {w}, ")))
+        .collect();
+    if !first.is_empty() {
+        first.push_str("and ");
+    }
     let parsed = serde_json::from_slice::<Value>(&response.body).ok();
     let walled = botwall::detect(response).is_some();
     match parsed {
@@ -95,7 +100,12 @@ fn map(r: &Value, target: &Target) -> Result<Review, String> {
     let country = text(&r["reviewerCountry"]).or(line_country);
     let language = text(&r["languageCode"]);
     let foreign = r["foreignLanguage"].as_bool();
+    // The author line is what the page shows: "a GetYourGuide Customer" hides
+    // the `reviewerName` the listing carries beside it, and it stays hidden.
+    let name = line_name.or_else(|| text(&r["reviewerName"]));
+    let anonymous = name.as_deref().is_some_and(is_anonymous);
     let extra = json!({
+        "anonymous": anonymous,
         "traveler_type": text(&r["traveler_type"]),
         "reviewer_country": country,
         "foreign_language": foreign,
@@ -107,7 +117,7 @@ fn map(r: &Value, target: &Target) -> Result<Review, String> {
         .text_plain(text(&r["message"]))
         .rating(review::rating(&r["rating"]), SCALE)
         .date(text(&r["date"]).and_then(|d| date::parse(&d, None)))
-        .author_name(text(&r["reviewerName"]).or(line_name))
+        .author_name(name)
         .author_title(country)
         .review_url(Some(endpoints::review_url(&target.url)))
         .language(language)
@@ -202,22 +212,27 @@ mod tests {
         let wall = include_str!("../tests/samples/cloudflare_challenge.html");
         let e = json(
             &response(403, wall),
-            Some("HTTP 403 with a Cloudflare bot challenge"),
+            &[
+                (
+                    "review API",
+                    Some("HTTP 403 with a Cloudflare bot challenge"),
+                ),
+                ("activity reviews API", Some("HTTP 429")),
+            ],
         )
         .unwrap_err();
         assert!(
-            matches!(&e, FetchError::Blocked(m) if m.contains("review API answered HTTP 403 with a Cloudflare")
-                && m.contains("reviews.json listing answered HTTP 403 with a Cloudflare")
+            matches!(&e, FetchError::Blocked(m) if m.contains("its review API answered HTTP 403 with a Cloudflare bot challenge, its activity reviews API answered HTTP 429, and its reviews.json listing answered HTTP 403 with a Cloudflare")
                 && m.contains("proxy")),
             "{e:?}"
         );
         assert!(matches!(
-            json(&response(200, "<html><body>wait"), None),
+            json(&response(200, "<html><body>wait"), &[]),
             Err(FetchError::Blocked(_))
         ));
         assert!(
-            matches!(json(&response(404, ""), Some("HTTP 500")), Err(FetchError::Upstream(m)) if m.contains("HTTP 404"))
+            matches!(json(&response(404, ""), &[("review API", Some("HTTP 500"))]), Err(FetchError::Upstream(m)) if m.contains("HTTP 404"))
         );
-        assert!(json(&response(200, "{\"data\":[]}"), None).is_ok());
+        assert!(json(&response(200, "{\"data\":[]}"), &[]).is_ok());
     }
 }

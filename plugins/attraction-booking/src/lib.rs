@@ -7,10 +7,17 @@
 //! activity page whenever that jar has no visitor cookie yet ([`session`]),
 //! so the first page visits and reads reviews in the same call. Where the
 //! review API refuses (a bot wall, 400/401/403/429, 5xx, or a page instead
-//! of JSON), the older `reviews.json` listing beside the activity page takes
-//! over ([`legacy`]), and the cursor keeps that recipe for the rest of the
-//! fetch.
+//! of JSON), the activity reviews API public clients read takes over
+//! ([`activities`]), and where that refuses too, the older `reviews.json`
+//! listing beside the activity page ([`legacy`]); the cursor keeps the
+//! recipe that serves for the rest of the fetch.
+//!
+//! Sorted by date, GetYourGuide lists the reviews in the site's language
+//! first (newest first), then the other languages: neither date sort is
+//! strictly by date, so both are declared unordered and `sync_date` filters
+//! every page.
 
+mod activities;
 mod activity;
 mod blocks;
 mod legacy;
@@ -72,6 +79,19 @@ pub mod endpoints {
         format!("{BLOCKS}?ranking_uuid={RANKING_UUID}")
     }
 
+    /// The activity reviews API public clients read.
+    pub const ACTIVITIES: &str = "https://travelers-api.getyourguide.com/activities";
+
+    /// A page of the activity reviews API; `sort` as that API writes it
+    /// (`date:desc`), none for its default order.
+    pub fn activities(id: u64, sort: Option<&str>, offset: u32) -> String {
+        let mut url = format!("{ACTIVITIES}/{id}/reviews?limit={PAGE_SIZE}&offset={offset}");
+        if let Some(sort) = sort {
+            url.push_str(&format!("&sort={sort}"));
+        }
+        url
+    }
+
     /// One page (0-based) of the older listing, `{activity URL}reviews.json`;
     /// `sort` is `(sortBy, direction)`, none for the site's default order.
     pub fn legacy(activity_url: &str, sort: Option<(&str, &str)>, page: u32) -> String {
@@ -88,42 +108,52 @@ pub mod endpoints {
     }
 }
 
-/// One `sort_type`: (spec value, review API value, older listing's
-/// (sortBy, direction), order declared to the host).
-type SortRow = (
-    &'static str,
-    Option<&'static str>,
-    Option<(&'static str, &'static str)>,
-    Order,
-);
+/// One `sort_type` and what it is on the site.
+#[derive(Debug)]
+pub struct SortRow {
+    /// The spec's name.
+    name: &'static str,
+    /// `selectedReviewsSortingOrder` of the review API; none for the default order.
+    blocks: Option<&'static str>,
+    /// `sort` of the activity reviews API; none for its default order.
+    activities: Option<&'static str>,
+    /// `sortBy` and `direction` of the older listing; none for the default order.
+    legacy: Option<(&'static str, &'static str)>,
+}
 
-/// The spec's sorts and what each is on the site.
+/// The spec's sorts and what each is on the site. The rating sorts of the
+/// activity reviews API follow its `date:desc` form (unverified).
 const SORTS: &[SortRow] = &[
-    ("most_relevant", None, None, Order::Unordered),
-    (
-        "newest",
-        Some("date_desc"),
-        Some(("date_of_review", "DESC")),
-        Order::NewestFirst,
-    ),
-    (
-        "oldest",
-        Some("date_asc"),
-        Some(("date_of_review", "ASC")),
-        Order::OldestFirst,
-    ),
-    (
-        "highest_rating",
-        Some("rating_desc"),
-        Some(("rating", "DESC")),
-        Order::Unordered,
-    ),
-    (
-        "lowest_rating",
-        Some("rating_asc"),
-        Some(("rating", "ASC")),
-        Order::Unordered,
-    ),
+    SortRow {
+        name: "most_relevant",
+        blocks: None,
+        activities: None,
+        legacy: None,
+    },
+    SortRow {
+        name: "newest",
+        blocks: Some("date_desc"),
+        activities: Some("date:desc"),
+        legacy: Some(("date_of_review", "DESC")),
+    },
+    SortRow {
+        name: "oldest",
+        blocks: Some("date_asc"),
+        activities: Some("date:asc"),
+        legacy: Some(("date_of_review", "ASC")),
+    },
+    SortRow {
+        name: "highest_rating",
+        blocks: Some("rating_desc"),
+        activities: Some("rating:desc"),
+        legacy: Some(("rating", "DESC")),
+    },
+    SortRow {
+        name: "lowest_rating",
+        blocks: Some("rating_asc"),
+        activities: Some("rating:asc"),
+        legacy: Some(("rating", "ASC")),
+    },
 ];
 
 /// The sort used when the request names none.
@@ -138,10 +168,10 @@ impl Sort {
     pub fn named(name: &str) -> Result<Sort, FetchError> {
         SORTS
             .iter()
-            .find(|row| row.0 == name)
+            .find(|row| row.name == name)
             .map(Sort)
             .ok_or_else(|| {
-                let names: Vec<&str> = SORTS.iter().map(|row| row.0).collect();
+                let names: Vec<&str> = SORTS.iter().map(|row| row.name).collect();
                 FetchError::BadQuery(format!(
                     "sort_type {name:?} is not one of {}",
                     names.join(", ")
@@ -150,19 +180,24 @@ impl Sort {
     }
     /// The spec's name.
     pub fn name(self) -> &'static str {
-        self.0 .0
+        self.0.name
     }
     /// `selectedReviewsSortingOrder` of the review API; none for the default order.
     pub fn blocks(self) -> Option<&'static str> {
-        self.0 .1
+        self.0.blocks
+    }
+    /// `sort` of the activity reviews API; none for its default order.
+    pub fn activities(self) -> Option<&'static str> {
+        self.0.activities
     }
     /// `sortBy` and `direction` of the older listing; none for the default order.
     pub fn legacy(self) -> Option<(&'static str, &'static str)> {
-        self.0 .2
+        self.0.legacy
     }
-    /// The order the reviews come in.
+    /// The order the reviews come in: none is strictly by date (see the
+    /// crate's documentation), so every sort is unordered to the host.
     pub fn order(self) -> Order {
-        self.0 .3
+        Order::Unordered
     }
 }
 
@@ -172,7 +207,11 @@ pub enum Recipe {
     /// The review API (`travelers-api…/activity-details-page/blocks`).
     #[serde(rename = "b")]
     Blocks,
-    /// The older `reviews.json` listing, once the review API refused.
+    /// The activity reviews API (`travelers-api…/activities/{id}/reviews`),
+    /// once the review API refused.
+    #[serde(rename = "a")]
+    Activities,
+    /// The older `reviews.json` listing, once both APIs refused.
     #[serde(rename = "l")]
     Legacy,
 }
@@ -181,6 +220,7 @@ impl Recipe {
     fn label(self) -> &'static str {
         match self {
             Recipe::Blocks => "review-api",
+            Recipe::Activities => "activity-reviews-api",
             Recipe::Legacy => "reviews-json",
         }
     }
@@ -206,6 +246,13 @@ pub struct Cursor {
     /// pages do not visit again.
     #[serde(rename = "n", default, skip_serializing_if = "std::ops::Not::not")]
     pub cookieless: bool,
+    /// Why the activity reviews API was given up, once it was.
+    #[serde(rename = "v", default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// The ids the activity reviews API listed on the page before, which it
+    /// may repeat.
+    #[serde(rename = "s", default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<String>,
 }
 
 impl Cursor {
@@ -217,6 +264,8 @@ impl Cursor {
             activity: Activity::default(),
             fallback: None,
             cookieless: false,
+            refused: None,
+            seen: Vec::new(),
         }
     }
 }
@@ -264,22 +313,52 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     page(&target, sort, cursor)
 }
 
-/// A page of reviews, by the cursor's recipe.
+/// A page of reviews, by the cursor's recipe, falling to the next recipe
+/// when one refuses.
 fn page(target: &Target, sort: Sort, mut cursor: Cursor) -> Result<Page, FetchError> {
-    let listing = match cursor.recipe {
-        Recipe::Blocks => match blocks::fetch(target, sort, cursor.offset)? {
-            blocks::Outcome::Listing(listing) => listing,
+    if cursor.recipe == Recipe::Blocks {
+        match blocks::fetch(target, sort, cursor.offset)? {
+            blocks::Outcome::Listing(listing) => return finish(target, sort, cursor, listing),
             blocks::Outcome::Refused(why) => {
                 gleaner_sdk::log::info(&format!(
-                    "the review API refused ({why}); reading the reviews.json listing from here on"
+                    "the review API refused ({why}); reading the activity reviews API from here on"
+                ));
+                cursor.recipe = Recipe::Activities;
+                cursor.fallback = Some(why);
+            }
+        }
+    }
+    if cursor.recipe == Recipe::Activities {
+        match activities::fetch(target, sort, cursor.offset, &cursor.seen)? {
+            activities::Outcome::Listing(listing, ids) => {
+                cursor.seen = ids;
+                return finish(target, sort, cursor, listing);
+            }
+            activities::Outcome::Refused(why) => {
+                gleaner_sdk::log::info(&format!(
+                    "the activity reviews API refused ({why}); reading the reviews.json listing from here on"
                 ));
                 cursor.recipe = Recipe::Legacy;
-                cursor.fallback = Some(why);
-                legacy::fetch(target, sort, cursor.offset, cursor.fallback.as_deref())?
+                cursor.seen.clear();
+                cursor.refused = Some(why);
             }
-        },
-        Recipe::Legacy => legacy::fetch(target, sort, cursor.offset, cursor.fallback.as_deref())?,
-    };
+        }
+    }
+    let refusals = [
+        ("review API", cursor.fallback.as_deref()),
+        ("activity reviews API", cursor.refused.as_deref()),
+    ];
+    let listing = legacy::fetch(target, sort, cursor.offset, &refusals)?;
+    finish(target, sort, cursor, listing)
+}
+
+/// The page of `listing`, with its metadata and the cursor of the next.
+fn finish(
+    target: &Target,
+    sort: Sort,
+    cursor: Cursor,
+    listing: Listing,
+) -> Result<Page, FetchError> {
     let mut reserved = Map::new();
     let total = listing.total.or(cursor.activity.total);
     let reached = cursor.offset + listing.reviews.len() as u32;
@@ -357,8 +436,10 @@ fn meta(
         "activity_id": target.id,
         "recipe": cursor.recipe.label(),
         "fallback_reason": cursor.fallback,
+        "activity_reviews_refusal": cursor.refused,
         "sort": match cursor.recipe {
             Recipe::Blocks => json!(sort.blocks()),
+            Recipe::Activities => json!(sort.activities()),
             Recipe::Legacy => json!(sort.legacy().map(|(by, dir)| format!("{by} {dir}"))),
         },
         "rating_scale_max": review::SCALE,
@@ -386,9 +467,14 @@ mod tests {
         assert_eq!(row("most_relevant").legacy(), None);
         assert_eq!(row("newest").blocks(), Some("date_desc"));
         assert_eq!(row("newest").legacy(), Some(("date_of_review", "DESC")));
-        assert_eq!(row("newest").order(), Order::NewestFirst);
+        assert_eq!(row("newest").activities(), Some("date:desc"));
+        assert_eq!(
+            row("newest").order(),
+            Order::Unordered,
+            "the site's language first, then the others"
+        );
         assert_eq!(row("oldest").blocks(), Some("date_asc"));
-        assert_eq!(row("oldest").order(), Order::OldestFirst);
+        assert_eq!(row("oldest").order(), Order::Unordered);
         assert_eq!(row("highest_rating").blocks(), Some("rating_desc"));
         assert_eq!(row("lowest_rating").legacy(), Some(("rating", "ASC")));
         assert_eq!(row("lowest_rating").order(), Order::Unordered);
@@ -409,6 +495,10 @@ mod tests {
         assert_eq!(
             endpoints::legacy(url, None, 2),
             "https://www.getyourguide.com/berlin-l17/tempelhof-t23776/reviews.json?count=20&page=2&rating=0"
+        );
+        assert_eq!(
+            endpoints::activities(23776, Some("date:desc"), 40),
+            "https://travelers-api.getyourguide.com/activities/23776/reviews?limit=20&offset=40&sort=date:desc"
         );
         assert_eq!(
             endpoints::review_url(url),

@@ -1,5 +1,6 @@
-//! Helpers both recipes share to map a review: ratings, the "Name – Country"
-//! author line, media URLs, ids.
+//! Helpers the recipes share to map a review: texts, ratings, the "Name –
+//! Country" author line and what it shows of an anonymous reviewer, media
+//! URLs, ids.
 
 use serde_json::Value;
 
@@ -20,12 +21,24 @@ pub fn id(v: &Value) -> Option<String> {
     }
 }
 
-/// Non-empty trimmed text.
+/// Non-empty trimmed text. GetYourGuide escapes its texts for HTML inside
+/// its JSON answers (`&amp;`, `&quot;`, `&#039;`): every text is decoded once.
 pub fn text(v: &Value) -> Option<String> {
-    v.as_str()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
+    gleaner_sdk::json::escaped(v)
+}
+
+/// How the site names a reviewer who chose not to show their name, in the
+/// author line ("a GetYourGuide Customer – Germany"), lower-cased.
+const ANONYMOUS: &[&str] = &[
+    "getyourguide customer",
+    "getyourguide traveler",
+    "anonymous",
+];
+
+/// Whether the shown name is the site's stand-in for an anonymous reviewer.
+pub fn is_anonymous(name: &str) -> bool {
+    let name = name.to_lowercase();
+    ANONYMOUS.iter().any(|a| name.contains(a))
 }
 
 /// A star rating, from a number or text such as `"5.0"`; none outside 1–5
@@ -103,6 +116,13 @@ mod tests {
         );
         assert_eq!(split_author("Anna"), (Some("Anna".into()), None));
         assert_eq!(split_author(" – Germany"), (None, Some("Germany".into())));
+        assert!(is_anonymous("a GetYourGuide Customer"));
+        assert!(is_anonymous("Anonymous"));
+        assert!(!is_anonymous("Jette Vinther"));
+        assert_eq!(
+            text(&json!(" up &amp; down, wouldn&#039;t ")).as_deref(),
+            Some("up & down, wouldn't")
+        );
     }
 
     #[test]

@@ -51,10 +51,8 @@ impl Shown<'_> {
     /// What this shows, when it says the listing is empty.
     fn says_empty(&self) -> Option<String> {
         match *self {
-            Shown::Number(name, Some(n)) if n == 0.0 => Some(format!("{name} shown as 0")),
-            Shown::Widgets(name, all, filled) if all > 0 && filled == 0 => {
-                Some(format!("{all} empty {name}"))
-            }
+            Shown::Number(name, Some(0.0)) => Some(format!("{name} shown as 0")),
+            Shown::Widgets(name, all, 0) if all > 0 => Some(format!("{all} empty {name}")),
             _ => None,
         }
     }
