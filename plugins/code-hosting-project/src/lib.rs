@@ -157,14 +157,18 @@ fn checked(response: Response, slug: &str) -> Result<Response, FetchError> {
 
 /// The error for a 2xx page without any part of a reviews page.
 fn changed(response: &Response) -> FetchError {
-    FetchError::Upstream(format!(
-        "{WHAT}: {} shows no reviews ({}), no \"no reviews\" notice ({}) and no \"does not \
-         allow reviews\" text; SourceForge's page layout changed and the plugin's selectors \
-         need updating",
-        response.final_url,
-        site::SELECTORS.review,
-        site::SELECTORS.no_reviews
-    ))
+    gleaner_sdk::listing::layout_changed(
+        "SourceForge",
+        &response.final_url,
+        &[
+            ("reviews", site::SELECTORS.review),
+            ("the \"no reviews\" notice", site::SELECTORS.no_reviews),
+            (
+                "the \"does not allow reviews\" text",
+                site::SELECTORS.not_allowed,
+            ),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! changed layout, reported by the caller.
 
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
+use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::review::{stable_id, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{date, FetchError};
@@ -137,12 +138,24 @@ pub fn page(text: &str, slug: &str) -> Result<Option<ReviewsPage>, FetchError> {
         Listing::Reviews(reviews)
     } else if not_allowed()? {
         Listing::NotAllowed
-    } else if !html::select(&doc, SELECTORS.no_reviews)?.is_empty() {
+    } else if !html::select(&doc, SELECTORS.no_reviews)?.is_empty() || says_empty(&doc, &summary)? {
         Listing::Empty
     } else {
         return Ok(None);
     };
     Ok(Some(ReviewsPage { listing, summary }))
+}
+
+/// Whether a page without reviews says in its own words that there are
+/// none: "Be the first to post a review", a 0.0 average, or rating widgets
+/// that are all empty.
+fn says_empty(doc: &Html, summary: &Summary) -> Result<bool, FetchError> {
+    let widgets = html::select(doc, SELECTORS.dimension)?.len();
+    let shown = [
+        Shown::Number("average rating", summary.average),
+        Shown::Widgets("dimensional ratings", widgets, summary.dimensions.len()),
+    ];
+    Ok(listing::no_reviews(doc, site::NO_REVIEWS_TEXTS, &shown).is_some())
 }
 
 /// The project's name and rating summary, wherever the page shows them.

@@ -74,6 +74,11 @@ pub const DATE_PREFIX: &str = "Posted";
 /// ("This project does not allow reviews to be posted.").
 pub const NOT_ALLOWED_TEXT: &str = "does not allow reviews";
 
+/// How a reviews page says the project has none yet, besides the texts every
+/// site uses (`gleaner_sdk::listing::NO_REVIEW_TEXTS`), lower-cased.
+pub const NO_REVIEWS_TEXTS: &[&str] =
+    &["be the first to post a review", "there are no reviews yet"];
+
 /// Every CSS selector the plugin applies to a reviews page.
 pub struct Selectors {
     /// One review of the listing.
