@@ -6,7 +6,7 @@
 use serde_json::Value;
 use url::Url;
 
-use crate::runtime::bindings::types as wit;
+use crate::bindings::types as wit;
 
 /// Longest review id accepted.
 const MAX_ID_LEN: usize = 512;

@@ -4,8 +4,8 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::bindings::types::FetchError;
 use crate::capabilities::http::credentials::redact_urls_in;
-use crate::runtime::bindings::types::FetchError;
 use crate::runtime::CallError;
 
 /// The error body shape an endpoint uses.

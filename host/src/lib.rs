@@ -7,6 +7,7 @@
 //! host capability under [`capabilities`].
 
 pub mod api;
+pub mod bindings;
 pub mod capabilities;
 pub mod cli;
 pub mod clock;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
-use crate::runtime::bindings::types as wit;
+use crate::bindings::types as wit;
 use crate::text::{self, SourceText};
 
 /// A media item, shaped like docs/SPEC.md's post media.

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use gleaner::bindings::types::PageRequest;
 use gleaner::registry::Plugin;
-use gleaner::runtime::bindings::types::PageRequest;
 use gleaner::runtime::Runtime;
 
 /// Pages followed per source at most.

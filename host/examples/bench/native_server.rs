@@ -22,6 +22,7 @@ use axum::http::{HeaderValue, Method, Request};
 use axum::response::{IntoResponse, Response};
 use gleaner::api::auth::ApiKeys;
 use gleaner::api::bulkhead::{Bulkheads, Reach};
+use gleaner::bindings::types as wit;
 use gleaner::capabilities::http::policy::Policy;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::Services;
@@ -30,7 +31,6 @@ use gleaner::cursor::{Resume, TokenKey};
 use gleaner::error::{ApiError, ErrorShape};
 use gleaner::manifest::{FieldSpec, Manifest};
 use gleaner::record::Review;
-use gleaner::runtime::bindings::types as wit;
 use serde_json::{json, Value};
 
 use crate::native::{self, Process};

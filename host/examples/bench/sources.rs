@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use gleaner::bindings::types::PageRequest;
 use gleaner::config::Config;
 use gleaner::manifest::{Kind, Manifest};
-use gleaner::runtime::bindings::types::PageRequest;
 use gleaner::App;
 use serde_json::Value;
 

@@ -12,12 +12,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use gleaner::bindings::types::PageRequest;
 use gleaner::capabilities::http::session::Session;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::CallContext;
 use gleaner::config::Config;
 use gleaner::registry::Plugin;
-use gleaner::runtime::bindings::types::PageRequest;
 use gleaner::runtime::memory::{MemoryBudget, MemoryPool};
 use gleaner::runtime::state::CallState;
 use gleaner::runtime::{Prepared, Runtime};

@@ -6,9 +6,9 @@ use axum::response::Response;
 use serde_json::Value;
 
 use super::{ok, AppState, Call};
+use crate::bindings::processor::exports::gleaner::plugin::processor_plugin::ProcessError;
 use crate::capabilities::http::session::Session;
 use crate::error::ApiError;
-use crate::runtime::bindings::processor::exports::gleaner::plugin::processor_plugin::ProcessError;
 use crate::validate;
 
 /// Handles a processor route.

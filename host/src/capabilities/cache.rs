@@ -4,8 +4,8 @@
 //! one replica scraped serves all; each replica keeps its own copy too, and
 //! serves from it alone while the cluster is away.
 
+use crate::bindings::sdk::gleaner::plugin::cache;
 use crate::capabilities::{view_link, CallContext};
-use crate::runtime::bindings::sdk::gleaner::plugin::cache;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

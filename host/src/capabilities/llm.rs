@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
+use crate::bindings::sdk::gleaner::plugin::llm;
 use crate::capabilities::{view_link, CallContext};
-use crate::runtime::bindings::sdk::gleaner::plugin::llm;
 
 use std::time::Duration;
 

@@ -2,8 +2,8 @@
 //! A plugin's line loses its session's cookies here and every registered
 //! secret in the log writer, so a plugin that logs a secret logs `[redacted]`.
 
+use crate::bindings::sdk::gleaner::plugin::log;
 use crate::capabilities::{view_link, CallContext};
-use crate::runtime::bindings::sdk::gleaner::plugin::log;
 
 /// Severity of a plugin log line.
 #[derive(Debug, Clone, Copy)]

@@ -4,8 +4,8 @@
 
 use url::Url;
 
+use crate::bindings::sdk::gleaner::plugin::session;
 use crate::capabilities::{view_link, CallContext};
-use crate::runtime::bindings::sdk::gleaner::plugin::session;
 
 /// What the session import sees of a call.
 pub struct SessionView<'a> {

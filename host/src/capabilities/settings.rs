@@ -3,8 +3,8 @@
 //! and the values of keys the manifest marks `secret` join the secrets the
 //! host scrubs from everything that leaves it.
 
+use crate::bindings::sdk::gleaner::plugin::config;
 use crate::capabilities::{view_link, CallContext};
-use crate::runtime::bindings::sdk::gleaner::plugin::config;
 
 use std::collections::BTreeMap;
 

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
+use crate::bindings::types::{FetchError, Order, PageRequest, SourceMeta};
 use crate::capabilities::http::session::{Opened, Session};
 use crate::cursor::{self, Realigned, Resume, TokenKey};
 use crate::error::ApiError;
 use crate::manifest::Continuation;
 use crate::record::{extra_object, Review};
 use crate::registry::Plugin;
-use crate::runtime::bindings::types::{FetchError, Order, PageRequest, SourceMeta};
 use crate::runtime::Runtime;
 use crate::validate::SourceRequest;
 

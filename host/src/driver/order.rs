@@ -8,7 +8,7 @@
 //! listing that groups reviews by language) makes the rest of the fetch
 //! unordered: it then filters by date without stopping early.
 
-use crate::runtime::bindings::types::Order;
+use crate::bindings::types::Order;
 
 use super::dates::day;
 

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use futures_util::future::{BoxFuture, FutureExt};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use crate::runtime::bindings::types::{FetchError, Page};
+use crate::bindings::types::{FetchError, Page};
 use crate::runtime::CallError;
 
 /// What one `fetch-page` call gave.
@@ -146,7 +146,7 @@ pub fn pages_wanted(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::bindings::types::{Order, SourceMeta};
+    use crate::bindings::types::{Order, SourceMeta};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
 

@@ -8,13 +8,13 @@ use std::time::Instant;
 use tracing::Instrument;
 use wasmtime::Store;
 
-use super::bindings::processor::exports::gleaner::plugin::processor_plugin::{
-    Output, ProcessError,
-};
-use super::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
 use super::memory::{MemoryBudget, MemoryCapExceeded, MemoryPoolExhausted};
 use super::state::CallState;
 use super::{LoadedPlugin, Prepared, Runtime};
+use crate::bindings::processor::exports::gleaner::plugin::processor_plugin::{
+    Output, ProcessError,
+};
+use crate::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
 use crate::capabilities::http::session::Session;
 use crate::capabilities::{CallContext, HostDataExceeded};
 use crate::telemetry::metrics::{self, CallOutcome};

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::code::{self, Artifacts, CodeSource, Found};
-use super::{bindings, compat, LoadError, LoadedPlugin, Prepared, Runtime};
+use super::{compat, LoadError, LoadedPlugin, Prepared, Runtime};
+use crate::bindings;
 use crate::capabilities::settings::Settings;
 use crate::capabilities::PluginGrant;
 use crate::manifest::{Kind, Manifest};

@@ -8,7 +8,6 @@
 //! [`artifact`].
 
 pub mod artifact;
-pub mod bindings;
 mod call;
 pub mod code;
 pub mod compat;
@@ -32,6 +31,7 @@ pub use engine::EngineKey;
 pub use load::Located;
 use state::CallState;
 
+use crate::bindings;
 use crate::manifest::Manifest;
 
 /// How often the epoch advances; deadlines are counted in these ticks.

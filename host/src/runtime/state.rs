@@ -8,8 +8,8 @@
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::bindings::sdk::gleaner::plugin::types;
 use super::memory::MemoryBudget;
+use crate::bindings::sdk::gleaner::plugin::types;
 use crate::capabilities::{self, CallContext, CallParts, Services};
 
 /// Store data of one plugin call.

@@ -8,8 +8,8 @@ use tracing::Instrument;
 
 use super::session::Session;
 use super::{credentials, HttpError, HttpService, OutboundRequest};
+use crate::bindings::sdk::gleaner::plugin::http;
 use crate::capabilities::{view_link, CallContext, PluginGrant};
-use crate::runtime::bindings::sdk::gleaner::plugin::http;
 use crate::telemetry::metrics::{self, UpstreamOutcome};
 
 /// What the http import sees of a call.

@@ -1,7 +1,9 @@
 //! Host-side bindings generated from `wit/` with wasmtime's `bindgen!`.
 //!
 //! The import interfaces are generated once (world `sdk`) and shared by the three
-//! plugin worlds through `with`.
+//! plugin worlds through `with`. The bindings are the ground floor: the
+//! capabilities, the contract checks, the review record and the errors use
+//! their types without reaching up into [`crate::runtime`].
 
 /// The host interfaces (http, config, cache, log) and shared types.
 pub mod sdk {
