@@ -6,11 +6,10 @@
 use crate::common;
 
 use gleaner::capabilities::http::policy::Policy;
-use gleaner::manifest::Manifest;
 
 /// What loading a manifest says, from parsing through the checks a load makes.
 fn refusal(path: &std::path::Path) -> Option<String> {
-    match Manifest::load(path) {
+    match gleaner::registry::read_manifest(path) {
         Err(e) => Some(e.to_string()),
         Ok(m) => Policy::new(&m.name, &m.network, &m.limits)
             .err()

@@ -556,11 +556,6 @@ impl Manifest {
         if let Some(output) = self.processor.as_ref().and_then(|p| p.output.as_ref()) {
             output.check()?;
         }
-        if let Some(example) = &self.example {
-            crate::validate::manifest_example(self, example).map_err(|e| {
-                format!("[example] is not a request this route accepts: {e}; fix the example or the field declarations")
-            })?;
-        }
         if self.limits.memory_mib == 0 || self.limits.call_timeout_ms == 0 {
             return Err("limits.memory_mib and limits.call_timeout_ms must be positive".into());
         }

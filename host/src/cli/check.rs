@@ -11,7 +11,7 @@ use crate::manifest::{Kind, Manifest};
 pub async fn check(config: &Config, path: &Path) -> anyhow::Result<usize> {
     let manifest_path = manifest_for(path)?;
     println!("manifest   {}", manifest_path.display());
-    let manifest = match Manifest::load(&manifest_path) {
+    let manifest = match crate::registry::read_manifest(&manifest_path) {
         Ok(m) => m,
         Err(e) => {
             println!("problem    {e}");

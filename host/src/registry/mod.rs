@@ -182,7 +182,7 @@ impl Registry {
         fingerprint: Fingerprint,
     ) -> Option<String> {
         let _serial = self.loading.lock().await;
-        let manifest = Manifest::load(path);
+        let manifest = read_manifest(path);
         let ticket = self.begin(path, fingerprint, manifest.as_ref().ok());
         let result = match manifest {
             Ok(manifest) => load_one(runtime, config, path, manifest, Artifacts::Use)
@@ -200,7 +200,7 @@ impl Registry {
         config: &Config,
         staged: &Path,
     ) -> Result<Plugin, String> {
-        let manifest = Manifest::load(staged).map_err(|e| e.to_string())?;
+        let manifest = read_manifest(staged).map_err(|e| e.to_string())?;
         load_one(runtime, config, staged, manifest, Artifacts::Ignore)
             .await
             .map_err(|e| e.to_string())
@@ -530,6 +530,24 @@ fn stem(path: &Path) -> String {
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned()
+}
+
+/// Reads and checks the manifest of a plugin to load: its own rules
+/// ([`Manifest::load`]), then its `[example]` against the validation every
+/// request of its route meets.
+pub fn read_manifest(path: &Path) -> Result<Manifest, crate::manifest::ManifestError> {
+    let manifest = Manifest::load(path)?;
+    if let Some(example) = &manifest.example {
+        crate::validate::manifest_example(&manifest, example).map_err(|e| {
+            crate::manifest::ManifestError::Invalid {
+                path: path.to_owned(),
+                message: format!(
+                    "[example] is not a request this route accepts: {e}; fix the example or the field declarations"
+                ),
+            }
+        })?;
+    }
+    Ok(manifest)
 }
 
 async fn load_one(

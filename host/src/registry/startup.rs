@@ -44,7 +44,7 @@ pub async fn start(
     let mut tasks = tokio::task::JoinSet::new();
     let mut tickets = HashMap::new();
     for path in manifests {
-        let manifest = Manifest::load(&path);
+        let manifest = super::read_manifest(&path);
         let ticket = registry.begin(&path, Fingerprint::of(&path), manifest.as_ref().ok());
         let task = tasks.spawn(locate(
             registry.clone(),
