@@ -3,29 +3,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::cursor::{self, Resume, TokenKey};
-use crate::manifest::{Continuation, FieldSpec, FieldType, Kind, Manifest, SourceOptions};
+use crate::cursor::TokenKey;
+use crate::manifest::{FieldSpec, FieldType, Kind, Manifest};
 
-/// A validated review-fetch request.
-#[derive(Debug, Clone)]
-pub struct SourceRequest {
-    /// The page URL or identifier.
-    pub query: String,
-    /// Exact number of reviews wanted; none for all within the budget.
-    pub reviews_to_fetch: Option<u64>,
-    /// Keep visual formatting (default true).
-    pub is_text_formatted: bool,
-    /// Only reviews of this day (YYYY-MM-DD).
-    pub sync_date: Option<time::Date>,
-    /// Sort value.
-    pub sort: Option<String>,
-    /// Filter value.
-    pub filter: Option<Value>,
-    /// Where to resume, from a continuation token.
-    pub resume: Option<Resume>,
-    /// What a `sync_cursor` names: only newer reviews are wanted.
-    pub sync_known: Option<cursor::SyncCursor>,
-}
+mod source;
+
+pub use source::{source_request, SourceRequest};
 
 /// A validated forum-post request.
 #[derive(Debug, Clone)]
@@ -178,239 +161,6 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// Validates a review-fetch request against the source's manifest options.
-pub fn source_request(
-    key: &TokenKey,
-    route: &str,
-    options: &SourceOptions,
-    body: &[u8],
-) -> Result<SourceRequest, String> {
-    let map = object(body, &["query"])?;
-    let mut allowed = vec![
-        "query",
-        "reviews_to_fetch",
-        "is_text_formatted",
-        "sync_date",
-        "sync_cursor",
-    ];
-    match options.continuation {
-        Continuation::PaginationToken => allowed.push("pagination_token"),
-        Continuation::PaginationData => allowed.push("pagination_data"),
-        Continuation::None => {}
-    }
-    let sort_field = options.sort.as_ref().map(|s| s.field.as_str());
-    let filter_field = options.filter.as_ref().map(|s| s.field.as_str());
-    allowed.extend(sort_field.iter().chain(filter_field.iter()));
-    reject_unknown(&map, &allowed)?;
-
-    let query = required_string(&map, "query")?;
-    let reviews_to_fetch = match map.get("reviews_to_fetch") {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(v) if v > MAX_REVIEWS_TO_FETCH as i64 => {
-                return Err(format!(
-                    "`reviews_to_fetch` is at most {MAX_REVIEWS_TO_FETCH}, not {v}; fetch more by sending back the continuation token"
-                ))
-            }
-            Some(v) if v > 0 => Some(v as u64),
-            Some(v) => {
-                return Err(format!(
-                    "`reviews_to_fetch` must be a positive integer (1 or more), not {v}"
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "`reviews_to_fetch` must be a positive integer, not {n}"
-                ))
-            }
-        },
-        Some(other) => {
-            return Err(format!(
-                "`reviews_to_fetch` must be a positive integer, not {}",
-                kind_of(other)
-            ))
-        }
-    };
-    let is_text_formatted =
-        optional_bool(&map, "is_text_formatted", options.text_formatted_default)?;
-    let sync_date = match map.get("sync_date") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(parse_date(s)?),
-        Some(other) => {
-            return Err(format!(
-                "`sync_date` must be a string YYYY-MM-DD, not {}",
-                kind_of(other)
-            ))
-        }
-    };
-    let sort = match &options.sort {
-        Some(spec) => normalised(spec, field_value(&map, spec)?).map(|v| match v {
-            Value::String(s) => s,
-            other => other.to_string(),
-        }),
-        None => None,
-    };
-    let filter = match &options.filter {
-        Some(spec) => normalised(spec, field_value(&map, spec)?),
-        None => None,
-    };
-    let token = match options.continuation {
-        Continuation::PaginationToken => match map.get("pagination_token") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s.trim().is_empty() => None,
-            Some(Value::String(s)) => Some(("pagination_token", s.clone())),
-            Some(other) => return Err(format!("`pagination_token` must be a string, not {}", kind_of(other))),
-        },
-        Continuation::PaginationData => match map.get("pagination_data") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(o)) if o.is_empty() => None,
-            Some(Value::Object(o)) => match o.get("token") {
-                Some(Value::String(_)) if o.len() > 1 => {
-                    return Err("`pagination_data` holds fields other than `token`; send back the previous response's `pagination_data` object unchanged".into())
-                }
-                Some(Value::String(s)) => Some(("pagination_data", s.clone())),
-                _ => return Err("`pagination_data` must be the object returned by the previous response (with its `token`)".into()),
-            },
-            Some(other) => return Err(format!("`pagination_data` must be an object, not {}", kind_of(other))),
-        },
-        Continuation::None => None,
-    };
-    let resume = match token {
-        None => None,
-        Some((field, token)) => {
-            let resume =
-                cursor::decode(key, route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
-            revalidate(options, field, &resume)?;
-            let saved_sort = options
-                .sort
-                .as_ref()
-                .and_then(|spec| normalised(spec, resume.sort.clone().map(Value::String)));
-            let saved_filter = options
-                .filter
-                .as_ref()
-                .and_then(|spec| normalised(spec, resume.filter.clone()));
-            let given_sort = map
-                .get(sort_field.unwrap_or_default())
-                .filter(|v| !v.is_null())
-                .and(sort.clone().map(Value::String));
-            let given_filter = map
-                .get(filter_field.unwrap_or_default())
-                .filter(|v| !v.is_null())
-                .and(filter.clone());
-            check_same(field, sort_field.unwrap_or("sort"), given_sort, saved_sort)?;
-            check_same(
-                field,
-                filter_field.unwrap_or("filter"),
-                given_filter,
-                saved_filter,
-            )?;
-            let date = sync_date.map(|d| Value::String(d.to_string()));
-            let saved_date = resume.sync_date.clone().map(Value::String);
-            check_same(field, "sync_date", date, saved_date)?;
-            Some(resume)
-        }
-    };
-    let sync_known = match map.get("sync_cursor") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if s.trim().is_empty() => None,
-        Some(Value::String(s)) => Some(
-            cursor::decode_sync(key, route, &query, s).map_err(|e| format!("`sync_cursor` {e}"))?,
-        ),
-        Some(other) => {
-            return Err(format!(
-                "`sync_cursor` must be the string a previous answer gave, not {}",
-                kind_of(other)
-            ))
-        }
-    };
-    let (sort, filter, sync_date) = match &resume {
-        Some(r) => (
-            options
-                .sort
-                .as_ref()
-                .and_then(|spec| normalised(spec, r.sort.clone().map(Value::String)))
-                .and_then(|v| v.as_str().map(str::to_owned)),
-            options
-                .filter
-                .as_ref()
-                .and_then(|spec| normalised(spec, r.filter.clone())),
-            r.sync_date.as_deref().map(parse_date).transpose()?,
-        ),
-        None => (sort, filter, sync_date),
-    };
-    Ok(SourceRequest {
-        query,
-        reviews_to_fetch,
-        is_text_formatted,
-        sync_date,
-        sort,
-        filter,
-        resume,
-        sync_known,
-    })
-}
-
-/// Checks the options a token carries exactly as if the client had sent them:
-/// a token is signed, but the manifest may have changed since it was issued.
-fn revalidate(options: &SourceOptions, field: &str, resume: &Resume) -> Result<(), String> {
-    let pairs = [
-        (
-            options.sort.as_ref(),
-            resume.sort.clone().map(Value::String),
-        ),
-        (options.filter.as_ref(), resume.filter.clone()),
-    ];
-    for (spec, value) in pairs {
-        let Some(value) = value else { continue };
-        let Some(spec) = spec else {
-            return Err(format!(
-                "`{field}` carries an option this endpoint no longer has; drop `{field}` to start over"
-            ));
-        };
-        let map = Map::from_iter([(spec.field.clone(), value)]);
-        field_value(&map, spec).map_err(|e| {
-            format!("`{field}` carries an option this endpoint no longer accepts ({e}); drop `{field}` to start over")
-        })?;
-    }
-    if let Some(day) = &resume.sync_date {
-        parse_date(day)?;
-    }
-    Ok(())
-}
-
-/// A field's value with its default filled in and enum values as strings, so
-/// `5` and `"5"`, or an omitted sort and its default, compare equal.
-fn normalised(spec: &FieldSpec, value: Option<Value>) -> Option<Value> {
-    let value = value
-        .filter(|v| !v.is_null())
-        .or_else(|| spec.default_value())?;
-    Some(match (spec.ty, value) {
-        (FieldType::Enum, Value::Number(n)) => Value::String(n.to_string()),
-        (_, v) => v,
-    })
-}
-
-/// A value for messages: JSON text, or "none".
-fn shown(v: Option<&Value>) -> String {
-    v.map_or_else(|| "none".to_owned(), Value::to_string)
-}
-
-fn check_same(
-    field: &str,
-    what: &str,
-    given: Option<Value>,
-    saved: Option<Value>,
-) -> Result<(), String> {
-    match given {
-        Some(g) if Some(&g) != saved.as_ref() => Err(format!(
-            "`{field}` was issued for `{what}` {}, but this request asks for {}; repeat the original `{what}` or drop `{field}` to start over",
-            shown(saved.as_ref()),
-            shown(Some(&g)),
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// Parses `YYYY-MM-DD`.
 pub fn parse_date(s: &str) -> Result<time::Date, String> {
     let format = time::macros::format_description!("[year]-[month]-[day]");
@@ -560,6 +310,8 @@ pub fn manifest_example(manifest: &Manifest, example: &Map<String, Value>) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cursor::{self, Resume};
+    use crate::manifest::SourceOptions;
 
     fn options() -> SourceOptions {
         toml::from_str(
