@@ -8,16 +8,7 @@ use crate::bindings::types::FetchError;
 use crate::capabilities::http::credentials::redact_urls_in;
 use crate::runtime::CallError;
 
-/// The error body shape an endpoint uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorShape {
-    /// `{"error": "..."}`: review-fetch and processor endpoints.
-    Simple,
-    /// Both shapes at once, always HTTP 400 but for 401, with an `error_kind`: the forum post.
-    Both,
-    /// `{status, data, success: false, message}`: the website-info endpoint.
-    Structured,
-}
+pub use crate::manifest::ErrorShape;
 
 /// An error answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

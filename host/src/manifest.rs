@@ -84,6 +84,32 @@ pub struct Manifest {
     /// A request body that works (`[example]`), shown in the OpenAPI document.
     #[serde(default)]
     pub example: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The shape of the route's error answers, when not its kind's
+    /// ([`Manifest::error_shape`]).
+    #[serde(default)]
+    pub errors: Option<ErrorShape>,
+}
+
+/// The body shape of a route's error answers (docs/SPEC.md fixes each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorShape {
+    /// `{"error": "..."}`: review-fetch and processor endpoints.
+    Simple,
+    /// Both shapes at once, always HTTP 400 but for 401, with an `error_kind`: the forum post.
+    Both,
+    /// `{status, data, success: false, message}`: the website-info endpoint.
+    Structured,
+}
+
+impl Kind {
+    /// The error shape of a route of this kind unless its manifest says otherwise.
+    pub fn error_shape(self) -> ErrorShape {
+        match self {
+            Kind::PostSource => ErrorShape::Both,
+            Kind::Source | Kind::Processor => ErrorShape::Simple,
+        }
+    }
 }
 
 /// Outbound network policy.
@@ -560,6 +586,12 @@ impl Manifest {
             return Err("limits.memory_mib and limits.call_timeout_ms must be positive".into());
         }
         Ok(())
+    }
+
+    /// The shape of the route's error answers: the manifest's `errors`, else
+    /// its kind's.
+    pub fn error_shape(&self) -> ErrorShape {
+        self.errors.unwrap_or(self.kind.error_shape())
     }
 
     /// Names of the declared configuration keys.

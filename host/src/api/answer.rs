@@ -71,8 +71,8 @@ pub async fn layer(mut request: Request, next: Next) -> Response {
 }
 
 /// An error the router answered by itself (a built-in route's 405), which
-/// comes with no body, gets the documented JSON error, in the shape of its
-/// path (`/public/…`: structured), keeping its status and headers.
+/// comes with no body, gets the documented JSON error, in the simple shape of
+/// the built-in routes, keeping its status and headers.
 fn with_error_body(response: Response, method: &Method, path: &str) -> Response {
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error())
@@ -95,8 +95,8 @@ fn with_error_body(response: Response, method: &Method, path: &str) -> Response 
             status = status.canonical_reason().unwrap_or(status.as_str())
         ),
     };
-    let shape = super::error_shape(None, path);
-    let mut shaped = ApiError::Refused(status, message).into_shaped_response(shape);
+    let mut shaped =
+        ApiError::Refused(status, message).into_shaped_response(crate::error::ErrorShape::Simple);
     let (mut parts, _) = response.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);
     for (name, value) in shaped

@@ -107,14 +107,6 @@ async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
     Json(body)
 }
 
-fn error_shape(kind: Option<Kind>, route: &str) -> ErrorShape {
-    match kind {
-        Some(Kind::PostSource) => ErrorShape::Both,
-        Some(Kind::Processor) | None if route.starts_with("/public/") => ErrorShape::Structured,
-        _ => ErrorShape::Simple,
-    }
-}
-
 async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Response {
     let started = Instant::now();
     let request_id = request
@@ -138,13 +130,14 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
         None => state.registry.loading(&path),
     };
     let (route_label, plugin_label) = metrics::labels(plugin.as_deref(), loading.as_ref());
-    let shape = error_shape(
-        plugin
-            .as_ref()
-            .map(|p| p.manifest.kind)
-            .or(loading.as_ref().and_then(|l| l.kind)),
-        &path,
-    );
+    // The route's declared shape; a path nothing serves answers in the shape
+    // of the routes beside it.
+    let shape = plugin
+        .as_ref()
+        .map(|p| p.manifest.error_shape())
+        .or(loading.as_ref().and_then(|l| l.error_shape))
+        .or_else(|| state.registry.neighbours_error_shape(&path))
+        .unwrap_or(ErrorShape::Simple);
     let mut response = match handle(&state, plugin.clone(), loading, request, request_id.clone())
         .instrument(span.clone())
         .await

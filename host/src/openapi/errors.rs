@@ -82,18 +82,15 @@ pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
     ]
 }
 
-/// The error shape of a route (`crate::api`'s `error_shape`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    /// `{"error": "..."}`.
-    Simple,
-    /// Both shapes at once, HTTP 400 for all but 401.
-    Both,
-    /// `{status, data, success, message}`.
-    Structured,
+/// The error shape of a route, as its manifest declares it.
+pub use crate::manifest::ErrorShape as Shape;
+
+/// The schema each shape's errors answer with.
+trait SchemaName {
+    fn schema(self) -> &'static str;
 }
 
-impl Shape {
+impl SchemaName for Shape {
     fn schema(self) -> &'static str {
         match self {
             Shape::Simple => "Error",

@@ -26,7 +26,7 @@ use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::{ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, RefOr, Required};
 
 use crate::manifest::{Kind, Manifest};
-use errors::{RouteKind, Shape};
+use errors::RouteKind;
 
 /// What the server's configuration changes in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,7 +188,7 @@ fn plugin_path(manifest: &Manifest, access: Access) -> Option<PathItem> {
                 records::fetch_response(options.continuation),
                 RouteKind::Source,
                 "reviews",
-                Shape::Simple,
+                manifest.error_shape(),
             )
         }
         Kind::PostSource => (
@@ -196,21 +196,16 @@ fn plugin_path(manifest: &Manifest, access: Access) -> Option<PathItem> {
             records::post_response(),
             RouteKind::Post,
             "posts",
-            Shape::Both,
+            manifest.error_shape(),
         ),
         Kind::Processor => {
             let options = manifest.processor.as_ref()?;
-            let shape = if manifest.route.starts_with("/public/") {
-                Shape::Structured
-            } else {
-                Shape::Simple
-            };
             (
                 requests::processor_request(&options.fields),
                 outputs::processor_response(options.output.as_ref()),
                 RouteKind::Processor,
                 "processors",
-                shape,
+                manifest.error_shape(),
             )
         }
     };

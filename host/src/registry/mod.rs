@@ -28,7 +28,7 @@ pub use watch::{manifest_files, watch, Fingerprint};
 
 use crate::capabilities::settings::Settings;
 use crate::config::Config;
-use crate::manifest::{Kind, Manifest, SourceOptions};
+use crate::manifest::{ErrorShape, Kind, Manifest, SourceOptions};
 use crate::runtime::{Artifacts, CodeSource, LoadError, LoadedPlugin, Runtime};
 use crate::telemetry::metrics;
 
@@ -103,6 +103,8 @@ pub struct Loading {
     pub route: Option<String>,
     /// Its kind, when the manifest was readable.
     pub kind: Option<Kind>,
+    /// The shape of its route's errors, when the manifest was readable.
+    pub error_shape: Option<ErrorShape>,
 }
 
 impl Loading {
@@ -112,11 +114,13 @@ impl Loading {
                 name: m.name.clone(),
                 route: Some(m.route.clone()),
                 kind: Some(m.kind),
+                error_shape: Some(m.error_shape()),
             },
             None => Loading {
                 name: stem(path),
                 route: None,
                 kind: None,
+                error_shape: None,
             },
         }
     }
@@ -399,6 +403,26 @@ impl Registry {
         }
         self.changed.send_replace(());
         true
+    }
+
+    /// The error shape the routes beside `path` declare: that of the plugins
+    /// whose routes share its first segment, when they all declare the same;
+    /// how a path nothing serves answers.
+    pub fn neighbours_error_shape(&self, path: &str) -> Option<ErrorShape> {
+        let first = |p: &str| {
+            p.trim_start_matches('/')
+                .split('/')
+                .next()
+                .map(str::to_owned)
+        };
+        let segment = first(path)?;
+        let mut shapes = self
+            .plugins()
+            .into_iter()
+            .filter(|p| first(&p.manifest.route).as_ref() == Some(&segment))
+            .map(|p| p.manifest.error_shape());
+        let shape = shapes.next()?;
+        shapes.all(|s| s == shape).then_some(shape)
     }
 
     /// The plugin serving `route`.
