@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::{parse_number, ConfigError};
+use crate::config::ConfigError;
 
 /// `[cluster]` in the configuration file, and the `GLEANER_NATS_*` variables.
 #[derive(Debug, Clone, Deserialize)]
@@ -93,45 +93,6 @@ impl ClusterConfig {
             };
             format!("{host}-{}", std::process::id())
         })
-    }
-
-    /// Applies the `GLEANER_NATS_*` variables.
-    pub fn apply_env(&mut self, var: &impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
-        let text: [(&'static str, &mut Option<String>); 4] = [
-            ("GLEANER_NATS_URL", &mut self.nats_url),
-            ("GLEANER_NATS_TOKEN", &mut self.nats_token),
-            ("GLEANER_REPLICA_NAME", &mut self.replica_name),
-            ("GLEANER_CLUSTER_KEY", &mut self.seal_key),
-        ];
-        for (name, slot) in text {
-            if let Some(v) = var(name) {
-                *slot = Some(v);
-            }
-        }
-        let paths: [(&'static str, &mut Option<PathBuf>); 4] = [
-            ("GLEANER_NATS_CREDS", &mut self.nats_creds),
-            ("GLEANER_NATS_TLS_CA", &mut self.nats_tls_ca),
-            ("GLEANER_NATS_TLS_CERT", &mut self.nats_tls_cert),
-            ("GLEANER_NATS_TLS_KEY", &mut self.nats_tls_key),
-        ];
-        for (name, slot) in paths {
-            if let Some(v) = var(name) {
-                *slot = Some(v.into());
-            }
-        }
-        if let Some(v) = var("GLEANER_NATS_REPLICAS") {
-            self.replicas = parse_number("GLEANER_NATS_REPLICAS", v)?;
-        }
-        if let Some(v) = var("GLEANER_NATS_STORAGE") {
-            self.storage = v;
-        }
-        if let Some(v) = var("GLEANER_WALL_BACKOFF_SECS") {
-            self.wall_backoff_secs = parse_number("GLEANER_WALL_BACKOFF_SECS", v)?;
-        }
-        if let Some(v) = var("GLEANER_JOB_ACK_WAIT_SECS") {
-            self.job_ack_wait_secs = parse_number("GLEANER_JOB_ACK_WAIT_SECS", v)?;
-        }
-        Ok(())
     }
 
     /// Refuses settings a cluster cannot run with.

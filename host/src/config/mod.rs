@@ -1,4 +1,5 @@
-//! Server configuration: a TOML file, overridden by `GLEANER_*` environment variables.
+//! Server configuration: a TOML file, overridden by `GLEANER_*` environment
+//! variables. Every setting is declared once, in [`settings`].
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -6,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+
+pub mod settings;
 
 /// Errors in the configuration; each says which setting is wrong and how to fix it.
 #[derive(Debug, thiserror::Error)]
@@ -265,171 +268,8 @@ impl Config {
 
     /// Applies `GLEANER_*` overrides read through `var`.
     pub fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
-        if let Some(v) = var("GLEANER_ADDR") {
-            self.addr = v.parse().map_err(|_| ConfigError::Env {
-                name: "GLEANER_ADDR",
-                value: v.clone(),
-                hint: "use host:port, e.g. 127.0.0.1:8080",
-            })?;
-        }
-        if let Some(v) = var("GLEANER_PLUGIN_DIR") {
-            self.plugin_dir = v.into();
-        }
-        if let Some(v) = var("GLEANER_CACHE_DIR") {
-            self.cache_dir = if v.is_empty() { None } else { Some(v.into()) };
-        }
-        if let Some(v) = var("GLEANER_API_KEYS") {
-            self.api_keys = split_list(&v);
-        }
-        if let Some(v) = var("GLEANER_ADMIN_KEYS") {
-            self.admin_keys = split_list(&v);
-        }
-        if let Some(v) = var("GLEANER_METRICS_KEYS") {
-            self.metrics_keys = split_list(&v);
-        }
-        if let Some(v) = var("GLEANER_OTLP_ENDPOINT") {
-            self.otlp_endpoint = Some(v.trim().to_owned()).filter(|v| !v.is_empty());
-        }
-        if let Some(v) = var("GLEANER_PROXIES") {
-            self.proxies.urls = split_list(&v);
-        }
-        if let Some(v) = var("GLEANER_PROXY_COOLDOWN_SECS") {
-            self.proxies.cooldown_secs = parse_number("GLEANER_PROXY_COOLDOWN_SECS", v)?;
-        }
-        if let Some(v) = var("GLEANER_SESSION_TTL_SECS") {
-            self.session_ttl_secs = parse_number("GLEANER_SESSION_TTL_SECS", v)?;
-        }
-        if let Some(v) = var("GLEANER_ADMIN_MAX_BODY_BYTES") {
-            self.admin_max_body_bytes = parse_number("GLEANER_ADMIN_MAX_BODY_BYTES", v)?;
-        }
-        if let Some(v) = var("GLEANER_WATCH") {
-            self.watch = match v.trim() {
-                "1" | "true" | "yes" => true,
-                "0" | "false" | "no" => false,
-                _ => {
-                    return Err(ConfigError::Env {
-                        name: "GLEANER_WATCH",
-                        value: v,
-                        hint: "use true or false",
-                    })
-                }
-            };
-        }
-        if let Some(v) = var("GLEANER_MAX_BODY_BYTES") {
-            self.max_body_bytes = parse_number("GLEANER_MAX_BODY_BYTES", v)?;
-        }
-        if let Some(v) = var("GLEANER_FETCH_BUDGET_MS") {
-            self.fetch_budget_ms = parse_number("GLEANER_FETCH_BUDGET_MS", v)?;
-        }
-        if let Some(v) = var("GLEANER_MAX_CONCURRENT_REQUESTS") {
-            self.max_concurrent_requests = parse_number("GLEANER_MAX_CONCURRENT_REQUESTS", v)?;
-        }
-        if let Some(v) = var("GLEANER_TRUSTED_PROXIES") {
-            self.trusted_proxies = split_list(&v);
-        }
-        let numbers: [(&'static str, &mut u64); 9] = [
-            ("GLEANER_JOB_MAX_REVIEWS", &mut self.job_max_reviews),
-            (
-                "GLEANER_JOB_MAX_DURATION_SECS",
-                &mut self.job_max_duration_secs,
-            ),
-            ("GLEANER_JOB_RETENTION_SECS", &mut self.job_retention_secs),
-            (
-                "GLEANER_WEBHOOK_RETRY_BASE_MS",
-                &mut self.webhook_retry_base_ms,
-            ),
-            (
-                "GLEANER_HEADER_READ_TIMEOUT_MS",
-                &mut self.header_read_timeout_ms,
-            ),
-            (
-                "GLEANER_BODY_READ_TIMEOUT_MS",
-                &mut self.body_read_timeout_ms,
-            ),
-            ("GLEANER_IDLE_TIMEOUT_MS", &mut self.idle_timeout_ms),
-            (
-                "GLEANER_WRITE_STALL_TIMEOUT_MS",
-                &mut self.write_stall_timeout_ms,
-            ),
-            ("GLEANER_DRAIN_TIMEOUT_MS", &mut self.drain_timeout_ms),
-        ];
-        for (name, slot) in numbers {
-            if let Some(v) = var(name) {
-                *slot = parse_number(name, v)?;
-            }
-        }
-        let counts: [(&'static str, &mut usize); 9] = [
-            ("GLEANER_JOBS_CONCURRENCY", &mut self.jobs_concurrency),
-            (
-                "GLEANER_RESERVED_FOR_LOCAL_PLUGINS",
-                &mut self.reserved_for_local_plugins,
-            ),
-            (
-                "GLEANER_MAX_IN_FLIGHT_PER_KEY",
-                &mut self.max_in_flight_per_key,
-            ),
-            (
-                "GLEANER_MAX_IN_FLIGHT_PER_CLIENT",
-                &mut self.max_in_flight_per_client,
-            ),
-            (
-                "GLEANER_MAX_PLUGIN_MEMORY_SHARE",
-                &mut self.max_plugin_memory_share,
-            ),
-            (
-                "GLEANER_MAX_CONCURRENT_PER_PLUGIN",
-                &mut self.max_concurrent_per_plugin,
-            ),
-            ("GLEANER_MAX_CONNECTIONS", &mut self.max_connections),
-            (
-                "GLEANER_MAX_CONNECTIONS_PER_CLIENT",
-                &mut self.max_connections_per_client,
-            ),
-            (
-                "GLEANER_MAX_TOTAL_MEMORY_MIB",
-                &mut self.max_total_memory_mib,
-            ),
-        ];
-        for (name, slot) in counts {
-            if let Some(v) = var(name) {
-                *slot = parse_number(name, v)?;
-            }
-        }
-        if let Some(v) = var("GLEANER_REPLAY") {
-            self.replay = Some(v.into());
-        }
-        if let Some(v) = var("GLEANER_RECORD") {
-            self.record = Some(v.into());
-        }
-        if let Some(v) = var("GLEANER_DATA_DIR") {
-            self.data_dir = v.into();
-        }
-        if let Some(v) = var("GLEANER_TOKEN_SECRET") {
-            self.token_secret = Some(v);
-        }
-        if let Some(v) = var("GLEANER_LLM_URL") {
-            self.llm.url = Some(v);
-        }
-        if let Some(v) = var("GLEANER_LLM_MODEL") {
-            self.llm.model = Some(v);
-        }
-        if let Some(v) = var("GLEANER_LLM_API_KEY") {
-            self.llm.api_key = Some(v);
-        }
-        if let Some(v) = var("GLEANER_LLM_TIMEOUT_MS") {
-            self.llm.timeout_ms = Some(parse_number("GLEANER_LLM_TIMEOUT_MS", v)?);
-        }
-        self.cluster.apply_env(&var)?;
-        if let Some(v) = var("GLEANER_UPSTREAM_OVERRIDE") {
-            for pair in split_list(&v) {
-                let (host, base) = pair.split_once('=').ok_or_else(|| ConfigError::Env {
-                    name: "GLEANER_UPSTREAM_OVERRIDE",
-                    value: v.clone(),
-                    hint: "use [plugin:]host=base-url pairs separated by commas, e.g. forum-site:www.reddit.com=http://127.0.0.1:9000",
-                })?;
-                self.upstream_override
-                    .insert(host.trim().to_ascii_lowercase(), base.trim().to_owned());
-            }
+        for setting in settings::SETTINGS {
+            setting.apply(self, &var)?;
         }
         Ok(())
     }
