@@ -80,7 +80,7 @@ plugin: wasm-target host
 ## sets are read from GLEANER_EVAL_DATA; eval/README.md says how to place them.
 ## `make eval SETS="highlight enhance"` runs some of them.
 eval: plugins host
-	$(CARGO) run --release -p gleaner --example eval -- $(SETS)
+	$(CARGO) run --release -p gleaner-eval -- $(SETS)
 
 ## Runs every test: unit tests of host and plugins, then the integration tests against the real server.
 test: plugins
@@ -123,15 +123,15 @@ fmt:
 ## against native builds, peers (after `make bench-peers`), memory, start-up,
 ## hot swap, throughput.
 bench: plugins host
-	$(CARGO) run --release -p gleaner --example bench
+	$(CARGO) run --release -p gleaner-bench --
 
 BENCH_VENV := target/bench/venv
 
 ## Installs the benchmarks' Python peers (pySBD, PRAW; pinned in
-## host/examples/bench/peers/requirements.txt) into target/bench/venv, from PyPI.
+## tools/bench/src/peers/requirements.txt) into target/bench/venv, from PyPI.
 bench-peers:
 	python3 -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/pip install --quiet -r host/examples/bench/peers/requirements.txt
+	$(BENCH_VENV)/bin/pip install --quiet -r tools/bench/src/peers/requirements.txt
 	@echo "peers installed in $(BENCH_VENV); make bench now measures them"
 
 ## The API reference page in a real browser: headless Chromium (Debian's package,

@@ -401,7 +401,7 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         "wol-meta-info on Mozilla Readability's test pages (title, excerpt and site name \
          from expected-metadata.json) and domain-to-asset on mat/besticon's recorded home \
          pages (the largest icon TestFetchIcons expects). Agreement is defined in \
-         host/examples/eval/sites.rs.",
+         tools/eval/src/sites.rs.",
     );
     readability(server, data).await?;
     icons(server, data).await?;

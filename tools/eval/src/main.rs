@@ -27,10 +27,7 @@ mod speakers;
 
 /// The repository's root.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("host/ has a parent")
-        .to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 #[tokio::main]

@@ -27,7 +27,7 @@ fn python() -> PathBuf {
 }
 
 fn script(name: &str) -> PathBuf {
-    root().join("host/examples/bench/peers").join(name)
+    root().join("tools/bench/src/peers").join(name)
 }
 
 /// Runs a peer script with the virtualenv's Python; its stdout is one JSON object.
