@@ -121,6 +121,26 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     options.open(path)?.write_all(bytes)
 }
 
+/// A day in a token, written YYYY-MM-DD.
+mod day {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    const FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
+        time::macros::format_description!("[year]-[month]-[day]");
+
+    pub fn serialize<S: Serializer>(day: &Option<time::Date>, s: S) -> Result<S::Ok, S::Error> {
+        day.map(|d| d.format(FORMAT).map_err(serde::ser::Error::custom))
+            .transpose()?
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<time::Date>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|text| time::Date::parse(&text, FORMAT).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
 /// Where a fetch resumes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Resume {
@@ -140,9 +160,9 @@ pub struct Resume {
     /// The filter in force.
     #[serde(rename = "f", default)]
     pub filter: Option<serde_json::Value>,
-    /// The sync_date in force.
-    #[serde(rename = "d", default)]
-    pub sync_date: Option<String>,
+    /// The sync_date in force, kept as the day it is (written YYYY-MM-DD).
+    #[serde(rename = "d", default, with = "day")]
+    pub sync_date: Option<time::Date>,
     /// The id of the fetch's session (cookies and browser profile), which
     /// stays in the server; never the cookies themselves.
     #[serde(rename = "i", default, skip_serializing_if = "Option::is_none")]

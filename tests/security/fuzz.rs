@@ -29,15 +29,17 @@ fn resume() -> impl Strategy<Value = Resume> {
         proptest::option::of(".{0,40}"),
         any::<u32>(),
         proptest::option::of("[a-z-]{1,12}"),
-        proptest::option::of("[0-9]{4}-[0-9]{2}-[0-9]{2}"),
+        proptest::option::of((1i32..=9999, 1u16..=365)),
     )
-        .prop_map(|(cursor, skip, sort, sync_date)| Resume {
+        .prop_map(|(cursor, skip, sort, day)| Resume {
             cursor,
             skip,
             last: None,
             sort,
             filter: None,
-            sync_date,
+            sync_date: day.map(|(year, ordinal)| {
+                time::Date::from_ordinal_date(year, ordinal).expect("every year has 365 days")
+            }),
             session: None,
         })
 }

@@ -236,7 +236,7 @@ impl Fetch<'_> {
             last: None,
             sort: request.sort.clone(),
             filter: request.filter.clone(),
-            sync_date: sync_day.clone(),
+            sync_date: request.sync_date,
             session: None,
         });
         // One session per fetch, continued through its tokens while it lives.
