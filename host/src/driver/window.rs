@@ -18,15 +18,13 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use crate::bindings::types::{FetchError, Page};
 use crate::runtime::CallError;
+use gleaner_contract::MAX_AHEAD;
 
 /// What one `fetch-page` call gave.
 pub type PageResult = Result<Result<Page, FetchError>, CallError>;
 
 /// Starts one `fetch-page` call for a cursor (`None`: the first page).
 pub type Start<'a> = Box<dyn Fn(Option<String>) -> BoxFuture<'a, PageResult> + Send + Sync + 'a>;
-
-/// The most cursors kept from one page's `ahead` list.
-const MAX_AHEAD: usize = 10_000;
 
 /// Pages requested ahead of the driver, at most `width` at a time.
 pub struct Window<'a> {

@@ -11,7 +11,7 @@ use crate::FetchError;
 pub use gleaner_walls::Wall;
 
 /// The response header with the host's verdict (a wall's code, or `none`).
-pub const WALL_HEADER: &str = "x-gleaner-wall";
+pub use gleaner_contract::WALL_HEADER;
 
 /// The wall this response is, if any. Any status can carry one: sites answer
 /// challenges with 403, 429 or 503, and some with 200. The host has already

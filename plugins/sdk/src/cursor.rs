@@ -27,7 +27,7 @@ pub fn ahead<T: Serialize>(states: impl IntoIterator<Item = T>) -> Vec<String> {
 }
 
 /// The most cursors a page lists ahead that the host keeps.
-pub const MAX_AHEAD: usize = 10_000;
+pub use gleaner_contract::MAX_AHEAD;
 
 /// Decodes cursor state; a damaged cursor is a [`FetchError::BadCursor`].
 pub fn decode<T: DeserializeOwned>(cursor: &str) -> Result<T, FetchError> {

@@ -88,7 +88,7 @@ pub fn get(url: &str, headers: &[(&str, &str)]) -> Result<Response, FetchError> 
 /// The pseudo-header naming the kind of request; the host replaces it with the
 /// headers a browser sends for that kind (with the session's user agent and
 /// client hints) and removes it. Headers a plugin sets itself win.
-pub const PROFILE_HEADER: &str = "gleaner-profile";
+pub use gleaner_contract::PROFILE_HEADER;
 
 /// Kinds of request, each with its browser headers: [`DOCUMENT`], [`XHR`], [`JSON`].
 pub type Profile = (&'static str, &'static str);

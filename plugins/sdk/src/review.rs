@@ -139,31 +139,14 @@ impl ReviewBuilder {
         self
     }
 
-    /// Checks the review: a non-empty id, a rating within its scale, an ISO date, absolute URLs.
+    /// Checks the review against the contract the host checks every review
+    /// against (`gleaner_contract::review`), so a review built here is one
+    /// the host accepts.
     pub fn build(self) -> Result<Review, String> {
         let r = &self.review;
-        if r.id.trim().is_empty() {
-            return Err("a review has no id".into());
-        }
-        if let (Some(v), Some(max)) = (r.rating, r.rating_scale_max) {
-            if !(0.0..=max).contains(&v) {
-                return Err(format!("review {}: rating {v} is outside 0..={max}", r.id));
-            }
-        }
-        if let Some(d) = &r.date {
-            if !crate::date::looks_iso(d) && !crate::date::looks_iso_month(d) {
-                return Err(format!("review {}: date {d:?} is not ISO 8601", r.id));
-            }
-        }
-        let urls = [&r.author_profile_image_url, &r.author_url, &r.review_url];
-        for url in urls.into_iter().flatten() {
-            if !(url.starts_with("https://") || url.starts_with("http://")) {
-                return Err(format!(
-                    "review {}: {url:?} is not an absolute http(s) URL",
-                    r.id
-                ));
-            }
-        }
+        let fields = gleaner_contract::review_fields!(r);
+        gleaner_contract::review::check(&fields)
+            .map_err(|problem| format!("review {}: {problem}", r.id))?;
         Ok(self.review)
     }
 }

@@ -478,9 +478,7 @@ fn blocks_proxy(response: &transport::HopResponse, url: &Url) -> bool {
         .is_some()
 }
 
-/// The response header with the host's verdict on a response: a wall's code
-/// (`cloudflare`, `login_wall` …) or `none` for content.
-pub const WALL_HEADER: &str = "x-gleaner-wall";
+pub use gleaner_contract::WALL_HEADER;
 
 /// Classifies a final response (see `gleaner-walls`) once, natively: a wall is
 /// logged with its vendor; the verdict goes to the plugin in [`WALL_HEADER`],

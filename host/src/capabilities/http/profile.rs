@@ -6,8 +6,7 @@
 //! sets itself win over the profile's. `Accept-Encoding` (gzip, br, zstd) is
 //! added, and the body decoded, by the HTTP client.
 
-/// The pseudo-header a plugin names the kind of request with.
-pub const PROFILE_HEADER: &str = "gleaner-profile";
+pub use gleaner_contract::PROFILE_HEADER;
 
 /// One browser: its user agent and client hints.
 #[derive(Debug)]

@@ -1,0 +1,23 @@
+//! What the Gleaner host and its plugins must agree on, written once for both
+//! sides: the checks every review meets ([`review`]), the limits a plugin's
+//! answer stays within, and the names of the values the host adds to a
+//! plugin's HTTP exchanges.
+//!
+//! The host runs these checks on everything a plugin returns (it trusts no
+//! guest); the SDK runs the same ones when a plugin builds a review, so a
+//! review the SDK accepts is one the host accepts.
+
+pub mod review;
+
+/// The most cursors of later pages the host keeps from one page's `ahead`
+/// list; a plugin lists no more.
+pub const MAX_AHEAD: usize = 10_000;
+
+/// The response header in which the host hands a plugin its bot-wall verdict
+/// on an answer: a wall's code (`cloudflare`, `login_wall` …) or `none`.
+pub const WALL_HEADER: &str = "x-gleaner-wall";
+
+/// The request header by which a plugin names the browser profile a request
+/// goes out with (`document`, `xhr`, `json`); the host removes it before
+/// sending.
+pub const PROFILE_HEADER: &str = "gleaner-profile";
