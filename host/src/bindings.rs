@@ -14,9 +14,10 @@ pub mod sdk {
     });
 }
 
-/// Generates the bindings of one plugin world, sharing the `sdk` interfaces.
-macro_rules! world {
-    ($(#[$doc:meta])* $module:ident, $world:tt) => {
+/// Generates the bindings of one plugin world, sharing the `sdk` interfaces
+/// (their list comes from [`gleaner_contract::with_imports`]).
+macro_rules! world_with {
+    ({ $(#[$doc:meta])* $module:ident, $world:tt } $($key:tt => $interface:ident,)*) => {
         $(#[$doc])*
         pub mod $module {
             wasmtime::component::bindgen!({
@@ -25,16 +26,16 @@ macro_rules! world {
                 imports: { default: async | trappable },
                 exports: { default: async },
                 with: {
-                    "gleaner:plugin/http": super::sdk::gleaner::plugin::http,
-                    "gleaner:plugin/config": super::sdk::gleaner::plugin::config,
-                    "gleaner:plugin/cache": super::sdk::gleaner::plugin::cache,
-                    "gleaner:plugin/log": super::sdk::gleaner::plugin::log,
-                    "gleaner:plugin/llm": super::sdk::gleaner::plugin::llm,
-                    "gleaner:plugin/session": super::sdk::gleaner::plugin::session,
-                    "gleaner:plugin/types": super::sdk::gleaner::plugin::types,
+                    $($key: super::sdk::gleaner::plugin::$interface,)*
                 },
             });
         }
+    };
+}
+
+macro_rules! world {
+    ($($args:tt)*) => {
+        gleaner_contract::with_imports!(world_with! { $($args)* });
     };
 }
 

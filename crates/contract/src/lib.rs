@@ -21,3 +21,23 @@ pub const WALL_HEADER: &str = "x-gleaner-wall";
 /// goes out with (`document`, `xhr`, `json`); the host removes it before
 /// sending.
 pub const PROFILE_HEADER: &str = "gleaner-profile";
+
+/// Calls `callback!` with the interfaces of the WIT world `sdk`, which every
+/// plugin world includes, as `"key" => module` pairs, after the arguments
+/// given: the one list both sides' binding generators map onto the bindings
+/// they already have (the host's `with:` and the SDK's).
+#[macro_export]
+macro_rules! with_imports {
+    ($($callback:ident)::+ ! { $($args:tt)* }) => {
+        $($callback)::+! {
+            { $($args)* }
+            "gleaner:plugin/http@0.2.0" => http,
+            "gleaner:plugin/config@0.2.0" => config,
+            "gleaner:plugin/cache@0.2.0" => cache,
+            "gleaner:plugin/log@0.2.0" => log,
+            "gleaner:plugin/llm@0.2.0" => llm,
+            "gleaner:plugin/session@0.2.0" => session,
+            "gleaner:plugin/types@0.2.0" => types,
+        }
+    };
+}

@@ -66,21 +66,27 @@
 #[macro_export]
 macro_rules! plugin_bindings {
     ($world:tt) => {
+        $crate::with_imports!($crate::__plugin_world! { $world });
+    };
+}
+
+/// [`plugin_bindings!`]'s generator, given the shared interfaces' list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __plugin_world {
+    ({ $world:tt } $($key:tt => $interface:ident,)*) => {
         wit_bindgen::generate!({
             world: $world,
             path: "../../wit",
             with: {
-                "gleaner:plugin/http@0.2.0": gleaner_sdk::wit::gleaner::plugin::http,
-                "gleaner:plugin/config@0.2.0": gleaner_sdk::wit::gleaner::plugin::config,
-                "gleaner:plugin/cache@0.2.0": gleaner_sdk::wit::gleaner::plugin::cache,
-                "gleaner:plugin/log@0.2.0": gleaner_sdk::wit::gleaner::plugin::log,
-                "gleaner:plugin/llm@0.2.0": gleaner_sdk::wit::gleaner::plugin::llm,
-                "gleaner:plugin/session@0.2.0": gleaner_sdk::wit::gleaner::plugin::session,
-                "gleaner:plugin/types@0.2.0": gleaner_sdk::wit::gleaner::plugin::types,
+                $($key: gleaner_sdk::wit::gleaner::plugin::$interface,)*
             },
         });
     };
 }
+
+#[doc(hidden)]
+pub use gleaner_contract::with_imports;
 
 /// The plugin's identity, from its `Cargo.toml`: the package name without its
 /// `plugin-` prefix, and the package version. The host checks both against the
