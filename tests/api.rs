@@ -290,11 +290,11 @@ async fn review_fetch_requests_are_validated_by_the_host() {
         assert_eq!(status, 400, "{req}: {body}");
         assert!(error_text(&body).contains(needle), "{req}: {body}");
     }
-    let foreign = gleaner::cursor::encode(
+    let foreign = gleaner::token::encode(
         &common::token_key(),
         "/other-source/reviews",
         BH,
-        &gleaner::cursor::Resume {
+        &gleaner::token::Resume {
             cursor: None,
             skip: 0,
             last: None,

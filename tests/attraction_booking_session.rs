@@ -218,7 +218,7 @@ fn api_calls(seen: &Shared) -> Vec<Call> {
 
 /// The plugin cursor inside a continuation token, as JSON text.
 fn plugin_cursor(token: &str) -> String {
-    let resume = gleaner::cursor::decode(&common::token_key(), ROUTE, QUERY, token).unwrap();
+    let resume = gleaner::token::decode(&common::token_key(), ROUTE, QUERY, token).unwrap();
     let cursor = resume.cursor.expect("a plugin cursor");
     String::from_utf8(URL_SAFE_NO_PAD.decode(cursor).unwrap()).unwrap()
 }

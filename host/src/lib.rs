@@ -14,7 +14,6 @@ pub mod clock;
 pub mod cluster;
 pub mod config;
 pub mod contract;
-pub mod cursor;
 pub mod driver;
 pub mod error;
 pub mod jobs;
@@ -27,6 +26,7 @@ pub mod secrets;
 pub mod server;
 pub mod telemetry;
 pub mod text;
+pub mod token;
 pub mod validate;
 
 use std::sync::Arc;

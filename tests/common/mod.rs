@@ -74,8 +74,8 @@ pub struct Server {
 pub const TOKEN_SECRET: &str = "test-secret-of-at-least-thirty-two-bytes";
 
 /// The key of [`TOKEN_SECRET`], to make tokens as a test server would.
-pub fn token_key() -> gleaner::cursor::TokenKey {
-    gleaner::cursor::TokenKey::from_secret(TOKEN_SECRET.as_bytes()).unwrap()
+pub fn token_key() -> gleaner::token::TokenKey {
+    gleaner::token::TokenKey::from_secret(TOKEN_SECRET.as_bytes()).unwrap()
 }
 
 /// Builds a config for tests: the given plugins, replaying the HAR fixtures, a shared compile cache.

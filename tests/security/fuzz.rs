@@ -8,9 +8,9 @@
 
 use std::path::Path;
 
-use gleaner::cursor::{self, Resume, TokenKey};
 use gleaner::manifest::Manifest;
 use gleaner::text::{self, SourceText};
+use gleaner::token::{self, Resume, TokenKey};
 use proptest::prelude::*;
 
 fn cases() -> u32 {
@@ -88,16 +88,16 @@ proptest! {
         junk in ".{0,200}",
     ) {
         let key = key();
-        let token = cursor::encode(&key, "/x/reviews", "q", &resume);
-        prop_assert_eq!(cursor::decode(&key, "/x/reviews", "q", &token).unwrap(), resume.clone());
+        let token = token::encode(&key, "/x/reviews", "q", &resume);
+        prop_assert_eq!(token::decode(&key, "/x/reviews", "q", &token).unwrap(), resume.clone());
         let mut bytes = token.into_bytes();
         let i = at.index(bytes.len());
         bytes[i] = byte;
         let mutated = String::from_utf8_lossy(&bytes).into_owned();
-        if let Ok(decoded) = cursor::decode(&key, "/x/reviews", "q", &mutated) {
+        if let Ok(decoded) = token::decode(&key, "/x/reviews", "q", &mutated) {
             prop_assert_eq!(decoded, resume, "a changed token decoded to something else");
         }
-        let _ = cursor::decode(&key, "/x/reviews", "q", &junk);
+        let _ = token::decode(&key, "/x/reviews", "q", &junk);
     }
 
     #[test]

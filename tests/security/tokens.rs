@@ -70,8 +70,8 @@ async fn forged_foreign_and_moved_tokens_are_refused() {
     }
 
     // Signed by a server with another secret.
-    let other = gleaner::cursor::TokenKey::from_secret(&[42u8; 32]).unwrap();
-    let resume = gleaner::cursor::Resume {
+    let other = gleaner::token::TokenKey::from_secret(&[42u8; 32]).unwrap();
+    let resume = gleaner::token::Resume {
         cursor: Some("2".into()),
         skip: 0,
         last: None,
@@ -80,7 +80,7 @@ async fn forged_foreign_and_moved_tokens_are_refused() {
         sync_date: None,
         session: None,
     };
-    let foreign = gleaner::cursor::encode(&other, HUB, BH, &resume);
+    let foreign = gleaner::token::encode(&other, HUB, BH, &resume);
     let (status, body) = s
         .post(HUB, json!({"query": BH, "pagination_token": foreign}))
         .await;
@@ -98,11 +98,11 @@ async fn forged_foreign_and_moved_tokens_are_refused() {
 
     // A token the server signed itself with an option the manifest refuses is
     // validated again, as if the client had sent the option.
-    let bad = gleaner::cursor::encode(
+    let bad = gleaner::token::encode(
         &common::token_key(),
         HUB,
         BH,
-        &gleaner::cursor::Resume {
+        &gleaner::token::Resume {
             sort: Some("sideways".into()),
             ..resume
         },

@@ -82,7 +82,7 @@ pub async fn handle(State(state): State<AppState>, headers: HeaderMap) -> Respon
 /// The `route` and `plugin` labels of a request: the serving (or loading)
 /// plugin's route pattern and name, or `none` when no plugin has the path.
 pub fn labels(
-    plugin: Option<&crate::registry::Plugin>,
+    plugin: Option<&crate::runtime::LoadedPlugin>,
     loading: Option<&crate::registry::Loading>,
 ) -> (String, String) {
     match (plugin, loading) {

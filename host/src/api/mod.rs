@@ -30,7 +30,8 @@ use tracing::Instrument;
 use crate::config::Config;
 use crate::error::{ApiError, ErrorShape};
 use crate::manifest::Kind;
-use crate::registry::{Plugin, Registry};
+use crate::registry::Registry;
+use crate::runtime::LoadedPlugin;
 use crate::runtime::Runtime;
 use auth::ApiKeys;
 
@@ -54,7 +55,7 @@ pub struct AppState {
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted: Arc<clients::TrustedProxies>,
     /// The key continuation tokens are signed with.
-    pub tokens: Arc<crate::cursor::TokenKey>,
+    pub tokens: Arc<crate::token::TokenKey>,
     /// Jobs and schedules.
     pub jobs: Arc<crate::jobs::Jobs>,
     /// The cluster this replica shares jobs and state with, in cluster mode.
@@ -64,7 +65,7 @@ pub struct AppState {
 /// The per-request context a handler gets.
 pub struct Call {
     /// The plugin.
-    pub plugin: Arc<Plugin>,
+    pub plugin: Arc<LoadedPlugin>,
     /// Request id (from `x-request-id` or generated).
     pub request_id: String,
     /// The request body.
@@ -170,7 +171,7 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
 
 async fn handle(
     state: &AppState,
-    plugin: Option<Arc<Plugin>>,
+    plugin: Option<Arc<LoadedPlugin>>,
     loading: Option<crate::registry::Loading>,
     request: Request<Body>,
     request_id: String,
@@ -225,7 +226,7 @@ async fn handle(
 
 /// Whether a plugin's calls may wait on the network: it may reach sites, or
 /// it uses the LLM and one is configured.
-fn reach(state: &AppState, plugin: &Plugin) -> bulkhead::Reach {
+fn reach(state: &AppState, plugin: &LoadedPlugin) -> bulkhead::Reach {
     let m = &plugin.manifest;
     let llm = m.uses_llm && state.runtime.services().llm.is_configured();
     if m.network.allow.is_empty() && !m.network.any_public_host && !llm {

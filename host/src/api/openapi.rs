@@ -16,19 +16,19 @@ use serde_json::json;
 
 use super::AppState;
 use crate::openapi::{self, Access};
-use crate::registry::Plugin;
+use crate::runtime::LoadedPlugin;
 
 /// The last document served and what it was built from. The plugins are held
 /// weakly: the cache keeps no plugin alive, and as their allocations stay
 /// reserved while referenced, a new plugin never takes an old one's address.
 struct Cached {
-    plugins: Vec<Weak<Plugin>>,
+    plugins: Vec<Weak<LoadedPlugin>>,
     access: Access,
     json: Bytes,
 }
 
 impl Cached {
-    fn matches(&self, plugins: &[Arc<Plugin>], access: Access) -> bool {
+    fn matches(&self, plugins: &[Arc<LoadedPlugin>], access: Access) -> bool {
         self.access == access
             && self.plugins.len() == plugins.len()
             && self
@@ -42,7 +42,10 @@ impl Cached {
 static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
 
 /// The document's JSON for these plugins, from the cache when it is current.
-fn document_json(plugins: &[Arc<Plugin>], access: Access) -> Result<Bytes, serde_json::Error> {
+fn document_json(
+    plugins: &[Arc<LoadedPlugin>],
+    access: Access,
+) -> Result<Bytes, serde_json::Error> {
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(cached) = cache.as_ref().filter(|c| c.matches(plugins, access)) {
         return Ok(cached.json.clone());

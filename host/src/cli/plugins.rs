@@ -16,7 +16,7 @@ pub(super) struct Source {
     /// Its runtime (with the replay or recorder it was given).
     pub runtime: crate::runtime::Runtime,
     /// The plugin.
-    pub plugin: crate::registry::Plugin,
+    pub plugin: crate::runtime::LoadedPlugin,
 }
 
 impl Source {

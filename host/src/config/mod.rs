@@ -293,8 +293,8 @@ impl Config {
     }
 
     /// The key that signs continuation tokens.
-    pub fn token_key(&self) -> Result<crate::cursor::TokenKey, crate::cursor::KeyError> {
-        crate::cursor::TokenKey::load(self.token_secret.as_deref(), &self.data_dir)
+    pub fn token_key(&self) -> Result<crate::token::TokenKey, crate::token::KeyError> {
+        crate::token::TokenKey::load(self.token_secret.as_deref(), &self.data_dir)
     }
 
     /// The fetch budget as a duration.

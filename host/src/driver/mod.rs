@@ -11,12 +11,12 @@ use serde_json::{json, Map, Value};
 
 use crate::bindings::types::{FetchError, Order, PageRequest, SourceMeta};
 use crate::capabilities::http::session::{Opened, Session};
-use crate::cursor::{self, Realigned, Resume, TokenKey};
 use crate::error::ApiError;
 use crate::manifest::Continuation;
 use crate::record::{extra_object, Review};
-use crate::registry::Plugin;
+use crate::runtime::LoadedPlugin;
 use crate::runtime::Runtime;
+use crate::token::{self, Realigned, Resume, TokenKey};
 use crate::validate::SourceRequest;
 
 mod dates;
@@ -129,7 +129,7 @@ impl Outcome {
 }
 
 /// A review that broke the contract: a plugin fault, logged with the plugin's name.
-fn contract_broken(plugin: &Plugin, e: crate::contract::ContractError) -> ApiError {
+fn contract_broken(plugin: &LoadedPlugin, e: crate::contract::ContractError) -> ApiError {
     tracing::error!(plugin = %plugin.manifest.name, version = %plugin.manifest.version, error = %e, "plugin broke the review contract");
     ApiError::PluginFailed(format!(
         "plugin {} returned a review that breaks the review contract ({e}); the plugin needs a fix",
@@ -145,7 +145,7 @@ pub type OnPage<'a> = &'a (dyn Fn(u32, usize) + Sync);
 /// errors included, never carries the session's cookies.
 pub async fn fetch(
     runtime: &Runtime,
-    plugin: &Plugin,
+    plugin: &LoadedPlugin,
     request: &SourceRequest,
     key: &TokenKey,
     budget: Duration,
@@ -172,7 +172,7 @@ pub struct Fetch<'a> {
     /// The runtime the plugin runs in.
     pub runtime: &'a Runtime,
     /// The source.
-    pub plugin: &'a Plugin,
+    pub plugin: &'a LoadedPlugin,
     /// The validated request.
     pub request: &'a SourceRequest,
     /// The key tokens are signed with.
@@ -330,7 +330,7 @@ impl Fetch<'_> {
             if pages == 1 && resume.skip > 0 {
                 // The token's count is checked against the page as it is now.
                 let ids: Vec<&str> = page.reviews.iter().map(|r| r.id.trim()).collect();
-                let at = cursor::realign(&ids, resume.skip, resume.last.as_deref());
+                let at = token::realign(&ids, resume.skip, resume.last.as_deref());
                 resume.skip = at.skip() as u32;
                 realigned = Some(at).filter(|a| !matches!(a, Realigned::Unchanged(_)));
             }
@@ -382,7 +382,7 @@ impl Fetch<'_> {
                 if limit.is_some_and(|l| reviews.len() >= l) {
                     let rest_of_page = index + 1 < page.reviews.len();
                     resume.skip = (index + 1) as u32;
-                    resume.last = Some(cursor::review_digest(&item.id));
+                    resume.last = Some(token::review_digest(&item.id));
                     if !rest_of_page {
                         resume.cursor = page.next_cursor.clone();
                         resume.skip = 0;
@@ -418,7 +418,7 @@ impl Fetch<'_> {
                 };
                 let committed = CommittedPage {
                     reviews: &reviews[before..],
-                    resume: after.map(|r| cursor::encode(key, &route, &request.query, &r)),
+                    resume: after.map(|r| token::encode(key, &route, &request.query, &r)),
                     pages: 1,
                 };
                 sink.commit(committed).await?;
@@ -449,7 +449,7 @@ impl Fetch<'_> {
         );
         // A source limit is an end: following it would only read the last page again.
         let continues = !complete && stop != StopReason::SourceLimit;
-        let continuation = continues.then(|| cursor::encode(key, &route, &request.query, &resume));
+        let continuation = continues.then(|| token::encode(key, &route, &request.query, &resume));
         let elapsed_ms = started.elapsed().as_millis() as u64;
         let mut extra_information =
             extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
@@ -477,7 +477,7 @@ impl Fetch<'_> {
         let sync_cursor = newest.filter(|named| !named.is_empty()).map(|named| {
             let (ids, dates): (Vec<String>, Vec<Option<String>>) = named.into_iter().unzip();
             let floor = dates::oldest(&dates);
-            cursor::encode_sync(key, &route, &request.query, &ids, floor)
+            token::encode_sync(key, &route, &request.query, &ids, floor)
         });
         Ok(Outcome {
             reviews,
@@ -522,7 +522,7 @@ fn extra_information(
     complete: bool,
     stop: StopReason,
     elapsed_ms: u64,
-    plugin: &Plugin,
+    plugin: &LoadedPlugin,
 ) -> Value {
     let mut info = Map::new();
     let meta = meta.unwrap_or(SourceMeta {

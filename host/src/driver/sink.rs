@@ -44,7 +44,7 @@ pub enum StopAt {
 }
 
 /// Reviews delivered before, by the digest of their id
-/// ([`crate::cursor::review_digest`], as a `sync_cursor` names them), and
+/// ([`crate::token::review_digest`], as a `sync_cursor` names them), and
 /// where to stop among them.
 #[derive(Debug, Clone)]
 pub struct Known {
@@ -61,7 +61,7 @@ impl Known {
     pub fn of_ids<'a>(ids: impl IntoIterator<Item = &'a String>, stop_at: StopAt) -> Known {
         let digests = ids
             .into_iter()
-            .map(|id| crate::cursor::review_digest(id))
+            .map(|id| crate::token::review_digest(id))
             .collect();
         Known {
             digests,
@@ -71,7 +71,7 @@ impl Known {
     }
 
     /// The reviews a `sync_cursor` names; the fetch stops at the first.
-    pub fn of_cursor(cursor: &crate::cursor::SyncCursor) -> Known {
+    pub fn of_cursor(cursor: &crate::token::SyncCursor) -> Known {
         Known {
             digests: cursor.digests.iter().cloned().collect(),
             stop_at: StopAt::FirstKnown,
@@ -81,6 +81,6 @@ impl Known {
 
     /// Whether a review of this id was delivered before.
     pub fn contains(&self, id: &str) -> bool {
-        self.digests.contains(&crate::cursor::review_digest(id))
+        self.digests.contains(&crate::token::review_digest(id))
     }
 }

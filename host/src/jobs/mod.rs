@@ -36,9 +36,9 @@ use store::Store;
 
 use crate::api::bulkhead::Bulkheads;
 use crate::config::Config;
-use crate::cursor::TokenKey;
 use crate::registry::Registry;
 use crate::runtime::Runtime;
+use crate::token::TokenKey;
 
 /// How often the loops look for work besides being woken.
 const TICK: Duration = Duration::from_millis(500);

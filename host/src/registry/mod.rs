@@ -32,9 +32,7 @@ use crate::manifest::{ErrorShape, Kind, Manifest, SourceOptions};
 use crate::runtime::{Artifacts, CodeSource, LoadError, LoadedPlugin, Runtime};
 use crate::telemetry::metrics;
 
-/// A loaded plugin as the API and driver see it.
-pub type Plugin = LoadedPlugin;
-
+/// What the API and the driver ask of a loaded plugin.
 impl LoadedPlugin {
     /// The source label: the route's first path segment.
     pub fn label(&self) -> String {
@@ -129,7 +127,7 @@ impl Loading {
 /// One manifest file's state.
 #[derive(Default)]
 struct Entry {
-    plugin: Option<Arc<Plugin>>,
+    plugin: Option<Arc<LoadedPlugin>>,
     loaded_at: Option<SystemTime>,
     fingerprint: Option<Fingerprint>,
     last_error: Option<String>,
@@ -148,7 +146,7 @@ pub struct Ticket {
 
 /// Routes to plugins, and per-manifest status.
 pub struct Registry {
-    routes: RwLock<HashMap<String, Arc<Plugin>>>,
+    routes: RwLock<HashMap<String, Arc<LoadedPlugin>>>,
     entries: RwLock<BTreeMap<PathBuf, Entry>>,
     /// Serialises hot swaps, so the watcher and the admin API never interleave them.
     loading: tokio::sync::Mutex<()>,
@@ -203,7 +201,7 @@ impl Registry {
         runtime: &Runtime,
         config: &Config,
         staged: &Path,
-    ) -> Result<Plugin, String> {
+    ) -> Result<LoadedPlugin, String> {
         let manifest = read_manifest(staged).map_err(|e| e.to_string())?;
         load_one(runtime, config, staged, manifest, Artifacts::Ignore)
             .await
@@ -211,7 +209,7 @@ impl Registry {
     }
 
     /// Installs an already validated plugin for the manifest at `path`.
-    pub async fn install_validated(&self, path: &Path, plugin: Plugin) -> Option<String> {
+    pub async fn install_validated(&self, path: &Path, plugin: LoadedPlugin) -> Option<String> {
         let _serial = self.loading.lock().await;
         let ticket = self.begin(path, Fingerprint::of(path), Some(&plugin.manifest));
         self.finish(&ticket, Ok(plugin))
@@ -251,13 +249,13 @@ impl Registry {
     /// Records the result of the load `ticket` began: swaps the plugin in, or keeps
     /// the serving version and the error. A load that a newer one superseded, or
     /// whose manifest was removed meanwhile, records nothing. Returns the error, if any.
-    pub fn finish(&self, ticket: &Ticket, result: Result<Plugin, String>) -> Option<String> {
+    pub fn finish(&self, ticket: &Ticket, result: Result<LoadedPlugin, String>) -> Option<String> {
         let outcome = self.record(ticket, result);
         self.changed.send_replace(());
         outcome
     }
 
-    fn record(&self, ticket: &Ticket, result: Result<Plugin, String>) -> Option<String> {
+    fn record(&self, ticket: &Ticket, result: Result<LoadedPlugin, String>) -> Option<String> {
         let path = ticket.path.as_path();
         let mut entries = write(&self.entries);
         if entries
@@ -317,8 +315,8 @@ impl Registry {
         &self,
         entries: &BTreeMap<PathBuf, Entry>,
         path: &Path,
-        plugin: Plugin,
-    ) -> Result<Arc<Plugin>, String> {
+        plugin: LoadedPlugin,
+    ) -> Result<Arc<LoadedPlugin>, String> {
         let plugin = Arc::new(plugin);
         if let Some(clash) = clash(entries, path, &plugin.manifest) {
             return Err(clash);
@@ -426,7 +424,7 @@ impl Registry {
     }
 
     /// The plugin serving `route`.
-    pub fn get(&self, route: &str) -> Option<Arc<Plugin>> {
+    pub fn get(&self, route: &str) -> Option<Arc<LoadedPlugin>> {
         read(&self.routes).get(route).cloned()
     }
 
@@ -442,7 +440,7 @@ impl Registry {
     }
 
     /// All serving plugins, sorted by route.
-    pub fn plugins(&self) -> Vec<Arc<Plugin>> {
+    pub fn plugins(&self) -> Vec<Arc<LoadedPlugin>> {
         let mut all: Vec<_> = read(&self.routes).values().cloned().collect();
         all.sort_by(|a, b| a.manifest.route.cmp(&b.manifest.route));
         all
@@ -580,7 +578,7 @@ async fn load_one(
     path: &Path,
     manifest: Manifest,
     artifacts: Artifacts,
-) -> Result<Plugin, LoadError> {
+) -> Result<LoadedPlugin, LoadError> {
     let settings = Settings::from_config(config, &manifest);
     runtime.load_with(path, manifest, settings, artifacts).await
 }

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::cursor::TokenKey;
 use crate::manifest::{FieldSpec, FieldType, Kind, Manifest};
+use crate::token::TokenKey;
 
 mod source;
 
@@ -310,8 +310,8 @@ pub fn manifest_example(manifest: &Manifest, example: &Map<String, Value>) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cursor::{self, Resume};
     use crate::manifest::SourceOptions;
+    use crate::token::{self, Resume};
 
     fn options() -> SourceOptions {
         toml::from_str(
@@ -425,7 +425,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
             sync_date: None,
             session: None,
         };
-        let token = cursor::encode(&key(), "/x/reviews", "q", &resume);
+        let token = token::encode(&key(), "/x/reviews", "q", &resume);
         let same = format!(r#"{{"query":"q","filter_type":false,"pagination_token":"{token}"}}"#);
         assert!(source_request(&key(), "/x/reviews", &options, same.as_bytes()).is_ok());
         let other = format!(r#"{{"query":"q","filter_type":true,"pagination_token":"{token}"}}"#);
@@ -480,7 +480,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
             sync_date: None,
             session: None,
         };
-        let token = cursor::encode(&key(), "/x/reviews", "q", &resume);
+        let token = token::encode(&key(), "/x/reviews", "q", &resume);
         let body = format!(r#"{{"query":"q","pagination_token":"{token}"}}"#);
         let r = source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap();
         assert_eq!(r.sort.as_deref(), Some("date"));
@@ -512,7 +512,7 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
             session: None,
         };
         let body = |r: &Resume| {
-            let token = cursor::encode(&key(), "/x/reviews", "q", r);
+            let token = token::encode(&key(), "/x/reviews", "q", r);
             format!(r#"{{"query":"q","pagination_token":"{token}"}}"#)
         };
         assert!(err(&body(&resume)).contains("no longer accepts"));

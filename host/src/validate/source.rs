@@ -8,8 +8,8 @@ use super::MAX_REVIEWS_TO_FETCH;
 use super::{
     field_value, kind_of, object, optional_bool, parse_date, reject_unknown, required_string,
 };
-use crate::cursor::{self, Resume, TokenKey};
 use crate::manifest::{Continuation, FieldSpec, FieldType, SourceOptions};
+use crate::token::{self, Resume, TokenKey};
 
 /// A validated review-fetch request.
 #[derive(Debug, Clone)]
@@ -29,7 +29,7 @@ pub struct SourceRequest {
     /// Where to resume, from a continuation token.
     pub resume: Option<Resume>,
     /// What a `sync_cursor` names: only newer reviews are wanted.
-    pub sync_known: Option<cursor::SyncCursor>,
+    pub sync_known: Option<token::SyncCursor>,
 }
 
 /// Validates a review-fetch request against the source's manifest options.
@@ -61,7 +61,7 @@ pub fn source_request(
         None => None,
         Some((field, token)) => {
             let resume =
-                cursor::decode(key, route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
+                token::decode(key, route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
             revalidate(options, field, &resume)?;
             let given = Given {
                 map: &map,
@@ -229,11 +229,11 @@ fn sync_cursor(
     route: &str,
     query: &str,
     map: &Map<String, Value>,
-) -> Result<Option<cursor::SyncCursor>, String> {
+) -> Result<Option<token::SyncCursor>, String> {
     match map.get("sync_cursor") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
-        Some(Value::String(s)) => cursor::decode_sync(key, route, query, s)
+        Some(Value::String(s)) => token::decode_sync(key, route, query, s)
             .map(Some)
             .map_err(|e| format!("`sync_cursor` {e}")),
         Some(other) => Err(format!(

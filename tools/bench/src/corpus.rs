@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use gleaner::bindings::types::PageRequest;
-use gleaner::registry::Plugin;
+use gleaner::runtime::LoadedPlugin;
 use gleaner::runtime::Runtime;
 
 /// Pages followed per source at most.
@@ -14,7 +14,7 @@ const MAX_PAGES: usize = 40;
 
 /// The texts of the reviews on the pages from `request` on, as far as the
 /// recording answers (a page it has no answer for ends the walk).
-pub async fn texts(runtime: &Runtime, plugin: &Plugin, request: &PageRequest) -> Vec<String> {
+pub async fn texts(runtime: &Runtime, plugin: &LoadedPlugin, request: &PageRequest) -> Vec<String> {
     let mut texts = Vec::new();
     let mut request = request.clone();
     for _ in 0..MAX_PAGES {

@@ -27,10 +27,10 @@ use gleaner::capabilities::http::policy::Policy;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::Services;
 use gleaner::config::Config;
-use gleaner::cursor::{Resume, TokenKey};
 use gleaner::error::{ApiError, ErrorShape};
 use gleaner::manifest::{FieldSpec, Manifest};
 use gleaner::record::Review;
+use gleaner::token::{Resume, TokenKey};
 use serde_json::{json, Value};
 
 use crate::native::{self, Process};
@@ -279,7 +279,7 @@ async fn reviews(
         last: reviews
             .last()
             .filter(|_| rest_of_page)
-            .map(|r: &Review| gleaner::cursor::review_digest(&r.review_id)),
+            .map(|r: &Review| gleaner::token::review_digest(&r.review_id)),
         sort: request.sort.clone(),
         filter: request.filter.clone(),
         sync_date: None,
@@ -287,7 +287,7 @@ async fn reviews(
     };
     let continues = rest_of_page || page.next_cursor.is_some();
     let token = continues
-        .then(|| gleaner::cursor::encode(&state.tokens, &manifest.route, &request.query, &resume));
+        .then(|| gleaner::token::encode(&state.tokens, &manifest.route, &request.query, &resume));
     let meta = &page.meta;
     let body = json!({
         "all_reviews": reviews,

@@ -17,9 +17,9 @@ use gleaner::capabilities::http::session::Session;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::CallContext;
 use gleaner::config::Config;
-use gleaner::registry::Plugin;
 use gleaner::runtime::memory::{MemoryBudget, MemoryPool};
 use gleaner::runtime::state::CallState;
+use gleaner::runtime::LoadedPlugin;
 use gleaner::runtime::{Prepared, Runtime};
 use gleaner::App;
 use serde_json::{json, Value};
@@ -74,7 +74,7 @@ impl Phases {
 /// pool, its grant, the epoch deadline that yields every tick.
 fn store(
     runtime: &Runtime,
-    plugin: &Plugin,
+    plugin: &LoadedPlugin,
     engine: &wasmtime::Engine,
 ) -> wasmtime::Store<CallState> {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -103,7 +103,7 @@ enum Export<'a> {
 /// Times the phases of a call, `n` times (after 20 unrecorded).
 async fn phases(
     runtime: &Runtime,
-    plugin: &Plugin,
+    plugin: &LoadedPlugin,
     export: Export<'_>,
     n: usize,
 ) -> anyhow::Result<Phases> {
@@ -278,7 +278,7 @@ pub async fn per_call() -> anyhow::Result<()> {
 /// plugin, against one caller: how each scales across the machine's cores.
 async fn parallel(
     runtime: &Arc<Runtime>,
-    plugin: &Arc<Plugin>,
+    plugin: &Arc<LoadedPlugin>,
     input: &str,
     native_process: native::Process,
     native_one: Duration,
