@@ -8,6 +8,8 @@
 //! fetches, each optionally with its own `settings`). A top-level `[settings]` table
 //! gives the plugin's operator settings (`[plugins.<name>]`); a case with its
 //! own `settings` runs on a server of its own with exactly those.
+//! A processor keeps the same cases in `plugins/<name>/tests/cases.toml`
+//! (there is no upstream to replay, unless a HAR file is beside it).
 //! `GLEANER_TEST_PLUGIN=<name>` limits the run to one plugin.
 
 use crate::common;
@@ -68,12 +70,15 @@ struct Case {
     /// JSON pointer → expected value.
     #[serde(default)]
     fields: BTreeMap<String, toml::Value>,
-    /// JSON pointer → a substring its string value must contain.
+    /// JSON pointer → a substring (or several) its string value must contain.
     #[serde(default)]
-    contains: BTreeMap<String, String>,
-    /// JSON pointer → a substring its string value must not contain.
+    contains: BTreeMap<String, Parts>,
+    /// JSON pointer → a substring (or several) its string value must not contain.
     #[serde(default)]
-    excludes: BTreeMap<String, String>,
+    excludes: BTreeMap<String, Parts>,
+    /// Response header → its expected value.
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
     /// JSON pointer → the JSON type there (`string`, `number`, `boolean`, `object`, `array`, `null`).
     #[serde(default)]
     types: BTreeMap<String, String>,
@@ -89,6 +94,23 @@ struct Case {
     /// A review field the reviews are sorted by; `-field` for descending.
     #[serde(default)]
     order: Option<String>,
+}
+
+/// One substring, or several.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Parts {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Parts {
+    fn all(&self) -> &[String] {
+        match self {
+            Parts::One(p) => std::slice::from_ref(p),
+            Parts::Many(list) => list,
+        }
+    }
 }
 
 /// The paging property.
@@ -110,9 +132,14 @@ fn plugins_with_cases() -> Vec<(String, PathBuf)> {
         .filter_map(Result::ok)
     {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let cases = entry.path().join("tests/replay.toml");
-        if name != "templates" && cases.exists() && only.as_ref().is_none_or(|o| *o == name) {
-            found.push((name, entry.path().join("tests")));
+        let cases = ["replay.toml", "cases.toml"]
+            .into_iter()
+            .map(|file| entry.path().join("tests").join(file))
+            .find(|path| path.exists());
+        if let Some(cases) = cases.filter(|_| name != "templates") {
+            if only.as_ref().is_none_or(|o| *o == name) {
+                found.push((name, cases));
+            }
         }
     }
     found.sort();
@@ -165,10 +192,21 @@ fn review_ids(answer: &Value) -> Vec<String> {
 }
 
 /// Everything wrong with `answer` for `case`.
-fn check(case: &Case, status: u16, answer: &Value) -> Vec<String> {
+fn check(
+    case: &Case,
+    status: u16,
+    headers: &reqwest::header::HeaderMap,
+    answer: &Value,
+) -> Vec<String> {
     let mut problems = Vec::new();
     if status != case.status {
         problems.push(format!("status {status}, expected {}", case.status));
+    }
+    for (name, expected) in &case.headers {
+        let got = headers.get(name.as_str()).and_then(|v| v.to_str().ok());
+        if got != Some(expected.as_str()) {
+            problems.push(format!("header {name} is {got:?}, expected {expected:?}"));
+        }
     }
     let reviews = answer["all_reviews"]
         .as_array()
@@ -190,7 +228,11 @@ fn check(case: &Case, status: u16, answer: &Value) -> Vec<String> {
             problems.push(format!("{pointer} is {}, expected {expected}", at(pointer)));
         }
     }
-    for (pointer, part) in &case.contains {
+    for (pointer, part) in case
+        .contains
+        .iter()
+        .flat_map(|(p, parts)| parts.all().iter().map(move |x| (p, x)))
+    {
         if !at(pointer)
             .as_str()
             .is_some_and(|s| s.contains(part.as_str()))
@@ -201,7 +243,11 @@ fn check(case: &Case, status: u16, answer: &Value) -> Vec<String> {
             ));
         }
     }
-    for (pointer, part) in &case.excludes {
+    for (pointer, part) in case
+        .excludes
+        .iter()
+        .flat_map(|(p, parts)| parts.all().iter().map(move |x| (p, x)))
+    {
         if at(pointer)
             .as_str()
             .is_none_or(|s| s.contains(part.as_str()))
@@ -338,10 +384,11 @@ async fn serve(
 async fn every_plugin_passes_its_replay_cases() {
     let plugins = plugins_with_cases();
     let mut failures = Vec::new();
-    for (name, tests_dir) in &plugins {
-        let text = std::fs::read_to_string(tests_dir.join("replay.toml")).unwrap();
+    for (name, file) in &plugins {
+        let tests_dir = &file.parent().unwrap().to_owned();
+        let text = std::fs::read_to_string(file).unwrap();
         let cases: Cases =
-            toml::from_str(&text).unwrap_or_else(|e| panic!("{name}/tests/replay.toml: {e}"));
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let manifest: Manifest =
             toml::from_str(&std::fs::read_to_string(tests_dir.join("../manifest.toml")).unwrap())
                 .unwrap();
@@ -368,8 +415,8 @@ async fn every_plugin_passes_its_replay_cases() {
                     ),
                 }
             }
-            let (status, answer) = s.post(&manifest.route, body).await;
-            let problems = check(case, status, &answer);
+            let (status, headers, answer) = s.post_with_headers(&manifest.route, body).await;
+            let problems = check(case, status, &headers, &answer);
             if problems.is_empty() {
                 println!("ok    {name}: {}", case.name);
             } else {

@@ -1,6 +1,7 @@
-//! The text processors through the real server: highlight, enhancement, speaker
-//! metadata and case study, deterministic by default, and with the optional LLM
-//! against a local fake OpenAI-compatible server whose answers are validated.
+//! Properties of the text processors through the real server, over several
+//! inputs (the examples are each processor's `tests/cases.toml`, run by the
+//! replay runner), and the optional LLM against a local fake OpenAI-compatible
+//! server whose answers are validated.
 
 use crate::common;
 
@@ -61,95 +62,6 @@ async fn highlight_marks_one_quotable_span_and_keeps_every_other_byte() {
         let words = span.split_whitespace().count();
         assert!((5..=25).contains(&words) && (40..=160).contains(&span.chars().count()), "{span}");
     }
-    let (_, body, _) = post_with_engine(&s, HIGHLIGHT, json!({"review_id": "r8", "review_text": "Setup took ten minutes. Since switching, our team closes tickets 3x faster and we saved about $2,000 a month."})).await;
-    assert!(body["review_text"].as_str().unwrap().contains("<mark>Since switching, our team closes tickets 3x faster and we saved about $2,000 a month.</mark>"), "{body}");
-    for plain in [
-        "Not worth it. The app crashed twice and support never answered.",
-        "ok",
-        "Maybe it's fine, I guess, hard to say.",
-    ] {
-        let (_, body, _) = post_with_engine(&s, HIGHLIGHT, json!({"review_text": plain})).await;
-        assert_eq!(body["review_text"], plain, "nothing worth highlighting");
-    }
-    let (status, body, _) = post_with_engine(&s, HIGHLIGHT, json!({"review_text": ""})).await;
-    assert_eq!(status, 400);
-    assert!(body["error"].as_str().unwrap().contains("review_text"));
-}
-
-#[tokio::test]
-async fn enhancement_fixes_wording_idempotently_and_leaves_other_languages() {
-    let s = common::start(PLUGINS, |_| {}).await;
-    let (status, body, engine) = post_with_engine(
-        &s,
-        ENHANCE,
-        json!({"review_id": "e1", "review_text": "i recieved it teh next day!!! we was very happy , the the staff was definately great and it cost $45"}),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(engine, "rules");
-    let once = body["review_text"].as_str().unwrap().to_owned();
-    assert_eq!(once, "I received it the next day! We were very happy, the staff was definitely great and it cost $45");
-    let (_, again, _) = post_with_engine(&s, ENHANCE, json!({"review_text": once})).await;
-    assert_eq!(again["review_text"], once, "idempotent");
-    let french = "le service était top , je n'ai rien a redire!!";
-    let (_, body, _) = post_with_engine(&s, ENHANCE, json!({"review_text": french})).await;
-    assert_eq!(
-        body["review_text"], french,
-        "unsupported languages come back unchanged"
-    );
-    let (_, body, _) = post_with_engine(
-        &s,
-        ENHANCE,
-        json!({"review_text": "i didn't like Tom's pizza , it was not 5 stars"}),
-    )
-    .await;
-    let fixed = body["review_text"].as_str().unwrap();
-    assert!(
-        fixed.contains("didn't") && fixed.contains("not 5") && fixed.contains("Tom's"),
-        "{fixed}"
-    );
-}
-
-#[tokio::test]
-async fn metadata_states_only_what_the_speaker_says() {
-    let s = common::start(PLUGINS, |_| {}).await;
-    let (status, body, engine) = post_with_engine(&s, METADATA, json!({"query": TRANSCRIPT})).await;
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(engine, "rules");
-    assert_eq!(body["author_name"], "Sarah Jones");
-    assert_eq!(body["author_organisation"], "Bluefin Analytics");
-    assert_eq!(body["author_position"], "Head of Marketing");
-    let extra = &body["extra_information"];
-    assert!(extra["confidence"].as_f64().unwrap() > 0.5);
-    let evidence = extra["evidence"]["author_name"]["text"].as_str().unwrap();
-    assert!(
-        TRANSCRIPT.contains(evidence),
-        "verbatim evidence: {evidence}"
-    );
-    assert_eq!(extra["language"], "en");
-    assert_eq!(extra["product"], "Acme CRM");
-    assert!(
-        extra["other_people"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|p| p == "Dave"),
-        "{extra}"
-    );
-
-    let (_, body, _) = post_with_engine(
-        &s,
-        METADATA,
-        json!({"query": "this product is great we use it every day and the support is quick"}),
-    )
-    .await;
-    assert!(
-        body["author_name"].is_null()
-            && body["author_organisation"].is_null()
-            && body["author_position"].is_null(),
-        "{body}"
-    );
-    assert_eq!(body["extra_information"]["confidence"], 0.0);
 }
 
 #[tokio::test]
@@ -159,23 +71,6 @@ async fn case_study_is_built_only_from_the_transcript() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(engine, "rules");
     let html = body["case_study_html"].as_str().unwrap();
-    assert!(
-        html.trim().starts_with("<article class=\"case-study\">")
-            && html.trim().ends_with("</article>"),
-        "{html}"
-    );
-    for needle in [
-        "<h1>",
-        "<h2>Challenge</h2>",
-        "<h2>Solution</h2>",
-        "<h2>Results</h2>",
-        "class=\"summary\"",
-        "blockquote",
-        "Sarah Jones",
-        "Bluefin Analytics",
-    ] {
-        assert!(html.contains(needle), "{needle} in {html}");
-    }
     for quote in html.split("<blockquote class=\"pull-quote\">").skip(1) {
         let quote = quote
             .split("</blockquote>")
@@ -195,17 +90,6 @@ async fn case_study_is_built_only_from_the_transcript() {
         .collect();
     assert!(digits.contains(&"40"));
     assert!(digits.iter().all(|d| TRANSCRIPT.contains(d)), "{digits:?}");
-
-    let nasty =
-        "my name is bo lee and i'm the ceo at <script>alert(\"x\")</script> & co we saved 5 hours";
-    let (_, body, _) = post_with_engine(&s, CASE, json!({"query": nasty})).await;
-    let html = body["case_study_html"].as_str().unwrap();
-    assert!(
-        !html.contains("<script>") && html.contains("&lt;script&gt;"),
-        "{html}"
-    );
-    let (status, _, _) = post_with_engine(&s, CASE, json!({"query": "   "})).await;
-    assert_eq!(status, 400);
 }
 
 /// A fake OpenAI-compatible endpoint answering `answer` and recording requests.

@@ -134,8 +134,12 @@ impl Server {
         serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text}"))
     }
 
-    /// POSTs JSON and returns status and parsed body.
-    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+    /// POSTs JSON and returns status, headers and parsed body.
+    pub async fn post_with_headers(
+        &self,
+        path: &str,
+        body: Value,
+    ) -> (u16, reqwest::header::HeaderMap, Value) {
         let response = self
             .client
             .post(self.url(path))
@@ -144,9 +148,16 @@ impl Server {
             .await
             .unwrap();
         let status = response.status().as_u16();
+        let headers = response.headers().clone();
         let text = response.text().await.unwrap();
         let value =
             serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text}"));
+        (status, headers, value)
+    }
+
+    /// POSTs JSON and returns status and parsed body.
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let (status, _, value) = self.post_with_headers(path, body).await;
         (status, value)
     }
 }
