@@ -5,7 +5,7 @@
 pub mod highlight;
 pub mod lexicon;
 
-pub use gleaner_sdk::segment;
+pub use gleaner_text::segment;
 
 use gleaner_sdk::request::ReviewTextInput;
 use gleaner_sdk::{llm, PluginInfo};

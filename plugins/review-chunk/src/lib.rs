@@ -1,8 +1,8 @@
 //! review-chunk: splits review text into chunks for a widget, packing whole
 //! sentences up to the widget type's maximum length.
 
-use gleaner_sdk::segment;
 use gleaner_sdk::PluginInfo;
+use gleaner_text::segment;
 use serde_json::json;
 
 gleaner_sdk::plugin_bindings!("processor");

@@ -15,7 +15,7 @@ mod words;
 #[cfg(test)]
 mod regressions;
 
-pub use gleaner_sdk::segment;
+pub use gleaner_text::segment;
 
 use gleaner_sdk::request::ReviewTextInput;
 use gleaner_sdk::{llm, PluginInfo};

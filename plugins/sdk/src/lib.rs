@@ -17,7 +17,6 @@
 //! | [`date`], [`rating`], [`number`] | dates, ratings and numbers as sites write them |
 //! | [`page`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
 //! | [`website`] | fetching a website's home page and manifest |
-//! | `segment`, `transcript` | sentence segmentation and transcripts (feature `text`, for processors) |
 //! | `walls` | walls of love on Shapo, Testimonial.to, Senja and Endorsal, one adapter per product (feature `walls`) |
 //!
 //! A plugin generates its world's export bindings with [`plugin_bindings!`],
@@ -137,10 +136,6 @@ pub mod page;
 pub mod rating;
 pub mod request;
 pub mod review;
-#[cfg(feature = "text")]
-pub mod segment;
-#[cfg(feature = "text")]
-pub mod transcript;
 #[cfg(feature = "walls")]
 pub mod walls;
 pub mod website;

@@ -8,8 +8,8 @@
 //! transcript states it.
 
 use gleaner_sdk::request::QueryInput;
-use gleaner_sdk::transcript::{self, Found, Speaker};
 use gleaner_sdk::{llm, PluginInfo};
+use gleaner_text::transcript::{self, Found, Speaker};
 use serde_json::{json, Value};
 
 gleaner_sdk::plugin_bindings!("processor");

@@ -6,7 +6,7 @@
 
 pub mod casestudy;
 
-pub use gleaner_sdk::{segment, transcript};
+pub use gleaner_text::{segment, transcript};
 
 use casestudy::{strip_tags, unescape};
 use gleaner_sdk::request::QueryInput;

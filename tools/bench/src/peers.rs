@@ -57,7 +57,7 @@ pub async fn report(corpus: &[String]) -> anyhow::Result<()> {
 }
 
 fn split(text: &str) -> Vec<String> {
-    gleaner_sdk::segment::sentences(text)
+    gleaner_text::segment::sentences(text)
         .into_iter()
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())
@@ -77,11 +77,11 @@ async fn sentences(corpus: &[String], have_python: bool) -> anyhow::Result<()> {
     ));
     let rounds = rounds_for(Duration::from_secs(2), || {
         for t in corpus {
-            std::hint::black_box(gleaner_sdk::segment::sentences(t));
+            std::hint::black_box(gleaner_text::segment::sentences(t));
         }
     });
     let native = report::samples(
-        "review-chunk sentence mode, native (gleaner_sdk::segment), one pass over the corpus",
+        "review-chunk sentence mode, native (gleaner_text::segment), one pass over the corpus",
         &rounds,
         None,
     );

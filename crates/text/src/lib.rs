@@ -1,0 +1,8 @@
+//! Text analysis for Gleaner's text processors, kept out of the plugin SDK:
+//! sentence segmentation ([`segment`]) for the review processors, and the
+//! reading of a video transcript ([`transcript`]: who speaks, their role and
+//! organisation, the product) for the video processors. Plain Rust with no
+//! dependency, so it builds for the plugins' target and natively alike.
+
+pub mod segment;
+pub mod transcript;
