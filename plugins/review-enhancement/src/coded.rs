@@ -11,28 +11,37 @@
 const BAND_BASE: u8 = b'!';
 const MIN_BAND: u8 = 60;
 
+use std::borrow::Cow;
+
 /// A front-coded list and the byte offsets of its whole words.
 pub(crate) struct Coded {
     data: &'static str,
     banded: bool,
-    restarts: Vec<usize>,
+    restarts: Cow<'static, [u32]>,
 }
 
 impl Coded {
-    /// Indexes `data`; `banded` when each line ends in a band character.
-    pub(crate) fn new(data: &'static str, banded: bool) -> Coded {
-        let mut restarts = Vec::new();
-        let mut offset = 0;
-        for line in data.split_inclusive('\n') {
-            if line.starts_with('0') {
-                restarts.push(offset);
-            }
-            offset += line.len();
-        }
+    /// A list indexed at compile time (`build.rs`): nothing is computed when
+    /// a call first looks a word up.
+    pub(crate) const fn indexed(
+        data: &'static str,
+        banded: bool,
+        restarts: &'static [u32],
+    ) -> Coded {
         Coded {
             data,
             banded,
-            restarts,
+            restarts: Cow::Borrowed(restarts),
+        }
+    }
+
+    /// Indexes `data` now; `banded` when each line ends in a band character.
+    #[cfg(test)]
+    pub(crate) fn new(data: &'static str, banded: bool) -> Coded {
+        Coded {
+            data,
+            banded,
+            restarts: Cow::Owned(crate::restarts::restarts(data)),
         }
     }
 
@@ -59,7 +68,7 @@ impl Coded {
     fn whole(&self, r: usize) -> &'static str {
         self.restarts
             .get(r)
-            .and_then(|&o| self.line(o))
+            .and_then(|&o| self.line(o as usize))
             .map_or("", |(_, w, _, _)| w)
     }
 
@@ -70,7 +79,7 @@ impl Coded {
             return;
         };
         let mut word = String::new();
-        let mut offset = start;
+        let mut offset = start as usize;
         while let Some((shared, rest, band, next)) = self.line(offset) {
             word.truncate(shared.min(word.len()));
             word.push_str(rest);

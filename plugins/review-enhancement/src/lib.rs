@@ -10,6 +10,8 @@ mod coded;
 mod context;
 pub mod enhance;
 mod protect;
+#[cfg(test)]
+mod restarts;
 mod words;
 
 #[cfg(test)]

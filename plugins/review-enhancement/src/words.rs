@@ -14,9 +14,9 @@
 //! any other candidate at that distance (a likely slip, such as a doubled
 //! letter written once, counts in its favour).
 
-use std::sync::OnceLock;
-
 use crate::coded::Coded;
+
+include!(concat!(env!("OUT_DIR"), "/restarts.rs"));
 
 const WORDS: &str = include_str!("../data/words.txt");
 /// Words known but never proposed: SCOWL's American English words the list
@@ -49,14 +49,17 @@ const EXTRA: &[&str] = &[
     "aging", "mustache", "pajamas", "cozy", "donut", "donuts", "plow", "mom", "moms",
 ];
 
+/// The word list, indexed at compile time.
+static LIST: Coded = Coded::indexed(WORDS, true, &WORDS_RESTARTS);
+/// SCOWL's words the list lacks, indexed at compile time.
+static EXTRA_WORDS: Coded = Coded::indexed(EXTRA_LIST, false, &EXTRA_RESTARTS);
+
 fn list() -> &'static Coded {
-    static LIST: OnceLock<Coded> = OnceLock::new();
-    LIST.get_or_init(|| Coded::new(WORDS, true))
+    &LIST
 }
 
 fn extra_list() -> &'static Coded {
-    static EXTRA_WORDS: OnceLock<Coded> = OnceLock::new();
-    EXTRA_WORDS.get_or_init(|| Coded::new(EXTRA_LIST, false))
+    &EXTRA_WORDS
 }
 
 /// The frequency band of a lower-case word, or `None` when it is not listed.
