@@ -146,8 +146,10 @@ pub fn parse_page(
     resolved: String,
 ) -> Result<Page, FetchError> {
     let reviews = props["reviews"].as_array().ok_or_else(|| {
-        FetchError::Upstream(
-            "the page data has no reviews list; the page format may have changed".into(),
+        gleaner_sdk::listing::layout_changed(
+            "Trustpilot",
+            &resolved,
+            &[("the review list", "__NEXT_DATA__ props.pageProps.reviews")],
         )
     })?;
     let reviews = reviews
@@ -167,10 +169,29 @@ pub fn parse_page(
     let ahead = cursor::ahead((page + 1..=last).map(|page| Cursor { page }));
     let next_cursor = ahead.first().cloned();
     let unit = &props["businessUnit"];
+    let mut extra = json!({
+        "business_id": unit["id"],
+        "identifying_name": unit["identifyingName"],
+        "stars": unit["stars"],
+        "website_url": unit["websiteUrl"],
+        "total_pages": total_pages,
+    });
+    // An empty list is the page's own "no reviews" answer: the company has
+    // none yet, or none with the star rating asked for.
+    if reviews.is_empty() && page == 1 {
+        extra["notice"] = json!(if unit["numberOfReviews"].as_u64().unwrap_or(0) == 0 {
+            "Trustpilot lists no reviews for this company yet"
+        } else {
+            "Trustpilot lists no reviews with this star rating for this company"
+        });
+    }
     Ok(Page {
         ahead,
         reviews,
         next_cursor,
+        // `recency` lists strictly newest first across every language
+        // (`languages=all`), with nothing pinned; `relevance` is Trustpilot's
+        // own ranking.
         order: if sort == "recency" {
             Order::NewestFirst
         } else {
@@ -181,14 +202,7 @@ pub fn parse_page(
             name: unit["displayName"].as_str().map(str::to_owned),
             average_rating: unit["trustScore"].as_f64(),
             total_reviews: unit["numberOfReviews"].as_u64(),
-            extra_json: json!({
-                "business_id": unit["id"],
-                "identifying_name": unit["identifyingName"],
-                "stars": unit["stars"],
-                "website_url": unit["websiteUrl"],
-                "total_pages": total_pages,
-            })
-            .to_string(),
+            extra_json: extra.to_string(),
         },
     })
 }
@@ -204,6 +218,7 @@ pub fn review(r: &Value, host: &str) -> Result<Review, String> {
         .text_plain(string(&r["text"]))
         .rating(r["rating"].as_f64(), 5.0)
         .date(string(&r["dates"]["publishedDate"]))
+        // The name the page shows; the object carries no other name.
         .author_name(string(&consumer["displayName"]))
         .author_image(string(&consumer["imageUrl"]))
         .author_url(string(&consumer["id"]).map(|c| format!("https://{host}/users/{c}")))

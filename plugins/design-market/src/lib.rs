@@ -134,12 +134,13 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     });
     if parsed.reviews.is_empty() {
         let ends_list = page_no > 1 && parsed.section;
-        let says_empty = page_no == 1 && (parsed.says_empty || parsed.product.total == Some(0));
+        let says_empty = page_no == 1 && parsed.says_empty;
         if !ends_list && !says_empty {
-            return Err(layout_changed(&url, &parsed));
+            return Err(layout_changed(&url));
         }
         if says_empty {
             extra["notice"] = json!("this product has no reviews yet");
+            extra["empty_signal"] = json!(parsed.empty_signal);
         }
         return Ok(page_of(
             parsed,
@@ -259,19 +260,19 @@ fn canonical_url(product: &Product, response: &Response) -> Result<String, Fetch
     }
 }
 
-fn layout_changed(url: &str, parsed: &Parsed) -> FetchError {
-    let counted = match parsed.product.total {
-        Some(n) => format!(", although the page counts {n} reviews"),
-        None => String::new(),
-    };
-    FetchError::Upstream(format!(
-        "{WHAT}: {url} answered, but its review list (`{}` in `{}`), its JSON-LD reviews and its \
-         \"no reviews yet\" note (`{}`) are all missing{counted}; the page layout changed and the \
-         plugin's selectors need an update",
-        page::SELECTORS.review,
-        page::SELECTORS.section,
-        page::SELECTORS.empty,
-    ))
+/// The error for a page with neither reviews nor anything saying the product
+/// has none: what was looked for, by selector.
+fn layout_changed(url: &str) -> FetchError {
+    gleaner_sdk::listing::layout_changed(
+        WHAT,
+        url,
+        &[
+            ("the reviews section", page::SELECTORS.section),
+            ("its reviews", page::SELECTORS.review),
+            ("the JSON-LD reviews", "Product.review[]"),
+            ("the \"no reviews yet\" note", page::SELECTORS.empty),
+        ],
+    )
 }
 
 fn page_of(

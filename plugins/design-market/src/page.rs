@@ -6,6 +6,7 @@
 use gleaner_sdk::embedded::json_ld;
 use gleaner_sdk::html::{self, ElementRef, Html};
 use gleaner_sdk::json::string;
+use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::number;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::FetchError;
@@ -94,6 +95,10 @@ pub const SELECTORS: Selectors = Selectors {
     count: ".product-reviews__count",
 };
 
+/// Creative Market's own "no reviews" wording (lower-cased), besides the
+/// SDK's generic phrases.
+pub const NO_REVIEW_TEXTS: &[&str] = &["be the first to add a review"];
+
 /// Where a page's reviews came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recipe {
@@ -141,6 +146,10 @@ pub struct Parsed {
     pub section: bool,
     /// Whether the page says the product has no reviews yet.
     pub says_empty: bool,
+    /// When the page shows no review: what on it says there are none (its
+    /// "no reviews yet" note, a "no reviews" text, a count or average shown
+    /// as 0), if anything.
+    pub empty_signal: Option<String>,
 }
 
 /// Reads a product page. `page_url` is the URL that answered (relative links
@@ -179,13 +188,27 @@ pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, F
         }
         recipe = (!reviews_out.is_empty()).then_some(Recipe::JsonLd);
     }
+    let empty_signal = if reviews_out.is_empty() {
+        let note = root
+            .select(&html::selector(s.empty)?)
+            .next()
+            .map(|e| format!("the page says {:?} (`{}`)", html::text(e), s.empty));
+        let shown = [
+            Shown::Number("review count", product.total.map(|n| n as f64)),
+            Shown::Number("average rating", product.average),
+        ];
+        note.or_else(|| listing::no_reviews(&doc, NO_REVIEW_TEXTS, &shown))
+    } else {
+        None
+    };
     Ok(Parsed {
         product,
         reviews: reviews_out,
         recipe,
         next: next_link(root, page_url),
         section: section.is_some(),
-        says_empty: root.select(&html::selector(s.empty)?).next().is_some(),
+        says_empty: empty_signal.is_some(),
+        empty_signal,
     })
 }
 

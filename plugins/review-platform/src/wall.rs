@@ -46,7 +46,10 @@ pub fn fetch(wall: &Wall, options: &Options) -> Result<Page, FetchError> {
              were read, sorted and filtered"
         ));
     }
-    if page.reviews.is_empty() && read > 0 {
+    if read == 0 {
+        // The wall's own empty list: it holds no testimonial yet.
+        extra["notice"] = json!(format!("this {product} wall has no testimonials yet"));
+    } else if page.reviews.is_empty() {
         extra["notice"] = json!(format!(
             "no testimonial of this {product} wall matches filter_by {}",
             filter.unwrap_or_default()

@@ -65,21 +65,21 @@ pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, F
     if state.page == 1 {
         state.page_size = on_page;
     }
-    let says_empty = parsed.no_reviews.is_some() || parsed.item.review_count == Some(0);
-    if on_page == 0 && !parsed.recognised() {
-        return Err(FetchError::Upstream(format!(
-            "{} carries none of the markup the plugin reads (no review `{}`, item header, \
-             pagination or \"no reviews\" notice): Envato changed the page layout and the plugin \
-             needs an update",
-            response.final_url, SELECTORS.review
-        )));
-    }
-    if on_page == 0 && state.page == 1 && !says_empty {
-        return Err(FetchError::Upstream(format!(
-            "{} shows the item but no review `{}` and no \"no reviews\" notice (`{}`): Envato \
-             changed the review markup and the plugin needs an update",
-            response.final_url, SELECTORS.review, SELECTORS.no_reviews
-        )));
+    let says_empty = parsed.empty_signal.is_some();
+    // A page without reviews must say the item has none (its "no reviews"
+    // statement or text, a zero count); a later page may simply be past the
+    // end, as long as it is still an item page.
+    if on_page == 0 && ((state.page == 1 && !says_empty) || !parsed.recognised()) {
+        return Err(gleaner_sdk::listing::layout_changed(
+            "Envato Market",
+            &response.final_url,
+            &[
+                ("reviews", SELECTORS.review),
+                ("the item header", SELECTORS.item_name),
+                ("the review count", SELECTORS.item_review_count),
+                ("the \"no reviews\" notice", SELECTORS.no_reviews),
+            ],
+        ));
     }
     let total = state
         .api
@@ -119,6 +119,8 @@ pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, F
         ahead,
         reviews: parsed.reviews,
         next_cursor,
+        // Envato lists `date_descending` strictly newest first (nothing pinned,
+        // one language); the rating sorts are not dated.
         order: if sort == DEFAULT_SORT {
             Order::NewestFirst
         } else {
@@ -165,6 +167,7 @@ fn meta(
             .no_reviews
             .as_deref()
             .map(|t| format!(" (the page says: \"{t}\")"))
+            .or_else(|| parsed.empty_signal.as_deref().map(|s| format!(" ({s})")))
             .unwrap_or_default();
         notices.push(format!(
             "{} has no reviews on {} yet{said}",

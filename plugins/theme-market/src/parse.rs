@@ -3,6 +3,7 @@
 //! and whether the page says the item has no reviews.
 
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
+use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::page::url::resolve;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
@@ -100,6 +101,9 @@ pub struct ParsedPage {
     pub has_next: bool,
     /// The page's own "no reviews" statement.
     pub no_reviews: Option<String>,
+    /// When the page lists no review: what on it says the item has none (a
+    /// "no reviews" text, a review count or average shown as 0), if anything.
+    pub empty_signal: Option<String>,
     /// Whether a review's date was relative.
     pub relative_dates: bool,
 }
@@ -113,7 +117,11 @@ impl ParsedPage {
 
     /// Whether any selector found anything; a page where none does has changed layout.
     pub fn recognised(&self) -> bool {
-        !self.reviews.is_empty() || self.shows_item() || self.has_next || self.no_reviews.is_some()
+        !self.reviews.is_empty()
+            || self.shows_item()
+            || self.has_next
+            || self.no_reviews.is_some()
+            || self.empty_signal.is_some()
     }
 }
 
@@ -171,11 +179,25 @@ pub fn parse_page(
             .map(|n| n as u64),
         canonical: attr_of(root, &s.canonical, "href").and_then(|h| resolve(page_url, &h)),
     };
+    let no_reviews = text_of(root, &s.no_reviews);
+    let empty_signal = if reviews.is_empty() {
+        let shown = [
+            Shown::Number("review count", item.review_count.map(|n| n as f64)),
+            Shown::Number("average rating", item.average_rating),
+        ];
+        let statement = no_reviews
+            .as_ref()
+            .map(|t| format!("the page says {t:?} (`{}`)", SELECTORS.no_reviews));
+        statement.or_else(|| listing::no_reviews(&doc, &[], &shown))
+    } else {
+        None
+    };
     Ok(ParsedPage {
         reviews,
         item,
         has_next: first(root, &s.next_page).is_some(),
-        no_reviews: text_of(root, &s.no_reviews),
+        no_reviews,
+        empty_signal,
         relative_dates,
     })
 }

@@ -53,7 +53,11 @@ pub fn fetch(slug: &str, options: &Options, req: &PageRequest) -> Result<Page, F
     let url = page_url(slug, options, page);
     let response = checked(http::get_html(&url)?, slug)?;
     let reviews_url = REVIEWS_URL.replace("{slug}", slug);
-    let parsed = parse::page(&response.text(), &reviews_url)?.ok_or_else(|| changed(&response))?;
+    // A first page without cards must say it has none (a "no reviews" line,
+    // a zero count); otherwise the markup is no longer the one read here.
+    let parsed = parse::page(&response.text(), &reviews_url)?
+        .filter(|p| page > 1 || !p.reviews.is_empty() || p.empty_signal.is_some())
+        .ok_or_else(|| changed(&response))?;
     Ok(assemble(parsed, slug, options, page, &url))
 }
 
@@ -81,6 +85,8 @@ pub fn assemble(
         }
         None => {}
     }
+    // G2's `most_recent` lists strictly by date (nothing pinned, translated
+    // reviews in place); its rating and helpfulness orders are not dated.
     let newest_first = options.sort == Sort::MostRecent && options.filter != Some(Filter::Helpful);
     let (sort, filter) = options.describe();
     let mut extra = json!({
@@ -93,6 +99,9 @@ pub fn assemble(
         "filter": filter,
         "reviews_listed": listed,
     });
+    if let Some(signal) = &parsed.empty_signal {
+        extra["empty_signal"] = json!(signal);
+    }
     if page == 1 && reviews.is_empty() {
         extra["notice"] = json!(match filter {
             Some(f) if f == "helpful" =>
@@ -152,14 +161,18 @@ pub fn checked(response: Response, slug: &str) -> Result<Response, FetchError> {
     }
 }
 
-/// The error for a 2xx page without a review list.
+/// The error for a 2xx page with neither review cards nor anything saying
+/// the product has none.
 fn changed(response: &Response) -> FetchError {
-    FetchError::Upstream(format!(
-        "{WHAT}: {} has no review list ({}), so G2's page layout changed; the plugin's \
-         selectors need updating",
-        response.final_url,
-        parse::LIST
-    ))
+    gleaner_sdk::listing::layout_changed(
+        WHAT,
+        &response.final_url,
+        &[
+            ("the review list", parse::LIST),
+            ("review cards", parse::CARD),
+            ("the review count", parse::PRODUCT_COUNT),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
 use gleaner_sdk::json::string;
+use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::number;
 use gleaner_sdk::review::{self, ReviewBuilder};
 use gleaner_sdk::types::Review;
@@ -48,6 +49,9 @@ pub const PRODUCT_RATING: &str = "#product-header .elv-star-wrapper__desc__ratin
 pub const PRODUCT_COUNT: &str = "#product-header .elv-star-wrapper__desc__count";
 /// G2's attribution line, appended to the first answer.
 pub const ATTRIBUTION: &str = "Review collected by and hosted on G2.com.";
+/// G2's own "no reviews" wording (lower-cased), besides the SDK's generic
+/// phrases: the line a listing filtered to nothing shows.
+pub const NO_REVIEW_TEXTS: &[&str] = &["no reviews match"];
 /// The name G2 shows for a reviewer who stays anonymous: "Verified User in <industry>".
 pub const ANONYMOUS: &str = "Verified User in ";
 
@@ -71,24 +75,42 @@ pub struct ReviewsPage {
     pub has_next: bool,
     /// The product.
     pub product: Product,
+    /// When the page lists no card: what on it says there are none (a "no
+    /// reviews" line, a zero count), if anything.
+    pub empty_signal: Option<String>,
 }
 
-/// Parses a reviews page; none when it has no review list at all (a changed
-/// layout). `reviews_url` is every review's link when its card has none.
+/// Parses a reviews page; none when it has no review list and nothing on it
+/// says the product has no reviews (a changed layout). `reviews_url` is every
+/// review's link when its card has none.
 pub fn page(html_text: &str, reviews_url: &str) -> Result<Option<ReviewsPage>, FetchError> {
     let doc = Html::parse_document(html_text);
-    if html::select(&doc, LIST)?.is_empty() {
-        return Ok(None);
-    }
     let s = Selectors::new()?;
     let reviews = html::select(&doc, CARD)?
         .into_iter()
         .map(|c| card(c, &s, reviews_url).map_err(FetchError::Upstream))
         .collect::<Result<Vec<_>, _>>()?;
+    let product = product(&doc, html_text)?;
+    let empty_signal = if reviews.is_empty() {
+        listing::no_reviews(
+            &doc,
+            NO_REVIEW_TEXTS,
+            &[
+                Shown::Number("review count", product.total.map(|n| n as f64)),
+                Shown::Number("average rating", product.average),
+            ],
+        )
+    } else {
+        None
+    };
+    if html::select(&doc, LIST)?.is_empty() && empty_signal.is_none() {
+        return Ok(None);
+    }
     Ok(Some(ReviewsPage {
         reviews,
         has_next: !html::select(&doc, NEXT)?.is_empty(),
-        product: product(&doc, html_text)?,
+        product,
+        empty_signal,
     }))
 }
 
