@@ -26,14 +26,14 @@ mod review;
 mod session;
 
 use gleaner_sdk::http::Response;
-use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 pub use activity::Activity;
 pub use query::Target;
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Every URL, header and limit the plugin uses, in one place.
 pub mod endpoints {
@@ -282,20 +282,6 @@ pub struct Listing {
     /// Whether the answer had no review data at all (an empty listing).
     pub empty: bool,
 }
-
-struct GetYourGuide;
-
-impl exports::gleaner::plugin::source_plugin::Guest for GetYourGuide {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(GetYourGuide);
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let target = query::parse(&req.query).map_err(FetchError::BadQuery)?;

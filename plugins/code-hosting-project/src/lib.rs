@@ -11,12 +11,12 @@ mod query;
 mod site;
 
 use gleaner_sdk::http::{self, Response};
-use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde_json::json;
 
 use parse::{Listing, ReviewsPage};
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// What the plugin reads, for messages.
 const WHAT: &str = "the SourceForge reviews page";
@@ -27,20 +27,6 @@ struct Cursor {
     /// Reviews of the listing already read.
     offset: usize,
 }
-
-struct SourceForge;
-
-impl exports::gleaner::plugin::source_plugin::Guest for SourceForge {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(SourceForge);
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let slug = query::parse(&req.query).map_err(FetchError::BadQuery)?;

@@ -9,29 +9,10 @@ use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{cursor, http};
-use gleaner_sdk::{FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{FetchError, Order, Page, PageRequest, SourceMeta};
 use serde_json::{json, Value};
 
-gleaner_sdk::plugin_bindings!("source");
-
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct Trustpilot;
-
-impl exports::gleaner::plugin::source_plugin::Guest for Trustpilot {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-// Exported only from the WebAssembly build: the native build is a library
-// whose parser is called in-process (by the benchmarks), and several plugin
-// libraries linked into one binary must not export the same symbols.
-#[cfg(target_arch = "wasm32")]
-export!(Trustpilot);
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Where the next page starts: Trustpilot pages are numbered from 1.
 #[derive(serde::Serialize, serde::Deserialize)]

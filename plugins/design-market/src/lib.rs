@@ -19,9 +19,7 @@ pub mod reviews;
 
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::types::Review;
-use gleaner_sdk::{
-    botwall, cursor, date, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta,
-};
+use gleaner_sdk::{botwall, cursor, date, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde_json::json;
 use url::Url;
 
@@ -29,7 +27,7 @@ use crate::page::Parsed;
 use crate::query::{Product, ORIGIN};
 use crate::reviews::Context;
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// The first page of a non-default sort; the default (`newest`) reads the plain product page.
 pub const SORTED_PAGE: &str = "{product_url}?sort={sort}";
@@ -52,20 +50,6 @@ pub struct State {
     /// The first review id of the page before it, to notice a page served again.
     pub first_id: Option<String>,
 }
-
-struct DesignMarket;
-
-impl exports::gleaner::plugin::source_plugin::Guest for DesignMarket {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(DesignMarket);
 
 /// The first page's URL for a sort.
 pub fn first_url(product: &Product, sort: &str) -> String {

@@ -17,14 +17,11 @@ pub use gleaner_sdk::page;
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::image_size;
 use gleaner_sdk::website::{self, WebsiteError};
-use gleaner_sdk::PluginInfo;
 use serde_json::{json, Value};
 
-gleaner_sdk::plugin_bindings!("processor");
+gleaner_sdk::export_processor!(process);
 
-use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
-
-struct DomainToAsset;
+use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
 
 /// The fields this processor reads; the host has validated them against the manifest.
 #[derive(serde::Deserialize)]
@@ -33,23 +30,15 @@ struct Input {
     favicon_only: Option<bool>,
 }
 
-impl Guest for DomainToAsset {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn process(input: String) -> Result<Output, ProcessError> {
-        let input: Input =
-            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let body = find_assets(&input.query, input.favicon_only.unwrap_or(false))?;
-        Ok(Output {
-            body: body.to_string(),
-            engine: "rules".into(),
-        })
-    }
+/// The processor's call: the validated request body as JSON text in, the answer out.
+fn process(input: String) -> Result<Output, ProcessError> {
+    let input: Input = gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+    let body = find_assets(&input.query, input.favicon_only.unwrap_or(false))?;
+    Ok(Output {
+        body: body.to_string(),
+        engine: "rules".into(),
+    })
 }
-
-export!(DomainToAsset);
 
 fn website_error(e: WebsiteError) -> ProcessError {
     match e {

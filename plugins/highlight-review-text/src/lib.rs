@@ -7,44 +7,29 @@ pub mod lexicon;
 
 pub use gleaner_text::segment;
 
+use gleaner_sdk::llm;
 use gleaner_sdk::request::ReviewTextInput;
-use gleaner_sdk::{llm, PluginInfo};
 use serde_json::json;
 
-gleaner_sdk::plugin_bindings!("processor");
+gleaner_sdk::export_processor!(process);
 
-use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
 
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct Highlighter;
-
-impl Guest for Highlighter {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn process(input: String) -> Result<Output, ProcessError> {
-        let input: ReviewTextInput =
-            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input.review_text.as_str();
-        let (marked, engine) = match llm_span(text) {
-            Some(range) => (mark(text, range), "llm"),
-            None => (highlight::highlight(text), "rules"),
-        };
-        Ok(Output {
-            body:
-                json!({ "review_id": input.review_id.unwrap_or_default(), "review_text": marked })
-                    .to_string(),
-            engine: engine.into(),
-        })
-    }
+/// The processor's call: the validated request body as JSON text in, the answer out.
+fn process(input: String) -> Result<Output, ProcessError> {
+    let input: ReviewTextInput =
+        gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+    let text = input.review_text.as_str();
+    let (marked, engine) = match llm_span(text) {
+        Some(range) => (mark(text, range), "llm"),
+        None => (highlight::highlight(text), "rules"),
+    };
+    Ok(Output {
+        body: json!({ "review_id": input.review_id.unwrap_or_default(), "review_text": marked })
+            .to_string(),
+        engine: engine.into(),
+    })
 }
-
-// Exported only from the WebAssembly build: the native build is a library
-// whose functions are called in-process (by the benchmarks), and several plugin
-// libraries linked into one binary must not export the same symbols.
-#[cfg(target_arch = "wasm32")]
-export!(Highlighter);
 
 fn mark(text: &str, range: std::ops::Range<usize>) -> String {
     format!(

@@ -1,13 +1,12 @@
 //! review-chunk: splits review text into chunks for a widget, packing whole
 //! sentences up to the widget type's maximum length.
 
-use gleaner_sdk::PluginInfo;
 use gleaner_text::segment;
 use serde_json::json;
 
-gleaner_sdk::plugin_bindings!("processor");
+gleaner_sdk::export_processor!(process);
 
-use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
 
 /// Widget types and the longest chunk (in characters) each shows.
 pub const WIDGETS: &[(&str, usize)] = &[
@@ -62,9 +61,6 @@ pub fn chunks(text: &str, widget_type: Option<&str>) -> Vec<String> {
     }
 }
 
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct ReviewChunk;
-
 /// The fields this processor reads.
 #[derive(serde::Deserialize)]
 struct Input {
@@ -72,28 +68,16 @@ struct Input {
     widget_type: Option<String>,
 }
 
-impl Guest for ReviewChunk {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn process(input: String) -> Result<Output, ProcessError> {
-        // The host has checked the fields against the manifest (review_text non-empty).
-        let input: Input =
-            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let result = chunks(&input.review_text, input.widget_type.as_deref());
-        Ok(Output {
-            body: json!({ "review_chunck": result }).to_string(),
-            engine: "rules".into(),
-        })
-    }
+/// The processor's call: the validated request body as JSON text in, the answer out.
+fn process(input: String) -> Result<Output, ProcessError> {
+    // The host has checked the fields against the manifest (review_text non-empty).
+    let input: Input = gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+    let result = chunks(&input.review_text, input.widget_type.as_deref());
+    Ok(Output {
+        body: json!({ "review_chunck": result }).to_string(),
+        engine: "rules".into(),
+    })
 }
-
-// Exported only from the WebAssembly build: the native build is a library
-// whose functions are called in-process (by the benchmarks), and several plugin
-// libraries linked into one binary must not export the same symbols.
-#[cfg(target_arch = "wasm32")]
-export!(ReviewChunk);
 
 #[cfg(test)]
 mod tests {

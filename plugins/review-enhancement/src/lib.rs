@@ -19,45 +19,30 @@ mod regressions;
 
 pub use gleaner_text::segment;
 
+use gleaner_sdk::llm;
 use gleaner_sdk::request::ReviewTextInput;
-use gleaner_sdk::{llm, PluginInfo};
 use serde_json::json;
 
-gleaner_sdk::plugin_bindings!("processor");
+gleaner_sdk::export_processor!(process);
 
-use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
 
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct Enhancer;
-
-impl Guest for Enhancer {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn process(input: String) -> Result<Output, ProcessError> {
-        let input: ReviewTextInput =
-            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input.review_text.as_str();
-        let rules = enhance::enhance(text);
-        let (enhanced, engine) = match llm_rewrite(text, &rules) {
-            Some(t) => (t, "llm"),
-            None => (rules.text, "rules"),
-        };
-        Ok(Output {
-            body:
-                json!({ "review_id": input.review_id.unwrap_or_default(), "review_text": enhanced })
-                    .to_string(),
-            engine: engine.into(),
-        })
-    }
+/// The processor's call: the validated request body as JSON text in, the answer out.
+fn process(input: String) -> Result<Output, ProcessError> {
+    let input: ReviewTextInput =
+        gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+    let text = input.review_text.as_str();
+    let rules = enhance::enhance(text);
+    let (enhanced, engine) = match llm_rewrite(text, &rules) {
+        Some(t) => (t, "llm"),
+        None => (rules.text, "rules"),
+    };
+    Ok(Output {
+        body: json!({ "review_id": input.review_id.unwrap_or_default(), "review_text": enhanced })
+            .to_string(),
+        engine: engine.into(),
+    })
 }
-
-// Exported only from the WebAssembly build: the native build is a library
-// whose functions are called in-process (by the benchmarks), and several plugin
-// libraries linked into one binary must not export the same symbols.
-#[cfg(target_arch = "wasm32")]
-export!(Enhancer);
 
 fn llm_rewrite(original: &str, rules: &enhance::Enhanced) -> Option<String> {
     if rules.language != "en" || !llm::enabled() {

@@ -14,26 +14,12 @@ pub mod options;
 pub mod query;
 pub mod wall;
 
-use gleaner_sdk::{FetchError, Page, PageRequest, PluginInfo};
+use gleaner_sdk::{FetchError, Page, PageRequest};
 
 use options::Options;
 use query::Target;
 
-gleaner_sdk::plugin_bindings!("source");
-
-struct ReviewPlatform;
-
-impl exports::gleaner::plugin::source_plugin::Guest for ReviewPlatform {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(ReviewPlatform);
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Resolves the query and runs the recipe of its site.
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {

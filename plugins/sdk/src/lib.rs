@@ -19,43 +19,35 @@
 //! | [`website`] | fetching a website's home page and manifest |
 //! | `walls` | walls of love on Shapo, Testimonial.to, Senja and Endorsal, one adapter per product (feature `walls`) |
 //!
-//! A plugin generates its world's export bindings with [`plugin_bindings!`],
-//! which maps the shared interfaces onto this crate's bindings, and reports its
-//! identity, taken from its `Cargo.toml`, with [`plugin_info!`]:
+//! A plugin exports itself with [`export_source!`] (or [`export_post!`],
+//! [`export_processor!`]): it generates the world's bindings, mapping the
+//! shared interfaces onto this crate's, reports the crate's identity from its
+//! `Cargo.toml` ([`plugin_info!`]) and forwards the call, so `lib.rs` begins
+//! with the plugin's own logic:
 //!
 //! ```no_run
-//! use gleaner_sdk::{FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+//! use gleaner_sdk::{FetchError, Order, Page, PageRequest, SourceMeta};
 //!
-//! gleaner_sdk::plugin_bindings!("source");
+//! gleaner_sdk::export_source!(fetch_page);
 //!
-//! struct MySource;
-//!
-//! impl exports::gleaner::plugin::source_plugin::Guest for MySource {
-//!     fn info() -> PluginInfo {
-//!         gleaner_sdk::plugin_info!()
-//!     }
-//!
-//!     fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-//!         let page = req.cursor_state::<u32>()?.unwrap_or(1);
-//!         let url = format!("https://reviews.example.com/{}?page={page}", req.query);
-//!         let _data: serde_json::Value = gleaner_sdk::http::get_json(&url, &[], "the reviews API")?;
-//!         Ok(Page {
-//!             ahead: Vec::new(),
-//!             reviews: Vec::new(),
-//!             next_cursor: None,
-//!             order: Order::NewestFirst,
-//!             meta: SourceMeta {
-//!                 resolved_url: Some(url),
-//!                 name: None,
-//!                 average_rating: None,
-//!                 total_reviews: None,
-//!                 extra_json: String::new(),
-//!             },
-//!         })
-//!     }
+//! fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
+//!     let page = req.cursor_state::<u32>()?.unwrap_or(1);
+//!     let url = format!("https://reviews.example.com/{}?page={page}", req.query);
+//!     let _data: serde_json::Value = gleaner_sdk::http::get_json(&url, &[], "the reviews API")?;
+//!     Ok(Page {
+//!         ahead: Vec::new(),
+//!         reviews: Vec::new(),
+//!         next_cursor: None,
+//!         order: Order::NewestFirst,
+//!         meta: SourceMeta {
+//!             resolved_url: Some(url),
+//!             name: None,
+//!             average_rating: None,
+//!             total_reviews: None,
+//!             extra_json: String::new(),
+//!         },
+//!     })
 //! }
-//!
-//! export!(MySource);
 //! # fn main() {}
 //! ```
 
@@ -66,6 +58,96 @@
 macro_rules! plugin_bindings {
     ($world:tt) => {
         $crate::with_imports!($crate::__plugin_world! { $world });
+    };
+}
+
+/// Generates a source plugin's bindings and exports it: `info()` reports the
+/// crate's identity, `fetch-page` calls `$fetch_page`, any
+/// `Fn(PageRequest) -> Result<Page, FetchError>`. A plugin's `lib.rs` then
+/// begins with its own logic:
+///
+/// ```ignore
+/// gleaner_sdk::export_source!(|req| fetch_page(&req));
+/// ```
+#[macro_export]
+macro_rules! export_source {
+    ($fetch_page:expr) => {
+        $crate::plugin_bindings!("source");
+
+        #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+        struct Exported;
+
+        impl exports::gleaner::plugin::source_plugin::Guest for Exported {
+            fn info() -> $crate::PluginInfo {
+                $crate::plugin_info!()
+            }
+
+            fn fetch_page(req: $crate::PageRequest) -> Result<$crate::Page, $crate::FetchError> {
+                ($fetch_page)(req)
+            }
+        }
+
+        // Only the WebAssembly build exports: a native build is a library
+        // (its unit tests, the benchmarks' in-process calls), and several
+        // plugins linked into one binary must not export the same symbols.
+        #[cfg(target_arch = "wasm32")]
+        export!(Exported);
+    };
+}
+
+/// [`export_source!`] for a single-post source: `fetch-post` calls
+/// `$fetch_post`, any `Fn(String) -> Result<String, FetchError>`.
+#[macro_export]
+macro_rules! export_post {
+    ($fetch_post:expr) => {
+        $crate::plugin_bindings!("post-source");
+
+        #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+        struct Exported;
+
+        impl exports::gleaner::plugin::post_plugin::Guest for Exported {
+            fn info() -> $crate::PluginInfo {
+                $crate::plugin_info!()
+            }
+
+            fn fetch_post(query: String) -> Result<String, $crate::FetchError> {
+                ($fetch_post)(query)
+            }
+        }
+
+        #[cfg(target_arch = "wasm32")]
+        export!(Exported);
+    };
+}
+
+/// [`export_source!`] for a processor: `process` calls `$process`, any
+/// `Fn(String) -> Result<Output, ProcessError>` with the types of
+/// `exports::gleaner::plugin::processor_plugin`.
+#[macro_export]
+macro_rules! export_processor {
+    ($process:expr) => {
+        $crate::plugin_bindings!("processor");
+
+        #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+        struct Exported;
+
+        impl exports::gleaner::plugin::processor_plugin::Guest for Exported {
+            fn info() -> $crate::PluginInfo {
+                $crate::plugin_info!()
+            }
+
+            fn process(
+                input: String,
+            ) -> Result<
+                exports::gleaner::plugin::processor_plugin::Output,
+                exports::gleaner::plugin::processor_plugin::ProcessError,
+            > {
+                ($process)(input)
+            }
+        }
+
+        #[cfg(target_arch = "wasm32")]
+        export!(Exported);
     };
 }
 

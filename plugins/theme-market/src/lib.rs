@@ -15,11 +15,11 @@ pub mod parse;
 pub mod query;
 
 use gleaner_sdk::http::{self, Response};
-use gleaner_sdk::{botwall, config, FetchError, Page, PageRequest, PluginInfo};
+use gleaner_sdk::{botwall, config, FetchError, Page, PageRequest};
 
 use api::{ItemInfo, Lookup};
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Every CSS selector the plugin reads. Review fields are read inside each
 /// `review` element; the rest on the whole page.
@@ -174,20 +174,6 @@ struct Cursor {
     /// Why the API's metadata is missing, when a token is configured.
     api_notice: Option<String>,
 }
-
-struct ThemeMarket;
-
-impl exports::gleaner::plugin::source_plugin::Guest for ThemeMarket {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(ThemeMarket);
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let sort = req.sort_or(DEFAULT_SORT).to_owned();

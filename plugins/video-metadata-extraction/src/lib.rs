@@ -7,60 +7,51 @@
 //! fields. With the optional LLM, a value it proposes is kept only if the
 //! transcript states it.
 
+use gleaner_sdk::llm;
 use gleaner_sdk::request::QueryInput;
-use gleaner_sdk::{llm, PluginInfo};
 use gleaner_text::transcript::{self, Found, Speaker};
 use serde_json::{json, Value};
 
-gleaner_sdk::plugin_bindings!("processor");
+gleaner_sdk::export_processor!(process);
 
-use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
 
-struct Metadata;
-
-impl Guest for Metadata {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn process(input: String) -> Result<Output, ProcessError> {
-        let input: QueryInput =
-            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input.query.as_str();
-        let speaker = transcript::speaker(text);
-        let (fields, engine) = match llm_fields(text) {
-            Some(f) => (f, "llm"),
-            None => (rule_fields(&speaker), "rules"),
-        };
-        let evidence = |f: &Option<Found>| {
-            f.as_ref()
-                .map(|f| json!({ "text": f.evidence, "start": f.start }))
-        };
-        let body = json!({
-            "author_name": fields[0],
-            "author_organisation": fields[1],
-            "author_position": fields[2],
-            "extra_information": {
-                "confidence": speaker.confidence,
-                "evidence": {
-                    "author_name": evidence(&speaker.name),
-                    "author_organisation": evidence(&speaker.organisation),
-                    "author_position": evidence(&speaker.position),
-                },
-                "other_people": speaker.other_people,
-                "product": speaker.product,
-                "language": speaker.language,
-                "engine": engine,
+/// The processor's call: the validated request body as JSON text in, the answer out.
+fn process(input: String) -> Result<Output, ProcessError> {
+    let input: QueryInput =
+        gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+    let text = input.query.as_str();
+    let speaker = transcript::speaker(text);
+    let (fields, engine) = match llm_fields(text) {
+        Some(f) => (f, "llm"),
+        None => (rule_fields(&speaker), "rules"),
+    };
+    let evidence = |f: &Option<Found>| {
+        f.as_ref()
+            .map(|f| json!({ "text": f.evidence, "start": f.start }))
+    };
+    let body = json!({
+        "author_name": fields[0],
+        "author_organisation": fields[1],
+        "author_position": fields[2],
+        "extra_information": {
+            "confidence": speaker.confidence,
+            "evidence": {
+                "author_name": evidence(&speaker.name),
+                "author_organisation": evidence(&speaker.organisation),
+                "author_position": evidence(&speaker.position),
             },
-        });
-        Ok(Output {
-            body: body.to_string(),
-            engine: engine.into(),
-        })
-    }
+            "other_people": speaker.other_people,
+            "product": speaker.product,
+            "language": speaker.language,
+            "engine": engine,
+        },
+    });
+    Ok(Output {
+        body: body.to_string(),
+        engine: engine.into(),
+    })
 }
-
-export!(Metadata);
 
 fn rule_fields(s: &Speaker) -> [Option<String>; 3] {
     let value = |f: &Option<Found>| f.as_ref().map(|f| f.value.clone());

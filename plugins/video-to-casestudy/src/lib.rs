@@ -9,37 +9,28 @@ pub mod casestudy;
 pub use gleaner_text::{segment, transcript};
 
 use casestudy::{strip_tags, unescape};
+use gleaner_sdk::llm;
 use gleaner_sdk::request::QueryInput;
-use gleaner_sdk::{llm, PluginInfo};
 use serde_json::json;
 
-gleaner_sdk::plugin_bindings!("processor");
+gleaner_sdk::export_processor!(process);
 
-use exports::gleaner::plugin::processor_plugin::{Guest, Output, ProcessError};
+use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
 
-struct CaseStudy;
-
-impl Guest for CaseStudy {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn process(input: String) -> Result<Output, ProcessError> {
-        let input: QueryInput =
-            gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
-        let text = input.query.as_str();
-        let (html, engine) = match llm_html(text) {
-            Some(html) => (html, "llm"),
-            None => (casestudy::case_study_html(text), "rules"),
-        };
-        Ok(Output {
-            body: json!({ "case_study_html": html }).to_string(),
-            engine: engine.into(),
-        })
-    }
+/// The processor's call: the validated request body as JSON text in, the answer out.
+fn process(input: String) -> Result<Output, ProcessError> {
+    let input: QueryInput =
+        gleaner_sdk::request::input(&input).map_err(ProcessError::InvalidInput)?;
+    let text = input.query.as_str();
+    let (html, engine) = match llm_html(text) {
+        Some(html) => (html, "llm"),
+        None => (casestudy::case_study_html(text), "rules"),
+    };
+    Ok(Output {
+        body: json!({ "case_study_html": html }).to_string(),
+        engine: engine.into(),
+    })
 }
-
-export!(CaseStudy);
 
 fn llm_html(text: &str) -> Option<String> {
     if !llm::enabled() {

@@ -5,25 +5,14 @@
 //! Replace the URL and the field mapping with the real site's.
 
 use gleaner_sdk::review::ReviewBuilder;
-use gleaner_sdk::{cursor, http, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{cursor, http, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
-struct Source;
 
-impl exports::gleaner::plugin::source_plugin::Guest for Source {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
 
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(Source);
 
 /// Where the next page starts.
 #[derive(Serialize, Deserialize)]
