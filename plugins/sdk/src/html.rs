@@ -16,15 +16,16 @@ pub fn select<'a>(doc: &'a Html, css: &str) -> Result<Vec<ElementRef<'a>>, Fetch
     Ok(doc.select(&s).collect())
 }
 
+/// `s` with every run of whitespace (line breaks included) made one space,
+/// and none at either end: the one whitespace rule of the guest side (the
+/// host keeps its own for the text it formats).
+pub fn collapse_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The whitespace-collapsed text of an element.
 pub fn text(element: ElementRef<'_>) -> String {
-    element
-        .text()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    collapse_whitespace(&element.text().collect::<Vec<_>>().join(" "))
 }
 
 /// The text of the first element matching `css` under `element`, if any and non-empty.

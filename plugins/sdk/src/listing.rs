@@ -97,7 +97,7 @@ pub fn layout_changed(site: &str, url: &str, looked_for: &[(&str, &str)]) -> Fet
 pub fn visible_text(element: ElementRef<'_>) -> String {
     let mut out = String::new();
     collect(element, &mut out);
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::html::collapse_whitespace(&out)
 }
 
 fn collect(element: ElementRef<'_>, out: &mut String) {

@@ -29,7 +29,7 @@ pub struct ReviewDate {
 
 /// Reads a review's date text against the day the page was served.
 pub fn review_date(text: &str, reference: Option<Day>) -> ReviewDate {
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = gleaner_sdk::html::collapse_whitespace(text);
     let lower = text.to_ascii_lowercase();
     let relative =
         lower.ends_with(" ago") || matches!(lower.as_str(), "today" | "yesterday" | "just now");

@@ -43,9 +43,7 @@ const DANGLING_WORDS: &str = "and or of in on at to for with from by the a an yo
 const GENERIC: &str = "home|homepage|home page|welcome|index|start|official site|official website|\
     blog|about|about us|contact|contact us|pricing|features|login|log in|sign in|sign up";
 
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+use gleaner_sdk::html::collapse_whitespace as collapse;
 
 fn is_cjk(c: char) -> bool {
     matches!(c as u32,

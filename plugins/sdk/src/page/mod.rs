@@ -82,9 +82,7 @@ pub struct PageMeta {
     pub h1: Option<String>,
 }
 
-pub(crate) fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+pub(crate) use crate::html::collapse_whitespace as collapse;
 
 pub(crate) fn non_empty(s: &str) -> Option<String> {
     let s = collapse(s);
