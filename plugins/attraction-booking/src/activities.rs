@@ -188,11 +188,12 @@ mod tests {
 
     #[test]
     fn refusals() {
-        let response = |status: u16, body: &str| Response {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://travelers-api.getyourguide.com/activities/1/reviews".into(),
+        let response = |status: u16, body: &str| {
+            gleaner_sdk::testing::response(
+                status,
+                "https://travelers-api.getyourguide.com/activities/1/reviews",
+                body,
+            )
         };
         assert!(matches!(
             read(&response(403, "denied"), &target(), 0, &[]),

@@ -333,12 +333,7 @@ mod tests {
     }
 
     fn response(status: u16, body: &str) -> Response {
-        Response {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: endpoints::blocks(),
-        }
+        gleaner_sdk::testing::response(status, &endpoints::blocks(), body)
     }
 
     #[test]

@@ -139,12 +139,7 @@ mod tests {
     }
 
     fn response(status: u16, body: &str) -> Response {
-        Response {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://www.getyourguide.com/x/reviews.json".into(),
-        }
+        gleaner_sdk::testing::response(status, "https://www.getyourguide.com/x/reviews.json", body)
     }
 
     #[test]

@@ -162,12 +162,11 @@ mod tests {
     use super::*;
 
     fn answer(status: u16, body: &str) -> Response {
-        Response {
+        gleaner_sdk::testing::response(
             status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://sourceforge.net/projects/x/reviews/?offset=0".into(),
-        }
+            "https://sourceforge.net/projects/x/reviews/?offset=0",
+            body,
+        )
     }
 
     const CHALLENGE: &str = include_str!("../tests/samples/bot-challenge.html");

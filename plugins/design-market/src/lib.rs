@@ -361,15 +361,8 @@ mod tests {
     }
 
     fn answer(status: u16, headers: &[(&str, &str)], body: &str) -> Response {
-        Response {
-            status,
-            headers: headers
-                .iter()
-                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-                .collect(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://creativemarket.com/NorthwindType/1-X".into(),
-        }
+        gleaner_sdk::testing::response(status, "https://creativemarket.com/NorthwindType/1-X", body)
+            .with_headers(headers)
     }
 
     const CHALLENGE: &str = include_str!("../tests/samples/bot-challenge.html");

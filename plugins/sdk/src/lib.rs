@@ -9,6 +9,7 @@
 //! | [`request`] | a processor's typed input; a page request's filter, sort and cursor |
 //! | [`review`] | the review builder (the host checks every review again) |
 //! | [`cursor`] | opaque cursor state |
+//! | [`testing`] | answers for plugins' unit tests (`testing::response`) |
 //! | [`html`] | HTML with CSS selectors |
 //! | [`json`] | reading loose JSON values (a trimmed, non-empty string; one a site sent HTML-escaped) |
 //! | [`entities`] | decoding text a site sent HTML-escaped, once |
@@ -218,6 +219,7 @@ pub mod page;
 pub mod rating;
 pub mod request;
 pub mod review;
+pub mod testing;
 #[cfg(feature = "walls")]
 pub mod walls;
 pub mod website;

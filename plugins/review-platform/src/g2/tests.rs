@@ -124,15 +124,12 @@ fn pages_end_where_the_site_links_no_next() {
 }
 
 fn answer(status: u16, headers: &[(&str, &str)], body: &str) -> Response {
-    Response {
+    gleaner_sdk::testing::response(
         status,
-        headers: headers
-            .iter()
-            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-            .collect(),
-        body: body.as_bytes().to_vec(),
-        final_url: "https://www.g2.com/products/x/reviews?order=most_recent&page=1".into(),
-    }
+        "https://www.g2.com/products/x/reviews?order=most_recent&page=1",
+        body,
+    )
+    .with_headers(headers)
 }
 
 #[test]
