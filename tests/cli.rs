@@ -405,7 +405,7 @@ fn doctor_reports_what_was_seen() {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    let page = common::root().join("crates/walls/tests/fixtures/cloudflare-challenge.html");
+    let page = common::root().join("crates/botwall/tests/fixtures/cloudflare-challenge.html");
     std::fs::copy(&page, dir.path().join("challenge.html")).unwrap();
     std::fs::write(
         dir.path().join("index.toml"),

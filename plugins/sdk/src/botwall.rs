@@ -2,13 +2,13 @@
 //! anti-bot service answers instead of the content (Cloudflare, DataDome,
 //! Akamai, PerimeterX, a bare CAPTCHA, a gateway's rate limit) or a sign-in
 //! page, so a plugin reports a clear 502 rather than "the layout changed" or an
-//! empty success. The classifier is `gleaner-walls`, the one the host runs
+//! empty success. The classifier is `gleaner-botwall`, the one the host runs
 //! after every response too.
 
 use crate::http::Response;
 use crate::FetchError;
 
-pub use gleaner_walls::Wall;
+pub use gleaner_botwall::Wall;
 
 /// The response header with the host's verdict (a wall's code, or `none`).
 pub use gleaner_contract::WALL_HEADER;
@@ -16,12 +16,12 @@ pub use gleaner_contract::WALL_HEADER;
 /// The wall this response is, if any. Any status can carry one: sites answer
 /// challenges with 403, 429 or 503, and some with 200. The host has already
 /// classified every response it hands over (its verdict is in [`WALL_HEADER`]);
-/// without that header, [`gleaner_walls::classify`] runs here.
+/// without that header, [`gleaner_botwall::classify`] runs here.
 pub fn detect(response: &Response) -> Option<Wall> {
     if let Some(verdict) = response.header(WALL_HEADER) {
         return Wall::from_code(verdict);
     }
-    gleaner_walls::classify(&gleaner_walls::Response {
+    gleaner_botwall::classify(&gleaner_botwall::Response {
         status: response.status,
         headers: &response.headers,
         final_url: &response.final_url,

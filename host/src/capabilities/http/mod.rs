@@ -116,7 +116,7 @@ pub struct Observed {
     /// Its status.
     pub status: u16,
     /// The wall it is, if any.
-    pub wall: Option<gleaner_walls::Wall>,
+    pub wall: Option<gleaner_botwall::Wall>,
 }
 
 /// How the service is built.
@@ -469,7 +469,7 @@ impl HttpService {
 /// a 429, or a wall.
 fn blocks_proxy(response: &transport::HopResponse, url: &Url) -> bool {
     matches!(response.status, 403 | 429)
-        || gleaner_walls::classify(&gleaner_walls::Response {
+        || gleaner_botwall::classify(&gleaner_botwall::Response {
             status: response.status,
             headers: &response.headers,
             final_url: url.as_str(),
@@ -480,11 +480,11 @@ fn blocks_proxy(response: &transport::HopResponse, url: &Url) -> bool {
 
 pub use gleaner_contract::WALL_HEADER;
 
-/// Classifies a final response (see `gleaner-walls`) once, natively: a wall is
+/// Classifies a final response (see `gleaner-botwall`) once, natively: a wall is
 /// logged with its vendor; the verdict goes to the plugin in [`WALL_HEADER`],
 /// so the SDK need not classify again.
-fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_walls::Wall> {
-    let wall = gleaner_walls::classify(&gleaner_walls::Response {
+fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_botwall::Wall> {
+    let wall = gleaner_botwall::classify(&gleaner_botwall::Response {
         status: answer.status,
         headers: &answer.headers,
         final_url: &answer.final_url,
@@ -497,7 +497,7 @@ fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_wall
     answer
         .headers
         .retain(|(n, _)| !n.eq_ignore_ascii_case(WALL_HEADER));
-    let verdict = wall.map_or("none", gleaner_walls::Wall::code);
+    let verdict = wall.map_or("none", gleaner_botwall::Wall::code);
     answer
         .headers
         .push((WALL_HEADER.to_owned(), verdict.to_owned()));

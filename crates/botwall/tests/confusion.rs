@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use gleaner_walls::{classify, Response, Wall};
+use gleaner_botwall::{classify, Response, Wall};
 
 #[derive(serde::Deserialize)]
 struct Index {
