@@ -8,6 +8,8 @@
 //! fetches, each optionally with its own `settings`). A top-level `[settings]` table
 //! gives the plugin's operator settings (`[plugins.<name>]`); a case with its
 //! own `settings` runs on a server of its own with exactly those.
+//! Every answer is checked for duplicate ids and for review dates that go
+//! against the order the source declared (`extra_information.order_contradicted`).
 //! A processor keeps the same cases in `plugins/<name>/tests/cases.toml`
 //! (there is no upstream to replay, unless a HAR file is beside it).
 //! `GLEANER_TEST_PLUGIN=<name>` limits the run to one plugin.
@@ -220,6 +222,13 @@ fn check(
     let ids = review_ids(answer);
     if ids.iter().collect::<HashSet<_>>().len() != ids.len() {
         problems.push("a review_id appears twice".into());
+    }
+    // The order a source declares holds on every recorded page it reads.
+    let contradicted = &answer["extra_information"]["order_contradicted"];
+    if contradicted.is_string() {
+        problems.push(format!(
+            "the source declared {contradicted} but its review dates went against it"
+        ));
     }
     let at = |pointer: &str| answer.pointer(pointer).cloned().unwrap_or(Value::Null);
     for (pointer, expected) in &case.fields {

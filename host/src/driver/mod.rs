@@ -455,6 +455,9 @@ impl Fetch<'_> {
             extra_information(meta, pages, complete, stop, elapsed_ms, plugin);
         extra_information["pages_unused"] = json!(window.launched().saturating_sub(pages));
         extra_information["session"] = json!(opened.code());
+        extra_information["order"] = json!(order_check.last_order().map(order::code));
+        extra_information["order_contradicted"] =
+            json!(order_check.contradicted().map(order::code));
         let why = source_error.or(source_limit);
         let mut message = summary(
             reviews.len(),

@@ -21,6 +21,8 @@ pub(super) struct OrderCheck {
     contradicted: Option<Order>,
     /// Whether any page was read as unordered.
     unordered: bool,
+    /// The order the last page was read by.
+    last_order: Option<Order>,
 }
 
 impl OrderCheck {
@@ -49,6 +51,7 @@ impl OrderCheck {
         }
         let order = if holds { declared } else { Order::Unordered };
         self.unordered |= order == Order::Unordered;
+        self.last_order = Some(order);
         order
     }
 
@@ -57,9 +60,23 @@ impl OrderCheck {
         self.contradicted
     }
 
+    /// The order the last page was read by; none before any page.
+    pub(super) fn last_order(&self) -> Option<Order> {
+        self.last_order
+    }
+
     /// Whether a page was read as unordered, so `sync_date` could only filter.
     pub(super) fn was_unordered(&self) -> bool {
         self.unordered
+    }
+}
+
+/// The order's code in `extra_information`.
+pub(super) fn code(order: Order) -> &'static str {
+    match order {
+        Order::NewestFirst => "newest_first",
+        Order::OldestFirst => "oldest_first",
+        Order::Unordered => "unordered",
     }
 }
 

@@ -2,6 +2,7 @@
 //! review-fetch response (`crate::record::Review`, `crate::driver::Outcome`),
 //! the forum post record (`crate::record::PostRecord`) and `/healthz`.
 
+use serde_json::{json, Value};
 use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 
@@ -121,6 +122,23 @@ fn extra_information() -> RefOr<Schema> {
         ("session", described(
             typed(Type::String, false).enum_values(Some(["new", "continued", "expired_restarted"])),
             "The upstream session: opened for this fetch, continued from the token's, or restarted because it had expired",
+        )),
+        ("order", described(
+            typed(Type::String, true).enum_values(Some([
+                json!("newest_first"),
+                json!("oldest_first"),
+                json!("unordered"),
+                Value::Null,
+            ])),
+            "The order the fetch read the source by: strictly by date (so `sync_date` and known reviews can end it early) or not; null when no page was read",
+        )),
+        ("order_contradicted", described(
+            typed(Type::String, true).enum_values(Some([
+                json!("newest_first"),
+                json!("oldest_first"),
+                Value::Null,
+            ])),
+            "The order the source declared that its review dates went against (the rest of the fetch was read as unordered); null when none did",
         )),
         ("source", described(
             typed(Type::Object, false),
