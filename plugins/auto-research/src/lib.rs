@@ -19,7 +19,8 @@ pub mod reviews;
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{
-    botwall, config, cursor, date, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta,
+    botwall, config, cursor, date, listing, FetchError, Order, Page, PageRequest, PluginInfo,
+    SourceMeta,
 };
 use serde_json::{json, Value};
 use url::Url;
@@ -87,9 +88,15 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         "category_averages": std::mem::take(&mut parsed.summary.category_averages),
     });
     if parsed.reviews.is_empty() {
-        let says_empty = parsed.says_empty || parsed.summary.total == Some(0);
-        if page_no == 1 && !says_empty {
-            return Err(layout_changed(&url, &parsed));
+        if page_no == 1 && parsed.no_reviews.is_none() {
+            return Err(listing::layout_changed(
+                WHAT,
+                &url,
+                &[
+                    ("review cards", page::SELECTORS.review),
+                    ("empty-list note", page::SELECTORS.empty),
+                ],
+            ));
         }
         if page_no == 1 {
             extra["notice"] = json!(match params.rating {
@@ -213,19 +220,6 @@ fn resolved_vehicle(
                 vehicle.slug, response.final_url
             ))
         })
-}
-
-fn layout_changed(url: &str, parsed: &Parsed) -> FetchError {
-    let counted = match parsed.summary.total {
-        Some(n) => format!(", although the page counts {n} reviews"),
-        None => String::new(),
-    };
-    FetchError::Upstream(format!(
-        "{WHAT}: {url} answered, but its review cards (`{}`) and its \"no reviews\" note (`{}`) \
-         are both missing{counted}; the page layout changed and the plugin's selectors need an update",
-        page::SELECTORS.review,
-        page::SELECTORS.empty,
-    ))
 }
 
 fn page_of(

@@ -4,6 +4,7 @@
 //! [`SELECTORS`].
 
 use gleaner_sdk::html::{self, ElementRef, Html};
+use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::number;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::FetchError;
@@ -88,6 +89,13 @@ pub const SELECTORS: Selectors = Selectors {
     category_average: ".ratings-breakdown .review-text",
 };
 
+/// How the page says it lists nothing, besides the SDK's common wording: for
+/// the vehicle, and for a star filter.
+pub const NO_REVIEW_TEXTS: &[&str] = &[
+    "no consumer reviews yet",
+    "no reviews match the selected rating",
+];
+
 /// The vehicle as the page's summary describes it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
@@ -112,8 +120,12 @@ pub struct Parsed {
     pub reviews: Vec<Review>,
     /// The next page of reviews (absolute URL), as the page links it.
     pub next: Option<String>,
-    /// Whether the page says there are no reviews to list.
+    /// Whether the page shows its empty-list note ([`Selectors::empty`]).
     pub says_empty: bool,
+    /// For a page without review cards: how it says it has none (a "no
+    /// reviews" text, a zero count or average, the empty-list note); None
+    /// when nothing says so, so the layout changed.
+    pub no_reviews: Option<String>,
 }
 
 /// Reads a page. `page_url` is the URL that answered (relative links resolve
@@ -128,11 +140,24 @@ pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, F
     }
     let next = html::first_attr(root, s.next, "href")
         .and_then(|href| gleaner_sdk::page::url::resolve(page_url, &href));
+    let summary = summary(root)?;
+    let says_empty = !html::select(&doc, s.empty)?.is_empty();
+    let no_reviews = if reviews_out.is_empty() {
+        let shown = [
+            Shown::Number("review count", summary.total.map(|n| n as f64)),
+            Shown::Number("average rating", summary.average),
+        ];
+        listing::no_reviews(&doc, NO_REVIEW_TEXTS, &shown)
+            .or_else(|| says_empty.then(|| format!("the page shows `{}`", s.empty)))
+    } else {
+        None
+    };
     Ok(Parsed {
-        summary: summary(root)?,
+        summary,
         reviews: reviews_out,
         next,
-        says_empty: !html::select(&doc, s.empty)?.is_empty(),
+        says_empty,
+        no_reviews,
     })
 }
 
@@ -214,8 +239,11 @@ mod tests {
         let c = ctx();
         let empty = parse(EMPTY, &c.reviews_url, &c).unwrap();
         assert!(empty.reviews.is_empty() && empty.says_empty);
+        let said = empty.no_reviews.unwrap_or_default();
+        assert!(said.contains("the page says"), "{said}");
         let changed = parse(CHANGED, &c.reviews_url, &c).unwrap();
         assert!(changed.reviews.is_empty() && !changed.says_empty);
+        assert_eq!(changed.no_reviews, None);
         assert_eq!(changed.summary.total, Some(40));
     }
 

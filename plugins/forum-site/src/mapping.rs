@@ -6,6 +6,7 @@
 //! is optional: a missing value maps to null (or `false` / `0` where stated); no value
 //! is invented.
 
+use gleaner_sdk::entities;
 use serde_json::{json, Map, Value};
 
 const BASE: &str = "https://www.reddit.com";
@@ -206,7 +207,9 @@ pub fn post_record(
     let subscribers = num(post, "subreddit_subscribers");
     let subscribers = subscribers.or_else(|| sr_about.and_then(|a| num(a, "subscribers")));
 
-    let icon = user.and_then(|u| text(u, "icon_img")).map(|u| unescape(&u));
+    let icon = user
+        .and_then(|u| text(u, "icon_img"))
+        .map(|u| entities::decode(&u));
     let icon_org = icon.as_deref().and_then(|u| u.split('?').next());
 
     Ok(json!({
@@ -346,19 +349,16 @@ fn boolean(v: &Value, key: &str) -> Option<bool> {
     v.get(key)?.as_bool()
 }
 
-/// A non-empty URL field with `&amp;` unescaped.
+/// A non-empty URL field, its HTML escaping (`&amp;`) decoded: Reddit escapes
+/// media URLs when a request lacks `raw_json=1`.
 fn image(v: &Value, key: &str) -> Option<String> {
-    text(v, key).map(|u| unescape(&u))
+    text(v, key).map(|u| entities::decode(&u))
 }
 
 /// An epoch-seconds field as ISO 8601 UTC.
 fn date(v: &Value, key: &str) -> Option<String> {
     let secs = v.get(key)?.as_f64().filter(|f| f.is_finite())?;
     gleaner_sdk::date::iso_from_epoch_secs(secs)
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&amp;", "&")
 }
 
 // ---------- sub-objects ----------
@@ -412,7 +412,7 @@ fn media_item(kind: &str, url: &str, id: Option<&str>, size: (&Value, &str, &str
         "height": num(dims, h),
         "id": id,
         "review_media_type": kind,
-        "review_media_url": unescape(url),
+        "review_media_url": entities::decode(url),
         "width": num(dims, w),
     })
 }
@@ -701,6 +701,21 @@ mod tests {
         let user = fixture!("user_about_2025.json");
         assert!(post_record("q", &post(), None, Some(&user), None).is_err()); // t2 as t5
         assert!(post_record("q", &post(), None, None, Some(&json!("x"))).is_err());
+    }
+
+    #[test]
+    fn texts_stay_as_sent_and_a_deleted_author_is_null() {
+        // Every call asks for raw_json=1, so Reddit sends texts unescaped: a
+        // literal "&lt;" the author typed is kept, never decoded.
+        let mut l = post();
+        let d = &mut l[0]["data"]["children"][0]["data"];
+        d["title"] = json!("R&B &lt;3");
+        d["selftext"] = json!("I typed &lt;3 & &amp; here");
+        d["author"] = json!("[deleted]");
+        let r = post_record("q", &l, None, None, None).unwrap();
+        assert_eq!(r["post_tile"], "R&B &lt;3");
+        assert_eq!(r["post_text"], "I typed &lt;3 & &amp; here");
+        assert_eq!(r["author_name"], Value::Null);
     }
 
     #[test]
