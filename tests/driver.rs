@@ -146,7 +146,10 @@ async fn a_page_whose_dates_go_against_its_declared_order_is_filtered_not_cut() 
     assert_eq!(ids(&body).len(), 42, "{body}");
     assert_eq!(body["extra_information"]["pages_fetched"], 3);
     assert_eq!(body["extra_information"]["order"], "unordered");
-    assert_eq!(body["extra_information"]["order_contradicted"], "newest_first");
+    assert_eq!(
+        body["extra_information"]["order_contradicted"],
+        "newest_first"
+    );
     let message = body["message"].as_str().unwrap();
     assert!(
         message.contains("not strictly by date") && message.contains("without stopping early"),

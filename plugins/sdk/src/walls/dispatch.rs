@@ -119,13 +119,27 @@ impl Wall {
 /// Shapo and Senja walls arrive whole, so their offset is always 0; the other
 /// two products page by offset, and a page's `next_cursor` is an encoded
 /// [`Offset`].
+/// A wall that holds nothing answers its first page with no reviews and a
+/// notice saying so.
 pub fn fetch_page(wall: &Wall, offset: u32) -> Result<Page, FetchError> {
-    match wall {
+    let mut page = match wall {
         Wall::Shapo { id } => shapo::fetch(id),
         Wall::TestimonialTo { slug, tag } => testimonial_to::fetch(slug, tag, offset),
         Wall::Senja { widget_id } => senja::fetch(widget_id),
         Wall::Endorsal { wall_id } => endorsal::fetch(wall_id, offset),
+    }?;
+    if offset == 0 && page.reviews.is_empty() {
+        let mut extra: serde_json::Value =
+            serde_json::from_str(&page.meta.extra_json).unwrap_or(serde_json::json!({}));
+        if extra.get("notice").is_none() {
+            extra["notice"] = serde_json::json!(format!(
+                "this {} wall has no testimonials yet",
+                wall.product().name
+            ));
+            page.meta.extra_json = extra.to_string();
+        }
     }
+    Ok(page)
 }
 
 /// Reads a whole wall in one call, following its pages (at most `max_pages`),

@@ -5,6 +5,7 @@
 //! `offset`, so the cursor holds the offset.
 
 use crate::html::{self, ElementRef, Html, Selector};
+use crate::listing::{self, Shown};
 use crate::review::{self, ReviewBuilder};
 use crate::types::Review;
 use crate::{date, http, FetchError, Order, Page};
@@ -40,13 +41,20 @@ pub const TESTIMONIAL_CDN: &str = "cdn.testimonial.to/testimonials/";
 /// Where a card names its video stream: `stream.mux.com/<playback id>`.
 pub const MUX_STREAM_HOST: &str = "stream.mux.com/";
 
+/// How an embed may say the wall holds nothing yet, besides the texts every
+/// site uses (`listing::NO_REVIEW_TEXTS`).
+pub const EMPTY_TEXTS: &[&str] = &["no testimonials yet", "be the first to leave a testimonial"];
+
 /// Fetches the page of cards of a space's wall that starts at `offset`.
 pub fn fetch(slug: &str, tag: &str, offset: u32) -> Result<Page, FetchError> {
     let url = embed_url(slug, tag, offset + PAGE_SIZE);
     let what = "Testimonial.to wall embed";
     let response = common::checked(http::get_html(&url)?, what)?;
+    // A challenge served with 200 is a bot wall, whatever words it holds.
+    if crate::botwall::detect(&response).is_some() {
+        return Err(common::blocked(what, &response));
+    }
     parse_embed(&response.text(), slug, tag, offset, &url)
-        .map_err(|e| common::missing(&response, what, e))
 }
 
 /// The embed URL for `count` cards.
@@ -58,7 +66,8 @@ pub fn embed_url(slug: &str, tag: &str, count: u32) -> String {
 }
 
 /// Maps the cards of an embed page past `offset`. A first page without cards
-/// is a changed layout ([`fetch`] tells a bot wall from it).
+/// is an empty wall when it says so (its "no testimonials yet" wording, a
+/// count of 0), and a changed layout otherwise.
 pub fn parse_embed(
     html_text: &str,
     slug: &str,
@@ -69,11 +78,47 @@ pub fn parse_embed(
     let doc = Html::parse_document(html_text);
     let wall_url = WALL_URL.replace("{slug}", slug);
     let names = html::select(&doc, NAME)?;
+    let title = html::select(&doc, TITLE)?
+        .first()
+        .map(|t| html::text(*t))
+        .filter(|t| !t.is_empty());
+    let meta = |loaded: u32, notice: Option<String>| {
+        let mut extra = json!({
+            "product": "testimonial.to",
+            "space": slug,
+            "tag": tag,
+            "wall_url": wall_url,
+            "embed_url": embed_url,
+            "cards_loaded": loaded,
+        });
+        if let Some(notice) = notice {
+            extra["notice"] = json!(notice);
+        }
+        common::meta(wall_url.clone(), title.clone(), None, None, extra)
+    };
     if names.is_empty() && offset == 0 {
-        return Err(FetchError::Upstream(format!(
-            "Testimonial.to wall embed: {embed_url} shows no testimonial card ({NAME}); \
-             the embed's layout changed, or the space's wall is empty or private"
-        )));
+        let count = Shown::Number("testimonial count", shown_count(&doc));
+        let Some(signal) = listing::no_reviews(&doc, EMPTY_TEXTS, &[count]) else {
+            return Err(listing::layout_changed(
+                "Testimonial.to wall embed",
+                embed_url,
+                &[("testimonial card", NAME), ("testimonial text", TEXT)],
+            ));
+        };
+        let mut page_meta = meta(
+            0,
+            Some(format!(
+                "this Testimonial.to wall has no testimonials yet ({signal})"
+            )),
+        );
+        page_meta.total_reviews = Some(0);
+        return Ok(Page {
+            ahead: Vec::new(),
+            reviews: Vec::new(),
+            next_cursor: None,
+            order: Order::Unordered,
+            meta: page_meta,
+        });
     }
     let selectors = Selectors::new()?;
     let cards: Vec<Review> = names
@@ -85,30 +130,22 @@ pub fn parse_embed(
     let reviews: Vec<Review> = cards.into_iter().skip(offset as usize).collect();
     let next_cursor = (loaded >= requested && !reviews.is_empty())
         .then(|| crate::cursor::encode(&Offset { offset: requested }));
-    let title = html::select(&doc, TITLE)?
-        .first()
-        .map(|t| html::text(*t))
-        .filter(|t| !t.is_empty());
     Ok(Page {
         ahead: Vec::new(),
         reviews,
         next_cursor,
         order: Order::Unordered,
-        meta: common::meta(
-            wall_url.clone(),
-            title,
-            None,
-            None,
-            json!({
-                "product": "testimonial.to",
-                "space": slug,
-                "tag": tag,
-                "wall_url": wall_url,
-                "embed_url": embed_url,
-                "cards_loaded": loaded,
-            }),
-        ),
+        meta: meta(loaded, None),
     })
+}
+
+/// A testimonial count the embed shows ("0 testimonials"), where it shows one.
+fn shown_count(doc: &Html) -> Option<f64> {
+    let text = listing::visible_text(doc.root_element()).to_lowercase();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .windows(2)
+        .find_map(|w| w[1].starts_with("testimonial").then(|| w[0].parse().ok())?)
 }
 
 /// The parsed selectors a card needs.
