@@ -19,8 +19,7 @@ pub mod reviews;
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{
-    botwall, config, cursor, date, listing, FetchError, Order, Page, PageRequest, PluginInfo,
-    SourceMeta,
+    botwall, config, cursor, date, listing, FetchError, Order, Page, PageRequest, SourceMeta,
 };
 use serde_json::{json, Value};
 use url::Url;
@@ -30,24 +29,10 @@ use crate::paging::{Params, State, DEFAULT_SORT};
 use crate::query::Vehicle;
 use crate::reviews::Context;
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// What the plugin reads, for messages.
 const WHAT: &str = "Cars.com consumer-reviews page";
-
-struct AutoResearch;
-
-impl exports::gleaner::plugin::source_plugin::Guest for AutoResearch {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(AutoResearch);
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let vehicle = query::parse(&req.query).map_err(FetchError::BadQuery)?;

@@ -7,29 +7,15 @@
 pub mod mapping;
 
 use gleaner_sdk::http::{self, Response};
-use gleaner_sdk::{cache, config, log, FetchError, PluginInfo};
+use gleaner_sdk::{cache, config, log, FetchError};
 use serde_json::Value;
 
 use mapping::Target;
 
-gleaner_sdk::plugin_bindings!("post-source");
+gleaner_sdk::export_post!(|query: String| fetch(&query).map(|record| record.to_string()));
 
 const DEFAULT_USER_AGENT: &str = "gleaner/0.1 (review collection service)";
 const TOKEN_KEY: &str = "oauth-token";
-
-struct ForumSite;
-
-impl exports::gleaner::plugin::post_plugin::Guest for ForumSite {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_post(query: String) -> Result<String, FetchError> {
-        fetch(&query).map(|record| record.to_string())
-    }
-}
-
-export!(ForumSite);
 
 /// How to reach Reddit's API: OAuth host with a bearer token, or the public JSON.
 struct Api {

@@ -17,14 +17,14 @@ mod query;
 mod review;
 
 use gleaner_sdk::types::Review;
-use gleaner_sdk::{cursor, log, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{cursor, log, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 pub use product::Product;
 pub use query::Target;
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Every URL and limit the plugin uses, in one place.
 pub mod endpoints {
@@ -80,20 +80,6 @@ struct Listing {
     /// The product's canonical page, as the reviews give it.
     url: Option<String>,
 }
-
-struct Alibaba;
-
-impl exports::gleaner::plugin::source_plugin::Guest for Alibaba {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(Alibaba);
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let target = query::parse(&req.query).map_err(FetchError::BadQuery)?;
