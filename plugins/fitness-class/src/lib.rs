@@ -13,14 +13,14 @@ mod query;
 pub mod reviews;
 pub mod venue;
 
-use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 pub use query::Target;
 use venue::{Origin, Venue};
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Every URL the plugin requests or builds, in one place.
 pub mod endpoints {
@@ -59,20 +59,6 @@ struct Cursor {
     #[serde(rename = "o")]
     origin: Origin,
 }
-
-struct ClassPass;
-
-impl exports::gleaner::plugin::source_plugin::Guest for ClassPass {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(ClassPass);
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let target = query::parse(&req.query).map_err(FetchError::BadQuery)?;

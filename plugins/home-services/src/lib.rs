@@ -15,13 +15,13 @@ mod query;
 mod review;
 mod rsc;
 
-use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 pub use query::Profile;
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Every URL and limit the plugin uses, in one place.
 pub mod endpoints {
@@ -77,20 +77,6 @@ impl Cursor {
         }
     }
 }
-
-struct Angi;
-
-impl exports::gleaner::plugin::source_plugin::Guest for Angi {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(Angi);
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let profile = query::parse(&req.query).map_err(FetchError::BadQuery)?;
@@ -207,6 +193,7 @@ fn meta(
     });
     if empty && cursor.page == 1 {
         extra["notice"] = json!("Angi lists no reviews for this pro");
+        extra["no_reviews_signal"] = json!(read.empty_signal);
     }
     SourceMeta {
         resolved_url: Some(profile.url.clone()),
@@ -254,7 +241,15 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             cursor.page
         );
-        page::classify(&std::fs::read_to_string(file).unwrap(), cursor.page).unwrap()
+        found(&std::fs::read_to_string(file).unwrap(), cursor.page)
+    }
+
+    /// The page read from `html`, which must hold reviews or say it has none.
+    fn found(html: &str, page: u32) -> page::Read {
+        match page::classify(html, page) {
+            page::Classified::Read(read) => *read,
+            other => panic!("not read: {other:?}"),
+        }
     }
 
     /// The next cursor and the list ahead of the page `cursor` points at.
@@ -287,9 +282,37 @@ mod tests {
     }
 
     #[test]
+    fn a_page_without_reviews_must_say_so() {
+        let sample = |name: &str| {
+            std::fs::read_to_string(format!(
+                "{}/tests/samples/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap()
+        };
+        let read = found(&sample("profile-9100006-markup-no-reviews.html"), 1);
+        assert!(read.listing.reviews.is_empty());
+        assert!(read
+            .empty_signal
+            .is_some_and(|s| s.contains("no reviews yet")));
+        assert!(matches!(
+            page::classify(&sample("profile-9100005-layout-changed.html"), 1),
+            page::Classified::Changed
+        ));
+        assert!(matches!(
+            page::classify(&sample("profile-9100007-markup-empty-list.html"), 1),
+            page::Classified::Changed
+        ));
+        assert!(matches!(
+            page::classify(&sample("reduced-variant.html"), 1),
+            page::Classified::Reduced
+        ));
+    }
+
+    #[test]
     fn the_older_markup_pages_as_a_chain() {
         let html = include_str!("../tests/samples/profile-9100001-markup-p1.html");
-        let read = page::classify(html, 1).unwrap();
+        let read = found(html, 1);
         assert_eq!(read.recipe, Some(page::Recipe::Markup));
         let (next, ahead) = continuation(&Cursor::start(), &read, None);
         assert!(

@@ -7,6 +7,7 @@
 //! [`ATTEMPTS`] times in all, the later attempts without the fetch's cookies.
 
 use gleaner_sdk::html::Html;
+use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::{botwall, http, log, FetchError};
 use serde_json::{Map, Value};
 
@@ -17,6 +18,27 @@ use crate::{dom, endpoints, rsc, Cursor};
 
 /// Requests of one page when Angi answers its reduced variant.
 pub const ATTEMPTS: u32 = 3;
+
+/// What the plugin looks for on a profile page, named in a changed-layout error.
+pub const LOOKED_FOR: &[(&str, &str)] = &[
+    ("the flight data review list", "data-testid:\"reviewsList\""),
+    ("the business header", "data-testid:\"businessProfileHero\""),
+    (
+        "the older review list",
+        "div#reviews-section div#reviews > div",
+    ),
+];
+
+/// How a page is read.
+#[derive(Debug)]
+pub(crate) enum Classified {
+    /// Reviews, or a page that says the pro has none.
+    Read(Box<Read>),
+    /// Nothing of the profile: Angi's reduced variant, worth asking again.
+    Reduced,
+    /// Profile data without reviews and without anything saying there are none.
+    Changed,
+}
 
 /// One page of reviews.
 #[derive(Debug, Default)]
@@ -82,6 +104,8 @@ pub struct Read {
     pub business: Business,
     /// Requests it took.
     pub attempts: u32,
+    /// What says the pro has no reviews, for a page without any.
+    pub empty_signal: Option<String>,
 }
 
 /// Reads the page the cursor points at.
@@ -94,19 +118,24 @@ pub fn read(profile: &Profile, cursor: &Cursor) -> Result<Read, FetchError> {
             headers.push(("cookie", ""));
         }
         let response = checked(http::get(&url, &headers)?, profile)?;
-        if let Some(mut read) = classify(&response.text(), cursor.page) {
-            read.attempts = attempt;
-            return Ok(read);
+        match classify(&response.text(), cursor.page) {
+            Classified::Read(mut read) => {
+                read.attempts = attempt;
+                return Ok(*read);
+            }
+            Classified::Changed => return Err(listing::layout_changed("Angi", &url, LOOKED_FOR)),
+            Classified::Reduced => log::info(&format!(
+                "{url} came without review data (attempt {attempt} of {ATTEMPTS}): Angi's reduced page variant"
+            )),
         }
-        log::info(&format!(
-            "{url} came without review data (attempt {attempt} of {ATTEMPTS}): Angi's reduced page variant"
-        ));
     }
-    Err(FetchError::Upstream(format!(
-        "Angi's profile page {url} held no review data in {ATTEMPTS} attempts: either Angi kept \
-         serving its reduced page variant (retry later, or through a proxy) or the page layout \
-         changed and the plugin needs an update"
-    )))
+    Err(match listing::layout_changed("Angi", &url, LOOKED_FOR) {
+        FetchError::Upstream(message) => FetchError::Upstream(format!(
+            "{message}; or Angi kept serving its reduced page variant in {ATTEMPTS} attempts \
+             (retry later, or through a proxy)"
+        )),
+        other => other,
+    })
 }
 
 /// The answers that are errors: a bot wall or refusal (502 naming what would
@@ -149,26 +178,44 @@ fn checked(response: http::Response, profile: &Profile) -> Result<http::Response
     Ok(response)
 }
 
-/// Which reading holds the reviews; none for a page without review data
-/// (the reduced variant, or a changed layout).
-pub(crate) fn classify(html: &str, page: u32) -> Option<Read> {
+/// Which reading holds the reviews. A page without reviews is a pro without
+/// reviews only where it says so: a "no reviews" text, a zero count or
+/// average, or a header whose count is unset (`"$undefined"`, how the page
+/// states a pro without reviews). Otherwise a page with profile data is a
+/// changed layout, and one without any is the reduced variant.
+pub(crate) fn classify(html: &str, page: u32) -> Classified {
     let flight = Flight::from_html(html);
     let business = rsc::business(&flight);
+    let doc = Html::parse_document(html);
     let (listing, recipe) = match rsc::listing(&flight) {
         Some(listing) => (listing, Some(Recipe::Flight)),
-        None => match dom::listing(&Html::parse_document(html), page) {
+        None => match dom::listing(&doc, page) {
             Some(listing) => (listing, Some(Recipe::Markup)),
-            // A header that counts no reviews, and no list: a pro without reviews.
-            None if business.seen && business.total_reviews.unwrap_or(0) == 0 => {
-                (Listing::default(), None)
-            }
-            None => return None,
+            None => (Listing::default(), None),
         },
     };
-    Some(Read {
+    let mut read = Read {
         listing,
         recipe,
         business,
         attempts: 1,
-    })
+        empty_signal: None,
+    };
+    // Reviews, or a later page past the last one.
+    if !read.listing.reviews.is_empty() || (page > 1 && read.recipe.is_some()) {
+        return Classified::Read(Box::new(read));
+    }
+    let count = read.listing.total.or(read.business.total_reviews);
+    let unset_header = (read.business.seen && count.is_none())
+        .then(|| "the header gives no review count".to_owned());
+    let shown = [
+        Shown::Number("review count", count.map(|n| n as f64)),
+        Shown::Number("average rating", read.business.average_rating),
+    ];
+    read.empty_signal = listing::no_reviews(&doc, &[], &shown).or(unset_header);
+    match read.empty_signal {
+        Some(_) => Classified::Read(Box::new(read)),
+        None if read.business.seen || read.recipe.is_some() => Classified::Changed,
+        None => Classified::Reduced,
+    }
 }

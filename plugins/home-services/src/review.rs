@@ -1,7 +1,7 @@
 //! One review as either reading of the page gives it, and its record.
 
 use gleaner_sdk::date;
-use gleaner_sdk::html::Html;
+use gleaner_sdk::entities::decode;
 use gleaner_sdk::review::{image, stable_id, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::FetchError;
@@ -68,12 +68,12 @@ impl Entry {
             .extra(Value::Object(extra));
         builder = match self.body {
             Some(Body::Html(h)) => builder.text_html(Some(h)),
-            Some(Body::Escaped(t)) => builder.text_plain(Some(unescape(&t))),
+            Some(Body::Escaped(t)) => builder.text_plain(Some(decode(&t))),
             None => builder,
         };
         builder = match self.reply {
             Some((Body::Html(h), author)) => builder.reply_html(Some(h), None, author),
-            Some((Body::Escaped(t), author)) => builder.reply(Some(unescape(&t)), None, author),
+            Some((Body::Escaped(t), author)) => builder.reply(Some(decode(&t)), None, author),
             None => builder,
         };
         for url in self.photos {
@@ -106,15 +106,6 @@ fn body_text(b: &Body) -> String {
     }
 }
 
-/// Undoes HTML entities (`&#39;`, `&amp;`), keeping every space and line break.
-pub fn unescape(text: &str) -> String {
-    if !text.contains('&') {
-        return text.to_owned();
-    }
-    let fragment = Html::parse_fragment(text);
-    fragment.root_element().text().collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,10 +125,10 @@ mod tests {
     #[test]
     fn entities_are_undone_and_spacing_kept() {
         assert_eq!(
-            unescape("I&#39;ve  retained\nthem &amp; more"),
+            decode("I&#39;ve  retained\nthem &amp; more"),
             "I've  retained\nthem & more"
         );
-        assert_eq!(unescape("no entities"), "no entities");
+        assert_eq!(decode("typed &amp;lt;3"), "typed &lt;3", "decoded once");
         assert_eq!(body("a<br>b".into()), Body::Html("a<br>b".into()));
         assert_eq!(body("a &lt; b".into()), Body::Escaped("a &lt; b".into()));
     }

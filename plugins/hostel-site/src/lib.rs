@@ -10,12 +10,12 @@ mod api;
 mod parse;
 mod query;
 
-use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, PluginInfo};
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest};
 
 pub use parse::{Listing, Property};
 pub use query::Target;
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Every URL the plugin requests or builds, in one place.
 pub mod endpoints {
@@ -73,20 +73,6 @@ struct Cursor {
     property: Property,
 }
 
-struct Hostelworld;
-
-impl exports::gleaner::plugin::source_plugin::Guest for Hostelworld {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(Hostelworld);
-
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let target = query::parse(&req.query).map_err(FetchError::BadQuery)?;
     let id = target.id.clone();
@@ -113,18 +99,30 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         .map(|r| parse::review(r, &property).map_err(FetchError::Upstream))
         .collect::<Result<Vec<_>, _>>()?;
     let (next_cursor, ahead) = continuation(page, &listing, &property, !reviews.is_empty());
-    let meta = parse::meta(&property, &listing, all_languages);
+    let meta = parse::meta(&property, &listing, all_languages, page == 1);
+    let order = order(&sort, &reviews);
     Ok(Page {
         ahead,
         reviews,
         next_cursor,
-        order: if sort == DEFAULT_SORT {
-            Order::NewestFirst
-        } else {
-            Order::Unordered
-        },
+        order,
         meta,
     })
+}
+
+/// The order of a page: newest first under `-date` where the page's dates
+/// never increase (should the API ever put a review out of date order, such
+/// as one language ahead of the others, the page is unordered and the host
+/// does not stop early on it); every other sort is not by date, or (`date`)
+/// unverified on the site.
+fn order(sort: &str, reviews: &[gleaner_sdk::types::Review]) -> Order {
+    let dates: Vec<&str> = reviews.iter().filter_map(|r| r.date.as_deref()).collect();
+    let newest_first = dates.len() == reviews.len() && dates.windows(2).all(|w| w[0] >= w[1]);
+    if sort == DEFAULT_SORT && newest_first {
+        Order::NewestFirst
+    } else {
+        Order::Unordered
+    }
 }
 
 /// The cursor of the page after `page`, and of every page after it that the
@@ -178,6 +176,25 @@ mod tests {
             endpoints::property_page("7", "Yes! Lisbon Hostel", "Lisbon"),
             "https://www.hostelworld.com/hosteldetails.php/Yes%21-Lisbon-Hostel/Lisbon/7"
         );
+    }
+
+    #[test]
+    fn only_a_page_in_date_order_is_newest_first() {
+        let details: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/samples/apigee_property_93919.json"))
+                .unwrap();
+        let property = Property::from_details(&details, &query::parse("93919").unwrap()).unwrap();
+        let page = listing("reviews_93919_all_languages_p1.json");
+        let mut reviews: Vec<_> = page
+            .reviews
+            .iter()
+            .map(|r| parse::review(r, &property).unwrap())
+            .collect();
+        assert_eq!(order("-date", &reviews), Order::NewestFirst);
+        assert_eq!(order("-rating", &reviews), Order::Unordered);
+        // The translated reviews moved after the others: no longer by date.
+        reviews.sort_by_key(|r| r.language.as_deref() != Some("en"));
+        assert_eq!(order("-date", &reviews), Order::Unordered);
     }
 
     /// A listing fixture, parsed.

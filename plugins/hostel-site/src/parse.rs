@@ -205,28 +205,51 @@ pub fn review(r: &Value, property: &Property) -> Result<Review, String> {
         .build()
 }
 
-/// The page's metadata: the property (from the first page) and this listing.
-pub fn meta(property: &Property, listing: &Listing, all_languages: bool) -> SourceMeta {
+/// What a first page without reviews says: the API's empty list is how it
+/// states that the property has none in the review window (and language).
+pub fn notice(all_languages: bool) -> String {
+    let language = if all_languages {
+        ""
+    } else {
+        " in the site language (English; filter_type true lists every language)"
+    };
+    format!(
+        "Hostelworld lists no reviews for this property from the last {} months{language}",
+        endpoints::MONTH_COUNT
+    )
+}
+
+/// The page's metadata: the property (from the first page) and this listing;
+/// a notice when the first page lists no reviews.
+pub fn meta(
+    property: &Property,
+    listing: &Listing,
+    all_languages: bool,
+    first_page: bool,
+) -> SourceMeta {
     let overall = property.ratings.get("overall").copied();
+    let mut extra = json!({
+        "property_id": property.id,
+        "city": property.city,
+        "country": property.country,
+        "property_type": property.kind,
+        "rating_scale_max": SCALE,
+        "average_rating_stars": overall.and_then(|x| rating::rescale(x, SCALE, 5.0)),
+        "rating_breakdown": property.ratings,
+        "reviews_listed": listing.items,
+        "review_window_months": endpoints::MONTH_COUNT,
+        "all_languages": all_languages,
+        "review_statistics": listing.statistics,
+    });
+    if first_page && listing.reviews.is_empty() {
+        extra["notice"] = json!(notice(all_languages));
+    }
     SourceMeta {
         resolved_url: property.url.clone(),
         name: Some(property.name.clone()),
         average_rating: overall,
         total_reviews: property.total,
-        extra_json: json!({
-            "property_id": property.id,
-            "city": property.city,
-            "country": property.country,
-            "property_type": property.kind,
-            "rating_scale_max": SCALE,
-            "average_rating_stars": overall.and_then(|x| rating::rescale(x, SCALE, 5.0)),
-            "rating_breakdown": property.ratings,
-            "reviews_listed": listing.items,
-            "review_window_months": endpoints::MONTH_COUNT,
-            "all_languages": all_languages,
-            "review_statistics": listing.statistics,
-        })
-        .to_string(),
+        extra_json: extra.to_string(),
     }
 }
 
@@ -358,11 +381,17 @@ mod tests {
         let listing =
             Listing::parse(&json!({"reviews": [], "pagination": {"next": "/x?page=2"}})).unwrap();
         assert!(listing.has_page_after(1));
-        let meta = meta(&property(), &listing, true);
+        let meta = meta(&property(), &listing, true, false);
         assert_eq!(meta.average_rating, Some(84.0));
         assert_eq!(meta.total_reviews, Some(15484));
         let extra: Value = serde_json::from_str(&meta.extra_json).unwrap();
         assert_eq!(extra["average_rating_stars"], 4.2);
         assert_eq!(extra["all_languages"], true);
+        assert_eq!(extra.get("notice"), None, "a later page says nothing");
+        let first = super::meta(&property(), &listing, false, true);
+        let extra: Value = serde_json::from_str(&first.extra_json).unwrap();
+        assert!(extra["notice"]
+            .as_str()
+            .is_some_and(|n| n.contains("no reviews") && n.contains("site language")));
     }
 }

@@ -18,11 +18,11 @@ mod show;
 
 use gleaner_sdk::http::Response;
 use gleaner_sdk::types::Review;
-use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, PluginInfo, SourceMeta};
+use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-gleaner_sdk::plugin_bindings!("source");
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// Every address, page marker and limit the plugin uses, in one table.
 pub mod site {
@@ -56,20 +56,6 @@ pub mod site {
     /// The storefront when neither `country` nor the URL names one.
     pub const DEFAULT_STOREFRONT: &str = "us";
 }
-
-struct PodcastDirectory;
-
-impl exports::gleaner::plugin::source_plugin::Guest for PodcastDirectory {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(PodcastDirectory);
 
 /// Apple's two review orders (`sort_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,8 +190,21 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     Ok(assemble(ctx, fetched))
 }
 
+/// The order of a page: the public feed's `mostrecent` is newest first; the
+/// web review API takes no sort parameter and its order is not documented
+/// (public code that reads it sorts the reviews itself), so its pages are
+/// unordered, as is `mosthelpful`.
+fn order(sort: Sort, extra: &Map<String, Value>) -> Order {
+    let feed = extra.get("recipe") == Some(&json!("rss"));
+    match sort {
+        Sort::MostRecent if feed => Order::NewestFirst,
+        _ => Order::Unordered,
+    }
+}
+
 /// The page the host gets: reviews, the cursor of the next page, and metadata.
 fn assemble(ctx: Context, fetched: Fetched) -> Page {
+    let order = order(ctx.sort, &fetched.extra);
     let mut extra = Map::new();
     extra.insert("podcast_id".into(), json!(ctx.id));
     extra.insert("storefront".into(), json!(ctx.cc));
@@ -215,16 +214,22 @@ fn assemble(ctx: Context, fetched: Fetched) -> Page {
     if let Some(why) = &ctx.web_api_unavailable {
         extra.insert("web_api_unavailable".into(), json!(why));
     }
+    let first = extra.get("page") == Some(&json!(1)) || extra.get("offset") == Some(&json!(0));
+    if first && fetched.reviews.is_empty() {
+        extra.insert(
+            "notice".into(),
+            json!(format!(
+                "Apple lists no reviews for this show in the \"{}\" storefront",
+                ctx.cc
+            )),
+        );
+    }
     let meta = SourceMeta {
         resolved_url: Some(ctx.show.url.clone()),
         name: ctx.show.name.clone().or(fetched.name_hint),
         average_rating: ctx.show.average,
         total_reviews: ctx.show.total,
         extra_json: Value::Object(extra).to_string(),
-    };
-    let order = match ctx.sort {
-        Sort::MostRecent => Order::NewestFirst,
-        Sort::MostHelpful => Order::Unordered,
     };
     let at = |next: Step| Cursor {
         ctx: ctx.clone(),
@@ -304,6 +309,21 @@ pub fn number(v: &Value) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_feed_sorted_by_date_is_newest_first() {
+        let recipe = |r: &str| {
+            let mut m = Map::new();
+            m.insert("recipe".into(), json!(r));
+            m
+        };
+        assert_eq!(order(Sort::MostRecent, &recipe("rss")), Order::NewestFirst);
+        assert_eq!(
+            order(Sort::MostRecent, &recipe("amp-api")),
+            Order::Unordered
+        );
+        assert_eq!(order(Sort::MostHelpful, &recipe("rss")), Order::Unordered);
+    }
 
     #[test]
     fn templates_fill() {

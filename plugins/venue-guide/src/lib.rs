@@ -15,26 +15,12 @@ pub mod tips;
 
 use api::Credentials;
 use gleaner_sdk::http::{self, Response};
-use gleaner_sdk::{config, log, FetchError, Page, PageRequest, PluginInfo};
+use gleaner_sdk::{config, log, FetchError, Page, PageRequest};
 use page::{Asked, Cursor, Venue};
 use query::Target;
 use serde_json::Value;
 
-gleaner_sdk::plugin_bindings!("source");
-
-struct VenueGuide;
-
-impl exports::gleaner::plugin::source_plugin::Guest for VenueGuide {
-    fn info() -> PluginInfo {
-        gleaner_sdk::plugin_info!()
-    }
-
-    fn fetch_page(req: PageRequest) -> Result<Page, FetchError> {
-        fetch_page(&req)
-    }
-}
-
-export!(VenueGuide);
+gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
 /// The sort used when the request names none: newest first.
 pub const DEFAULT_SORT: &str = "recent";

@@ -58,6 +58,10 @@ pub fn order(sort: &str) -> Order {
     }
 }
 
+/// What a first page without tips says: the API's empty list is how it
+/// states that nobody has left a tip on the venue.
+pub const NO_TIPS: &str = "Foursquare lists no tips for this venue";
+
 fn meta(venue: &Venue, total: Option<u64>, extra: Value) -> SourceMeta {
     SourceMeta {
         resolved_url: Some(endpoint::VENUE_PAGE.replace("{id}", &venue.id)),
@@ -112,6 +116,9 @@ pub fn v2(body: &Value, asked: &Asked, version: &str) -> Result<Page, FetchError
         "api": "v2", "venue_id": venue.id, "sort": asked.sort, "version_date": version,
     });
     let offset = asked.offset;
+    if offset == 0 && items.is_empty() {
+        extra["notice"] = json!(NO_TIPS);
+    }
     if let Some(total) = count.filter(|&t| items.is_empty() && offset > 0 && u64::from(offset) < t)
     {
         extra["source_limit"] = json!(format!(
@@ -159,6 +166,9 @@ pub fn v3(body: &Value, asked: &Asked, previous_first: Option<&str>) -> Result<P
         .iter()
         .map(|t| tips::v3_tip(t).map_err(FetchError::Upstream))
         .collect::<Result<Vec<_>, _>>()?;
+    if asked.offset == 0 && items.is_empty() {
+        extra["notice"] = json!(NO_TIPS);
+    }
     let more = items.len() as u32 >= asked.limit;
     let next_cursor = more.then(|| {
         cursor::encode(&Cursor {
@@ -298,6 +308,13 @@ mod tests {
         assert!(extra(&again)["source_limit"].is_string());
         let short = v3(&json!([]), &asked(&v, 2, 2), Some("a")).unwrap();
         assert!(short.next_cursor.is_none());
+        assert_eq!(
+            extra(&short).get("notice"),
+            None,
+            "a later page says nothing"
+        );
+        let none = v3(&json!([]), &asked(&v, 2, 0), None).unwrap();
+        assert_eq!(extra(&none)["notice"], NO_TIPS);
         assert!(matches!(
             v3(&json!({"results": []}), &asked(&v, 2, 0), None),
             Err(FetchError::Upstream(_))
