@@ -5,8 +5,6 @@
 
 use crate::bindings::types as wit;
 
-pub use gleaner_contract::review::check_date;
-
 /// A review that breaks the contract, and how.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("review {id:?}: {problem}")]
