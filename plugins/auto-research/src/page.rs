@@ -139,7 +139,7 @@ pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, F
         reviews_out.push(reviews::from_card(card, ctx).map_err(FetchError::Upstream)?);
     }
     let next = html::first_attr(root, s.next, "href")
-        .and_then(|href| gleaner_sdk::page::url::resolve(page_url, &href));
+        .and_then(|href| gleaner_sdk::webpage::url::resolve(page_url, &href));
     let summary = summary(root)?;
     let says_empty = !html::select(&doc, s.empty)?.is_empty();
     let no_reviews = if reviews_out.is_empty() {

@@ -209,7 +209,7 @@ fn review(item: ElementRef<'_>, s: &ReviewSelectors, slug: &str) -> Result<Optio
     let name = author.clone().filter(|_| !redacted);
     let link = first(&s.author_link)
         .and_then(|a| a.value().attr("href"))
-        .and_then(|href| gleaner_sdk::page::resolve(site::ORIGIN, href));
+        .and_then(|href| gleaner_sdk::webpage::resolve(site::ORIGIN, href));
     let author_url = link.or_else(|| name.as_deref().map(site::author_url));
     let helpful = first(&s.helpful_box).map(|_| {
         first(&s.helpful_count)

@@ -244,7 +244,7 @@ fn stars(text: &str) -> Option<f64> {
 /// The "more reviews" link, resolved against the page.
 fn next_link(root: ElementRef<'_>, page_url: &str) -> Option<String> {
     let href = html::first_attr(root, SELECTORS.next, "href")?;
-    gleaner_sdk::page::url::resolve(page_url, &href)
+    gleaner_sdk::webpage::url::resolve(page_url, &href)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //!
 //! Pure logic over [`crate::site`] metadata: no I/O, and no panics on any input.
 
-use crate::page::{parse_color, Icon, PageMeta, WebAppManifest};
+use crate::webpage::{parse_color, Icon, PageMeta, WebAppManifest};
 use gleaner_sdk::image_size::image_size;
 
 /// Ranked assets of a site.
@@ -308,7 +308,7 @@ pub fn rank(meta: &PageMeta, manifest: Option<&WebAppManifest>, base_url: &str) 
         push_unique(&mut favicons, Some(url));
     }
     for path in PROBED_ICONS {
-        push_unique(&mut favicons, crate::page::resolve(base_url, path));
+        push_unique(&mut favicons, crate::webpage::resolve(base_url, path));
     }
     for url in by_score(manifest_icons) {
         push_unique(&mut favicons, Some(url));
@@ -404,7 +404,7 @@ pub fn best_favicon(fetched: &[Fetched<'_>]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page::{page_meta, web_manifest};
+    use crate::webpage::{page_meta, web_manifest};
 
     const SAAS: &str = r##"<html><head><title>Acme</title>
 <meta property="og:image" content="/og.png"><meta property="og:logo" content="https://cdn.acme.io/logo.svg">

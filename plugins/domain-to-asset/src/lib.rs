@@ -12,7 +12,7 @@
 pub mod assets;
 pub mod logo;
 
-pub use gleaner_sdk::page;
+pub use gleaner_sdk::webpage;
 
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::image_size;
@@ -58,7 +58,7 @@ const MAX_LOGO_FETCHES: usize = 3;
 
 fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
     let (base, html) = website::page(query).map_err(website_error)?;
-    let meta = page::page_meta(&html, &base);
+    let meta = webpage::page_meta(&html, &base);
     let manifest = if favicon_only {
         None
     } else {
@@ -189,7 +189,7 @@ fn svg_color(svg: &str) -> Option<String> {
                 .chars()
                 .take_while(|c| !matches!(c, '"' | ';' | '}' | '\''))
                 .collect();
-            let Some(color) = page::parse_color(value.trim()) else {
+            let Some(color) = webpage::parse_color(value.trim()) else {
                 continue;
             };
             let rgba: Vec<u8> = (0..3)

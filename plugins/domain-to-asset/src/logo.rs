@@ -11,7 +11,7 @@
 //! Pure logic: no I/O, and no panics on any input.
 
 use gleaner_sdk::html::{ElementRef, Html};
-use gleaner_sdk::page::{resolve, PageMeta, WebAppManifest};
+use gleaner_sdk::webpage::{resolve, PageMeta, WebAppManifest};
 
 use crate::assets::manifest_logo;
 
@@ -285,7 +285,7 @@ pub fn candidates(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gleaner_sdk::page::page_meta;
+    use gleaner_sdk::webpage::page_meta;
 
     fn logos(html: &str, base: &str, home: bool) -> Vec<String> {
         let meta = page_meta(html, base);

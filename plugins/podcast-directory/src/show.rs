@@ -3,7 +3,7 @@
 
 use gleaner_sdk::embedded::json_ld;
 use gleaner_sdk::html::{select, Html};
-use gleaner_sdk::page::url::resolve;
+use gleaner_sdk::webpage::url::resolve;
 use gleaner_sdk::{http, FetchError};
 use percent_encoding::percent_decode_str;
 use serde::{Deserialize, Serialize};

@@ -16,7 +16,7 @@
 //! | [`listing`] | telling a listing with no reviews from a changed layout |
 //! | [`embedded`] | JSON embedded in pages: `__NEXT_DATA__`, JSON-LD, `window.__INITIAL_STATE__`, Next.js flight chunks |
 //! | [`date`], [`rating`], [`number`] | dates, ratings and numbers as sites write them |
-//! | [`page`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
+//! | [`webpage`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
 //! | [`website`] | fetching a website's home page and manifest |
 //! | `walls` | walls of love on Shapo, Testimonial.to, Senja and Endorsal, one adapter per product (feature `walls`) |
 //!
@@ -215,13 +215,13 @@ pub mod image_size;
 pub mod json;
 pub mod listing;
 pub mod number;
-pub mod page;
 pub mod rating;
 pub mod request;
 pub mod review;
 pub mod testing;
 #[cfg(feature = "walls")]
 pub mod walls;
+pub mod webpage;
 pub mod website;
 
 pub use wit::gleaner::plugin::types;

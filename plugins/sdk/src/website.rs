@@ -1,11 +1,11 @@
 //! Fetching a website through the host: a page as the user gave it (a bare
 //! domain meaning its home page), its home page (refusing non-HTML answers) and
-//! its web app manifest. Parsing what comes back is [`crate::page`]'s.
+//! its web app manifest. Parsing what comes back is [`crate::webpage`]'s.
 
 use ::url::Url;
 
 use crate::http::{self, Response};
-use crate::page::{self, WebAppManifest};
+use crate::webpage::{self, WebAppManifest};
 
 /// Why a website could not be read: the input is not a site, or the site failed.
 #[derive(Debug)]
@@ -21,7 +21,7 @@ pub enum WebsiteError {
 /// with `https://` added when no scheme is given and the fragment dropped. A
 /// bare domain is its home page. Errors say what is accepted.
 pub fn page_url(query: &str) -> Result<String, WebsiteError> {
-    let home = page::site_url(query).map_err(WebsiteError::Input)?;
+    let home = webpage::site_url(query).map_err(WebsiteError::Input)?;
     let t = query.trim();
     let with_scheme = if t.contains("://") {
         t.to_owned()
@@ -81,11 +81,11 @@ pub fn page(query: &str) -> Result<(String, String), WebsiteError> {
 
 /// Fetches the home page of a domain or URL; returns (final URL, HTML).
 pub fn home_page(query: &str) -> Result<(String, String), WebsiteError> {
-    html_at(&page::site_url(query).map_err(WebsiteError::Input)?)
+    html_at(&webpage::site_url(query).map_err(WebsiteError::Input)?)
 }
 
 /// The web app manifest a page declares, when it answers and parses.
-pub fn manifest(meta: &page::PageMeta) -> Option<WebAppManifest> {
+pub fn manifest(meta: &webpage::PageMeta) -> Option<WebAppManifest> {
     let url = meta.manifest_url.as_deref()?;
     http::get(
         url,
@@ -93,7 +93,7 @@ pub fn manifest(meta: &page::PageMeta) -> Option<WebAppManifest> {
     )
     .ok()
     .filter(Response::is_success)
-    .and_then(|r| page::web_manifest(&r.text(), url))
+    .and_then(|r| webpage::web_manifest(&r.text(), url))
 }
 
 #[cfg(test)]

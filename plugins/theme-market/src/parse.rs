@@ -4,9 +4,9 @@
 
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
 use gleaner_sdk::listing::{self, Shown};
-use gleaner_sdk::page::url::resolve;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
+use gleaner_sdk::webpage::url::resolve;
 use gleaner_sdk::FetchError;
 use serde_json::json;
 

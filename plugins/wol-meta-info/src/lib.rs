@@ -8,7 +8,7 @@
 
 pub mod seo;
 
-pub use gleaner_sdk::page;
+pub use gleaner_sdk::webpage;
 
 use gleaner_sdk::website::{self, WebsiteError};
 use serde_json::json;
@@ -38,13 +38,13 @@ fn process(input: String) -> Result<Output, ProcessError> {
         WebsiteError::Site(m) => ProcessError::Upstream(m),
     };
     let (base, html) = website::page(&input.website).map_err(site_error)?;
-    let meta = page::page_meta(&html, &base);
+    let meta = webpage::page_meta(&html, &base);
     let home_meta = if website::is_home(&base) {
         None
     } else {
         website::home_of(&base)
             .and_then(|home| website::html_at(&home).ok())
-            .map(|(home, html)| page::page_meta(&html, &home))
+            .map(|(home, html)| webpage::page_meta(&html, &home))
     };
     let manifest = website::manifest(home_meta.as_ref().unwrap_or(&meta))
         .or_else(|| home_meta.as_ref().and_then(|_| website::manifest(&meta)));

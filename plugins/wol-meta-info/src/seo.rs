@@ -3,7 +3,7 @@
 //!
 //! Pure logic over [`crate::site`] metadata: no I/O, and no panics on any input.
 
-use crate::page::PageMeta;
+use crate::webpage::PageMeta;
 
 /// Longest optimised title, in characters.
 pub const TITLE_MAX: usize = 60;
@@ -396,7 +396,7 @@ pub fn optimise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page::page_meta;
+    use crate::webpage::page_meta;
 
     const SAAS: &str = r#"<html><head>
 <title>Acme — Customer feedback &amp; reviews for SaaS teams | Acme</title>

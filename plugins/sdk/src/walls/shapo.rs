@@ -5,9 +5,9 @@
 
 use crate::embedded::next_data;
 use crate::json::string;
-use crate::page::page_meta;
 use crate::review::{self, ReviewBuilder};
 use crate::types::Review;
+use crate::webpage::page_meta;
 use crate::{http, FetchError, Order, Page};
 use serde_json::{json, Value};
 
