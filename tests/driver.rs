@@ -18,7 +18,16 @@ const QUERY: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
 /// Serves the real review objects as three newest-first pages of 20, each after
 /// `delay`, failing page `fail_page` with a 500.
 async fn trustpilot(delay: Duration, fail_page: Option<u64>) -> std::net::SocketAddr {
-    let pages = common::trustpilot_pages();
+    serve_pages(common::trustpilot_pages(), delay, fail_page).await
+}
+
+/// Serves `pages` as Trustpilot review pages, each after `delay`, failing page
+/// `fail_page` with a 500.
+async fn serve_pages(
+    pages: Vec<Vec<serde_json::Value>>,
+    delay: Duration,
+    fail_page: Option<u64>,
+) -> std::net::SocketAddr {
     let router = Router::new().route(
         "/review/{domain}",
         get(
@@ -119,19 +128,7 @@ async fn a_failing_page_returns_what_was_collected_and_where_to_resume() {
 async fn a_page_whose_dates_go_against_its_declared_order_is_filtered_not_cut() {
     let mut pages = common::trustpilot_pages();
     pages[0][0]["dates"]["publishedDate"] = json!("2023-11-01T09:00:00.000Z");
-    let router = Router::new().route(
-        "/review/{domain}",
-        get(
-            move |Query(q): Query<std::collections::HashMap<String, String>>| {
-                let pages = pages.clone();
-                async move {
-                    let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
-                    common::trustpilot_html(&pages[page - 1], 3)
-                }
-            },
-        ),
-    );
-    let addr = common::upstream(router).await;
+    let addr = serve_pages(pages, Duration::ZERO, None).await;
     let s = common::start(&["customer-feedback-hub"], move |c| {
         c.replay = None;
         c.upstream_override

@@ -95,21 +95,16 @@ macro_rules! bare {
 }
 bare!(u64, usize);
 
-impl Show for bool {
-    fn show(&self) -> Option<String> {
-        Some(format!("`{self}`"))
-    }
+macro_rules! code {
+    ($($t:ty),*) => {$(
+        impl Show for $t {
+            fn show(&self) -> Option<String> {
+                Some(format!("`{self}`"))
+            }
+        }
+    )*};
 }
-impl Show for String {
-    fn show(&self) -> Option<String> {
-        Some(format!("`{self}`"))
-    }
-}
-impl Show for SocketAddr {
-    fn show(&self) -> Option<String> {
-        Some(format!("`{self}`"))
-    }
-}
+code!(bool, String, SocketAddr);
 impl Show for PathBuf {
     fn show(&self) -> Option<String> {
         Some(format!("`{}`", self.display()))

@@ -313,7 +313,7 @@ impl Fetch<'_> {
                 tracing::warn!(
                     plugin = %label,
                     request_id,
-                    declared = order::name(declared),
+                    declared = order::code(declared),
                     page = pages,
                     "the page's review dates go against the order the source declared; \
                      the rest of the fetch is read as not by date"

@@ -71,21 +71,12 @@ impl OrderCheck {
     }
 }
 
-/// The order's code in `extra_information`.
+/// The order's code in `extra_information` and the logs.
 pub(super) fn code(order: Order) -> &'static str {
     match order {
         Order::NewestFirst => "newest_first",
         Order::OldestFirst => "oldest_first",
         Order::Unordered => "unordered",
-    }
-}
-
-/// The order's name as the source's documentation and logs give it.
-pub(super) fn name(order: Order) -> &'static str {
-    match order {
-        Order::NewestFirst => "newest first",
-        Order::OldestFirst => "oldest first",
-        Order::Unordered => "not by date",
     }
 }
 

@@ -15,7 +15,7 @@ mod query;
 mod review;
 mod rsc;
 
-use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, SourceMeta};
+use gleaner_sdk::{cursor, FetchError, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -109,11 +109,9 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         .cloned()
         .map(|entry| entry.build(&profile.url))
         .collect::<Result<Vec<_>, _>>()?;
-    let order = if newest_first(&reviews) {
-        Order::NewestFirst
-    } else {
-        Order::Unordered
-    };
+    // Newest first only as far as the page's (month) dates show it: only
+    // then may the host stop early on `sync_date`.
+    let order = gleaner_sdk::review::order_by_dates(&reviews, None);
     let meta = meta(&profile, &cursor, &read, total, reviews.is_empty());
     Ok(Page {
         ahead,
@@ -162,13 +160,6 @@ fn continuation(
         }))
     });
     (Some(cursor::encode(&next)), ahead)
-}
-
-/// Whether the page's (month) dates never increase: only then may the host
-/// stop early on `sync_date`.
-fn newest_first(reviews: &[gleaner_sdk::types::Review]) -> bool {
-    let dates: Vec<&str> = reviews.iter().filter_map(|r| r.date.as_deref()).collect();
-    dates.len() == reviews.len() && dates.windows(2).all(|w| w[0] >= w[1])
 }
 
 fn meta(

@@ -116,10 +116,8 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
 /// does not stop early on it); every other sort is not by date, or (`date`)
 /// unverified on the site.
 fn order(sort: &str, reviews: &[gleaner_sdk::types::Review]) -> Order {
-    let dates: Vec<&str> = reviews.iter().filter_map(|r| r.date.as_deref()).collect();
-    let newest_first = dates.len() == reviews.len() && dates.windows(2).all(|w| w[0] >= w[1]);
-    if sort == DEFAULT_SORT && newest_first {
-        Order::NewestFirst
+    if sort == DEFAULT_SORT {
+        gleaner_sdk::review::order_by_dates(reviews, None)
     } else {
         Order::Unordered
     }

@@ -46,10 +46,9 @@ pub fn fetch(wall: &Wall, options: &Options) -> Result<Page, FetchError> {
              were read, sorted and filtered"
         ));
     }
-    if read == 0 {
-        // The wall's own empty list: it holds no testimonial yet.
-        extra["notice"] = json!(format!("this {product} wall has no testimonials yet"));
-    } else if page.reviews.is_empty() {
+    // An empty wall carries the adapters' own notice; here, a filter that
+    // matched nothing on a wall that has testimonials.
+    if read > 0 && page.reviews.is_empty() {
         extra["notice"] = json!(format!(
             "no testimonial of this {product} wall matches filter_by {}",
             filter.unwrap_or_default()

@@ -151,8 +151,8 @@ impl ReviewBuilder {
     }
 }
 
-/// A stable id for a review the site gives none: `prefix` and a 64-bit
-/// `Order::NewestFirst` when every review is dated and the dates never rise,
+/// The order of a page as its dates show it: `Order::NewestFirst` when every
+/// review is dated and the dates never rise,
 /// counting from `previous` (the last date of the page before) on; otherwise
 /// `Order::Unordered`. For listings whose newest-first order is trusted only as
 /// far as their dates show it. Dates of day and of month precision compare by
