@@ -90,8 +90,30 @@ impl Wall {
                 "the page needs a signed-in account: configure the site's credentials for this plugin"
             }
             Wall::RateLimit => "retry later with slower pacing (lower the plugin's request rate)",
+            Wall::Akamai | Wall::DataDome | Wall::PerimeterX => {
+                "the site's pages need no credentials, but this service lets few automated \
+                 clients through: retry later at a slower pace, or from a residential network or \
+                 through a residential proxy ([plugins.<name>] proxies)"
+            }
             _ => "retry later with slower pacing, or from another network or a proxy the site trusts",
         }
+    }
+}
+
+/// What would help after a refusal status (401, 403, 429) that no wall marker
+/// explains, for messages; `None` for any other status.
+pub fn refusal_remedy(status: u16) -> Option<&'static str> {
+    match status {
+        401 => Some(
+            "the site wants credentials: configure them for this plugin if the site issues any, \
+             or retry later at a slower pace if its pages are public",
+        ),
+        403 => Some(
+            "the site refuses this client: retry later at a slower pace, or from another network \
+             or through a proxy the site trusts (a residential proxy for the strictest sites)",
+        ),
+        429 => Some("the site is rate-limiting: retry later with slower pacing (lower the plugin's request rate)"),
+        _ => None,
     }
 }
 

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use crate::endpoints::{self, PAGE_SIZE};
 use crate::query::Target;
 use crate::review::{self, id, is_anonymous, text, SCALE};
-use crate::{answered, Listing, Sort};
+use crate::{Listing, Sort};
 
 /// What this recipe gave.
 pub enum Outcome {
@@ -59,14 +59,14 @@ pub fn read(
     // The activity page was there: a 404 here is this API's refusal, not a
     // missing activity, and the older listing may still serve.
     if botwall::detect(response).is_some() || !response.is_success() {
-        return Ok(Outcome::Refused(answered(response)));
+        return Ok(Outcome::Refused(botwall::answered(response)));
     }
     match serde_json::from_slice::<Value>(&response.body) {
         Ok(v) if v["reviews"].is_array() => {
             let (listing, ids) = parse(&v, target, offset, before);
             Ok(Outcome::Listing(listing, ids))
         }
-        _ => Ok(Outcome::Refused(answered(response))),
+        _ => Ok(Outcome::Refused(botwall::answered(response))),
     }
 }
 

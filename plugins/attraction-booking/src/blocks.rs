@@ -25,7 +25,7 @@ use crate::endpoints::{self, CAP_NEAR, PAGE_SIZE};
 use crate::query::Target;
 use crate::review::{self, id, is_anonymous, split_author, text, SCALE};
 use crate::session;
-use crate::{answered, Listing, Sort};
+use crate::{Listing, Sort};
 
 /// The tracking target that marks a review card in the newer contract.
 const CARD_TARGET: &str = "activity-review-card";
@@ -91,11 +91,11 @@ pub fn read(response: &Response, target: &Target, offset: u32) -> Result<Outcome
         )));
     }
     if walled || !response.is_success() {
-        return Ok(Outcome::Refused(answered(response)));
+        return Ok(Outcome::Refused(botwall::answered(response)));
     }
     match serde_json::from_slice::<Value>(&response.body) {
         Ok(v) => parse(&v, target, offset).map(Outcome::Listing),
-        Err(_) => Ok(Outcome::Refused(answered(response))),
+        Err(_) => Ok(Outcome::Refused(botwall::answered(response))),
     }
 }
 

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use crate::endpoints::{self, PAGE_SIZE};
 use crate::query::Target;
 use crate::review::{self, id, is_anonymous, split_author, text, SCALE};
-use crate::{answered, Listing, Sort};
+use crate::{Listing, Sort};
 
 /// What would help when GetYourGuide refuses this address.
 pub const WHAT_HELPS: &str =
@@ -57,13 +57,13 @@ fn json(response: &Response, refusals: &[(&str, Option<&str>)]) -> Result<Value,
         _ if walled || matches!(response.status, 401 | 403 | 429) || response.is_success() => {
             Err(FetchError::Blocked(format!(
                 "GetYourGuide refused the reviews: {first}its reviews.json listing answered {} ({}); {WHAT_HELPS}",
-                answered(response),
+                botwall::answered(response),
                 response.final_url
             )))
         }
         _ => Err(FetchError::Upstream(format!(
             "GetYourGuide's reviews could not be read: {first}its reviews.json listing answered {} ({}); retry later",
-            answered(response),
+            botwall::answered(response),
             response.final_url
         ))),
     }

@@ -25,8 +25,7 @@ mod query;
 mod review;
 mod session;
 
-use gleaner_sdk::http::Response;
-use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, SourceMeta};
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -374,16 +373,6 @@ fn finish(
         order: sort.order(),
         meta,
     })
-}
-
-/// What an answer was, for messages: its status and the wall or body seen.
-pub fn answered(response: &Response) -> String {
-    let seen = botwall::seen(response);
-    if seen.starts_with("HTTP ") {
-        seen
-    } else {
-        format!("HTTP {} with {seen}", response.status)
-    }
 }
 
 /// Whether a listing that ended at `reached` was cut by the review API's

@@ -19,7 +19,7 @@ pub mod reviews;
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{
-    botwall, config, cursor, date, listing, FetchError, Order, Page, PageRequest, SourceMeta,
+    config, cursor, date, listing, FetchError, Order, Page, PageRequest, SourceMeta,
 };
 use serde_json::{json, Value};
 use url::Url;
@@ -153,24 +153,10 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
 /// "blocked", saying what was seen and what would help (the site needs no
 /// credentials); 404/410 is "not found"; other failures are upstream errors.
 fn checked(response: Response, vehicle: &Vehicle) -> Result<Response, FetchError> {
-    let wall = botwall::detect(&response);
-    if wall.is_some() || matches!(response.status, 401 | 403 | 429) {
-        let seen = match wall {
-            Some(wall) => format!("HTTP {} with {}", response.status, wall.phrase()),
-            None => botwall::seen(&response),
-        };
-        return Err(FetchError::Blocked(format!(
-            "{WHAT}: {} answered {seen} instead of the review list; Cars.com needs no credentials, \
-             so retry later at a slower pace (a larger [pacing] min_delay_ms for www.cars.com), or \
-             run the requests from a residential network or through a residential proxy \
-             (public Cars.com crawlers use proxies)",
-            response.final_url
-        )));
-    }
-    if matches!(response.status, 404 | 410) {
+    if response.is_missing() {
         return Err(not_found(vehicle, &response));
     }
-    response.ensure_success(WHAT)
+    response.checked(WHAT)
 }
 
 fn not_found(vehicle: &Vehicle, response: &Response) -> FetchError {
@@ -260,7 +246,7 @@ mod tests {
         let e = checked(answer(403, &[], AKAMAI, LIST), &vehicle()).unwrap_err();
         assert!(
             matches!(&e, FetchError::Blocked(m) if m.contains("answered HTTP 403 with an Akamai \"Access Denied\" page")
-                && m.contains("residential proxy") && m.contains("needs no credentials")),
+                && m.contains("residential proxy") && m.contains("need no credentials")),
             "{e:?}"
         );
         let e = checked(answer(200, &[], CLOUDFLARE, LIST), &vehicle()).unwrap_err();

@@ -11,7 +11,7 @@ mod query;
 mod site;
 
 use gleaner_sdk::http::{self, Response};
-use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, SourceMeta};
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde_json::json;
 
 use parse::{Listing, ReviewsPage};
@@ -121,24 +121,14 @@ fn continuation(
 /// Passes a usable answer; a bot wall or refusal is "blocked" (what was seen,
 /// what would help), a 404 is "not found", anything else non-2xx "upstream".
 fn checked(response: Response, slug: &str) -> Result<Response, FetchError> {
-    if let Some(wall) = botwall::detect(&response) {
-        return Err(botwall::blocked(wall, WHAT, &response.final_url));
-    }
-    match response.status {
-        200..=299 => Ok(response),
-        404 | 410 => Err(FetchError::NotFound(format!(
+    if response.is_missing() {
+        return Err(FetchError::NotFound(format!(
             "SourceForge has no project {slug:?}: {} answered HTTP {}; check the slug in the \
              project's address, https://sourceforge.net/projects/<slug>/",
             response.final_url, response.status
-        ))),
-        401 | 403 | 429 => Err(FetchError::Blocked(format!(
-            "{WHAT}: {} answered {} instead of the reviews; SourceForge refuses some automated \
-             clients: retry later at a slower pace, or route the requests through a proxy",
-            response.final_url,
-            botwall::seen(&response)
-        ))),
-        _ => response.ensure_success(WHAT),
+        )));
     }
+    response.checked(WHAT)
 }
 
 /// The error for a 2xx page without any part of a reviews page.
@@ -182,7 +172,7 @@ mod tests {
         }
         let e = checked(answer(429, ""), "x").unwrap_err();
         assert!(
-            matches!(&e, FetchError::Blocked(m) if m.contains("HTTP 429 Too Many Requests") && m.contains("slower pace")),
+            matches!(&e, FetchError::Blocked(m) if m.contains("HTTP 429 Too Many Requests") && m.contains("slower pacing")),
             "{e:?}"
         );
         let e = checked(answer(404, "<html>gone</html>"), "nope").unwrap_err();

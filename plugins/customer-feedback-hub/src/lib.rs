@@ -102,7 +102,7 @@ pub fn page_from_response(
     page: u32,
     sort: &str,
 ) -> Result<Page, FetchError> {
-    let response = response.ensure_success("Trustpilot review page")?;
+    let response = response.checked("Trustpilot review page")?;
     let html = response.text();
     let data = next_data(&html).ok_or_else(|| {
         FetchError::Blocked(format!(

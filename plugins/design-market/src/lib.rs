@@ -199,8 +199,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
 /// saying what was seen and what would help (the site needs no credentials);
 /// 404/410 is "not found"; other failures are upstream errors.
 fn checked(response: Response) -> Result<Response, FetchError> {
-    let wall = botwall::detect(&response);
-    if wall == Some(botwall::Wall::LoginWall) {
+    if botwall::detect(&response) == Some(botwall::Wall::LoginWall) {
         return Err(FetchError::Blocked(format!(
             "{WHAT}: the request led to the sign-in page {} (a login wall); product pages are \
              public, so the site is refusing this client: retry later at a slower pace, or from a \
@@ -208,19 +207,7 @@ fn checked(response: Response) -> Result<Response, FetchError> {
             response.final_url
         )));
     }
-    if wall.is_none() && !matches!(response.status, 401 | 403 | 429) {
-        return response.ensure_success(WHAT);
-    }
-    let seen = match wall {
-        Some(wall) => format!("HTTP {} with {}", response.status, wall.phrase()),
-        None => botwall::seen(&response),
-    };
-    Err(FetchError::Blocked(format!(
-        "{WHAT}: {} answered {seen} instead of the product page; Creative Market needs no \
-         credentials, so retry later at a slower pace, or run the requests from a residential \
-         network or through a residential proxy (public Creative Market scrapers use residential proxies)",
-        response.final_url
-    )))
+    response.checked(WHAT)
 }
 
 /// The canonical product URL from the URL that answered; an answer from any
@@ -374,7 +361,7 @@ mod tests {
             assert!(
                 matches!(&e, FetchError::Blocked(m) if m.contains(&format!(
                     "https://creativemarket.com/NorthwindType/1-X answered HTTP {status} with a Cloudflare bot challenge"
-                )) && m.contains("residential proxy") && m.contains("needs no credentials")),
+                )) && m.contains("a proxy the site trusts")),
                 "{e:?}"
             );
         }

@@ -30,7 +30,7 @@ pub fn json(response: Response, what: &str, missing: &str) -> Result<Value, Fetc
     if refused(&response) {
         return Err(FetchError::Blocked(format!(
             "{what}: ClassPass answered {} for {}; {WHAT_HELPS}",
-            seen(&response),
+            botwall::answered(&response),
             response.final_url
         )));
     }
@@ -40,7 +40,7 @@ pub fn json(response: Response, what: &str, missing: &str) -> Result<Value, Fetc
             response.final_url, response.status
         )));
     }
-    let response = response.ensure_success(what)?;
+    let response = response.checked(what)?;
     serde_json::from_slice(&response.body).map_err(|_| {
         FetchError::Upstream(format!(
             "{what}: {} answered {} instead of JSON; the ClassPass API changed and the plugin needs an update",
@@ -48,14 +48,6 @@ pub fn json(response: Response, what: &str, missing: &str) -> Result<Value, Fetc
             botwall::seen(&response)
         ))
     })
-}
-
-/// What a refusal was: the wall with its status, else the status.
-fn seen(response: &Response) -> String {
-    match botwall::detect(response) {
-        Some(wall) => format!("HTTP {} with {}", response.status, wall.phrase()),
-        None => botwall::seen(response),
-    }
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ fn token(id: &str, secret: &str, user_agent: &str) -> Result<String, FetchError>
             response.status
         )));
     }
-    let body: Value = response.ensure_success("Reddit OAuth token")?.json()?;
+    let body: Value = response.checked("Reddit OAuth token")?.json()?;
     let token = body["access_token"]
         .as_str()
         .ok_or_else(|| FetchError::Upstream("Reddit's token answer has no access_token".into()))?
@@ -114,7 +114,7 @@ fn checked(response: Response, api: &Api, what: &str) -> Result<Response, FetchE
                 .into(),
         ));
     }
-    response.ensure_success(what)
+    response.checked(what)
 }
 
 fn fetch(query: &str) -> Result<Value, FetchError> {

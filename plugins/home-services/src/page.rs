@@ -8,7 +8,7 @@
 
 use gleaner_sdk::html::Html;
 use gleaner_sdk::listing::{self, Shown};
-use gleaner_sdk::{botwall, http, log, FetchError};
+use gleaner_sdk::{http, log, FetchError};
 use serde_json::{Map, Value};
 
 use crate::flight::Flight;
@@ -141,33 +141,13 @@ pub fn read(profile: &Profile, cursor: &Cursor) -> Result<Read, FetchError> {
 /// The answers that are errors: a bot wall or refusal (502 naming what would
 /// help), a missing profile (404), a redirect away from the profile.
 fn checked(response: http::Response, profile: &Profile) -> Result<http::Response, FetchError> {
-    let what = "Angi's profile page";
-    if let Some(wall) = botwall::detect(&response) {
-        return Err(botwall::blocked(wall, what, &response.final_url));
+    if response.is_missing() {
+        return Err(FetchError::NotFound(format!(
+            "Angi has no profile at {} (HTTP {}); check the URL",
+            response.final_url, response.status
+        )));
     }
-    match response.status {
-        200..=299 => {}
-        404 | 410 => {
-            return Err(FetchError::NotFound(format!(
-                "Angi has no profile at {} (HTTP {}); check the URL",
-                response.final_url, response.status
-            )))
-        }
-        401 | 403 | 429 => {
-            return Err(FetchError::Blocked(format!(
-                "{what}: Angi answered {} for {}; Angi limits quick or datacenter clients: retry \
-                 later with slower pacing, or through residential proxies",
-                botwall::seen(&response),
-                response.final_url
-            )))
-        }
-        status => {
-            return Err(FetchError::Upstream(format!(
-                "{what}: Angi answered HTTP {status} for {}",
-                response.final_url
-            )))
-        }
-    }
+    let response = response.checked("Angi's profile page")?;
     let same_profile = query::parse(&response.final_url).is_ok_and(|p| p.id == profile.id);
     if !same_profile {
         return Err(FetchError::NotFound(format!(

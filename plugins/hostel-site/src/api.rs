@@ -78,7 +78,7 @@ impl Client {
                 if refused(&page) {
                     return Err(blocked(what, &page));
                 }
-                page.ensure_success(what)?;
+                page.checked(what)?;
                 return Err(FetchError::Upstream(format!(
                     "{} has no `{}:\"…\"` in its runtime config any more: the page layout changed and the plugin needs an update",
                     endpoints::KEY_PAGE,
@@ -106,12 +106,9 @@ the key is no longer published there in the expected form, or this address is re
 
 /// The error for a refusal: what answered, what it was, and what would help.
 fn blocked(what: &str, response: &Response) -> FetchError {
-    let seen = match botwall::detect(response) {
-        Some(wall) => format!("HTTP {} with {}", response.status, wall.phrase()),
-        None => botwall::seen(response),
-    };
     FetchError::Blocked(format!(
-        "{what}: Hostelworld answered {seen} for {}; {WHAT_HELPS}",
+        "{what}: Hostelworld answered {} for {}; {WHAT_HELPS}",
+        botwall::answered(response),
         response.final_url
     ))
 }
@@ -139,7 +136,7 @@ fn json(response: Response, what: &str) -> Result<Value, FetchError> {
             response.final_url, response.status
         )));
     }
-    let response = response.ensure_success(what)?;
+    let response = response.checked(what)?;
     Err(FetchError::Upstream(format!(
         "{what}: {} did not answer with JSON; the Hostelworld API changed and the plugin needs an update",
         response.final_url

@@ -1,4 +1,4 @@
-//! Bot walls: recognising the challenge, interstitial or block page a site's
+//! Bot walls and refusals: recognising the challenge, interstitial or block page a site's
 //! anti-bot service answers instead of the content (Cloudflare, DataDome,
 //! Akamai, PerimeterX, a bare CAPTCHA, a gateway's rate limit) or a sign-in
 //! page, so a plugin reports a clear 502 rather than "the layout changed" or an
@@ -53,10 +53,24 @@ pub fn seen(response: &Response) -> String {
     }
 }
 
-/// The error for a wall met while reading `what`: names what was seen and what would help.
-pub fn blocked(wall: Wall, what: &str, url: &str) -> FetchError {
+/// What an answer was, with its status: "HTTP 403 with a Cloudflare bot
+/// challenge", "HTTP 429 Too Many Requests", "HTTP 200 with an empty answer".
+pub fn answered(response: &Response) -> String {
+    let seen = seen(response);
+    if seen.starts_with("HTTP ") {
+        seen
+    } else {
+        format!("HTTP {} with {seen}", response.status)
+    }
+}
+
+/// The error for a wall met while reading `what`: the address, the status and
+/// the wall seen, and what would help.
+pub fn blocked(wall: Wall, what: &str, response: &Response) -> FetchError {
     FetchError::Blocked(format!(
-        "{what}: the site answered with {} instead of the page ({url}); {}",
+        "{what}: {} answered HTTP {} with {}; {}",
+        response.final_url,
+        response.status,
         wall.phrase(),
         wall.remedy()
     ))
@@ -67,9 +81,42 @@ impl Response {
     /// bot wall, whatever its status; otherwise hands the response back.
     pub fn ensure_not_walled(self, what: &str) -> Result<Response, FetchError> {
         match detect(&self) {
-            Some(wall) => Err(blocked(wall, what, &self.final_url)),
+            Some(wall) => Err(blocked(wall, what, &self)),
             None => Ok(self),
         }
+    }
+
+    /// The one check of an answer before a source reads it; `site` names the
+    /// site or the page being read ("SourceForge's review page"). A bot wall,
+    /// whatever the status, or a refusal (401, 403, 429) is
+    /// [`FetchError::Blocked`], saying what was seen and the classifier's
+    /// remedy; 404 and 410 are [`FetchError::NotFound`]; any other non-2xx
+    /// status is [`FetchError::Upstream`]. A source with more to say about a
+    /// missing page asks [`Response::is_missing`] first.
+    pub fn checked(self, site: &str) -> Result<Response, FetchError> {
+        let response = self.ensure_not_walled(site)?;
+        let (url, status) = (&response.final_url, response.status);
+        if let Some(remedy) = gleaner_botwall::refusal_remedy(status) {
+            return Err(FetchError::Blocked(format!(
+                "{site}: the site answered {} for {url}; {remedy}",
+                answered(&response)
+            )));
+        }
+        match status {
+            200..=299 => Ok(response),
+            404 | 410 => Err(FetchError::NotFound(format!(
+                "{site}: the site has no such page ({url} answered HTTP {status}); check the \
+                 address in the query"
+            ))),
+            _ => Err(FetchError::Upstream(format!(
+                "{site}: the site answered HTTP {status} for {url}; it may be failing: retry later"
+            ))),
+        }
+    }
+
+    /// Whether the site says the page does not exist: 404 or 410, and no wall.
+    pub fn is_missing(&self) -> bool {
+        matches!(self.status, 404 | 410) && detect(self).is_none()
     }
 }
 
@@ -140,5 +187,49 @@ mod tests {
             matches!(&e, FetchError::Blocked(m) if m.contains("sign-in page") && m.contains("credentials")),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn one_check_maps_every_answer() {
+        let challenge = "<html><title>Just a moment...</title></html>";
+        let e = page(403, &[], challenge)
+            .checked("the wall page")
+            .unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains(
+                "the wall page: https://example.com/x answered HTTP 403 with a Cloudflare bot challenge; retry later"
+            ) && m.contains("a proxy the site trusts")),
+            "{e:?}"
+        );
+        let e = page(200, &[], challenge).checked("x").unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("HTTP 200 with")),
+            "{e:?}"
+        );
+        let e = page(429, &[], "").checked("the API").unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("answered HTTP 429 Too Many Requests for https://example.com/x; the site is rate-limiting")),
+            "{e:?}"
+        );
+        let e = page(401, &[], "").checked("the API").unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("credentials")),
+            "{e:?}"
+        );
+        assert!(matches!(
+            page(404, &[], "{}").checked("x"),
+            Err(FetchError::NotFound(_))
+        ));
+        assert!(matches!(
+            page(410, &[], "").checked("x"),
+            Err(FetchError::NotFound(_))
+        ));
+        assert!(matches!(
+            page(500, &[], "oops").checked("x"),
+            Err(FetchError::Upstream(_))
+        ));
+        assert!(page(204, &[], "").checked("x").is_ok());
+        assert!(page(404, &[], "").is_missing());
+        assert!(!page(404, &[("x-gleaner-wall", "datadome")], "").is_missing());
     }
 }

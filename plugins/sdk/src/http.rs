@@ -46,28 +46,6 @@ impl Response {
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }
-
-    /// Maps a bot wall (see [`crate::botwall`]) to blocked, naming the service,
-    /// whatever the status; then non-2xx statuses to errors: 401/403/429 →
-    /// blocked, 404/410 → not found, others → upstream.
-    pub fn ensure_success(self, what: &str) -> Result<Response, FetchError> {
-        let response = self.ensure_not_walled(what)?;
-        match response.status {
-            200..=299 => Ok(response),
-            401 | 403 | 429 => Err(FetchError::Blocked(format!(
-                "{what}: the site answered HTTP {} for {}",
-                response.status, response.final_url
-            ))),
-            404 | 410 => Err(FetchError::NotFound(format!(
-                "{what}: the site has no such page ({} answered HTTP {})",
-                response.final_url, response.status
-            ))),
-            status => Err(FetchError::Upstream(format!(
-                "{what}: the site answered HTTP {status} for {}",
-                response.final_url
-            ))),
-        }
-    }
 }
 
 /// Sends a request through the host.
@@ -121,7 +99,7 @@ pub fn get_json<T: DeserializeOwned>(
 ) -> Result<T, FetchError> {
     let mut all = vec![JSON];
     all.extend_from_slice(headers);
-    get(url, &all)?.ensure_success(what)?.json()
+    get(url, &all)?.checked(what)?.json()
 }
 
 /// Percent-encodes a query component.

@@ -55,7 +55,7 @@ pub fn is_home(url: &str) -> bool {
 /// Fetches `url` and returns (final URL, HTML); a non-HTML answer is an error.
 pub fn html_at(url: &str) -> Result<(String, String), WebsiteError> {
     let response = http::get_html(url)
-        .and_then(|r| r.ensure_success("the website"))
+        .and_then(|r| r.checked("the website"))
         .map_err(|e| WebsiteError::Site(http::describe(&e)))?;
     let html = response.text();
     let declared_html = response

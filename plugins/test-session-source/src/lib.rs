@@ -32,7 +32,7 @@ impl exports::gleaner::plugin::source_plugin::Guest for SessionSource {
             http::prime(VISIT)?;
             response = api(&url)?;
         }
-        let body: Value = response.ensure_success("the test API")?.json()?;
+        let body: Value = response.checked("the test API")?.json()?;
         let reviews = body["reviews"]
             .as_array()
             .into_iter()

@@ -266,21 +266,11 @@ fn probe(id: &str, sort: &str) -> Result<((String, String), Response), FetchErro
 /// Maps a refusing or failed answer: a bot wall or 401/403/429 is "blocked"
 /// (naming what was seen and what would help), 404/410 "not found".
 fn checked(response: Response, id: &str) -> Result<Response, FetchError> {
-    if let Some(wall) = botwall::detect(&response) {
-        return Err(botwall::blocked(wall, WHAT, &response.final_url));
-    }
-    match response.status {
-        200..=299 => Ok(response),
-        401 | 403 | 429 => Err(FetchError::Blocked(format!(
-            "{WHAT}: Envato Market answered {} for {}; retry later at a slower pace \
-             (a lower upstream_concurrency) or through a proxy the site trusts",
-            botwall::seen(&response),
-            response.final_url
-        ))),
-        404 | 410 => Err(FetchError::NotFound(format!(
+    if response.is_missing() {
+        return Err(FetchError::NotFound(format!(
             "Envato Market has no item {id} at {} (HTTP {}); check the item's URL or id",
             response.final_url, response.status
-        ))),
-        _ => response.ensure_success(WHAT),
+        )));
     }
+    response.checked(WHAT)
 }

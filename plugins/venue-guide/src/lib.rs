@@ -95,11 +95,7 @@ fn follow_short_link(link: &str) -> Result<Target, FetchError> {
     }
     if let Some(wall) = gleaner_sdk::botwall::detect(&response) {
         let what = format!("the short link {link}");
-        return Err(gleaner_sdk::botwall::blocked(
-            wall,
-            &what,
-            &response.final_url,
-        ));
+        return Err(gleaner_sdk::botwall::blocked(wall, &what, &response));
     }
     let seen = || gleaner_sdk::botwall::seen(&response);
     match response.status {

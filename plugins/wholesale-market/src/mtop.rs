@@ -84,7 +84,7 @@ pub enum Answer {
 /// Reads an answer of the gateway.
 pub fn read(response: &Response) -> Result<Answer, FetchError> {
     if let Some(wall) = botwall::detect(response) {
-        return Err(botwall::blocked(wall, WHAT, &response.final_url));
+        return Err(botwall::blocked(wall, WHAT, response));
     }
     if punished(&response.body) {
         return Err(FetchError::Blocked(format!(

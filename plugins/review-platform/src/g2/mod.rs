@@ -7,7 +7,7 @@
 pub mod parse;
 
 use gleaner_sdk::http::{self, Response};
-use gleaner_sdk::{botwall, cursor, FetchError, Order, Page, PageRequest, SourceMeta};
+use gleaner_sdk::{cursor, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde_json::json;
 
 use crate::options::{star_of, Filter, Options, Sort};
@@ -133,32 +133,15 @@ pub fn assemble(
 /// "blocked", naming what was seen and what would help; 404/410 is "not found";
 /// anything else non-2xx is "upstream".
 pub fn checked(response: Response, slug: &str) -> Result<Response, FetchError> {
-    let remedy = "G2 guards its pages with DataDome and Cloudflare and lets few automated \
-                  clients through: configure a residential proxy for this plugin \
-                  ([plugins.review-platform] proxies) and retry later at a slower pace";
-    if let Some(wall) = botwall::detect(&response) {
-        return Err(FetchError::Blocked(format!(
-            "{WHAT}: {} answered HTTP {} with {} instead of the reviews; {remedy}",
-            response.final_url,
-            response.status,
-            wall.phrase()
-        )));
-    }
-    match response.status {
-        200..=299 => Ok(response),
-        404 | 410 => Err(FetchError::NotFound(format!(
+    if response.is_missing() {
+        return Err(FetchError::NotFound(format!(
             "G2 has no product {slug:?}: {} answered HTTP {}; check the product's address, {}",
             response.final_url,
             response.status,
             crate::query::G2_FORM
-        ))),
-        401 | 403 | 429 => Err(FetchError::Blocked(format!(
-            "{WHAT}: {} answered {} instead of the reviews; {remedy}",
-            response.final_url,
-            botwall::seen(&response)
-        ))),
-        _ => response.ensure_success(WHAT),
+        )));
     }
+    response.checked(WHAT)
 }
 
 /// The error for a 2xx page with neither review cards nor anything saying

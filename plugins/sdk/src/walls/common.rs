@@ -78,40 +78,13 @@ pub fn transcript(item: &Value) -> Option<String> {
     })
 }
 
-/// Maps a non-2xx answer: a bot wall or a refusal status (401/403/429) is
-/// "blocked", named with what was seen and what would help; 404/410 is "not
-/// found"; anything else is an upstream error. A 2xx answer passes as it is:
-/// whether it is a wall is asked only when it lacks its data (see [`missing`]).
-pub fn checked(response: Response, what: &str) -> Result<Response, FetchError> {
-    if response.is_success() {
-        return Ok(response);
-    }
-    if botwall::detect(&response).is_some() || matches!(response.status, 401 | 403 | 429) {
-        return Err(blocked(what, &response));
-    }
-    response.ensure_success(what)
-}
-
 /// The error for a 2xx answer that lacks its data: "blocked" when it is a bot
 /// wall (a challenge served with 200), else `changed` (the layout changed).
 pub fn missing(response: &Response, what: &str, changed: FetchError) -> FetchError {
     match botwall::detect(response) {
-        Some(_) => blocked(what, response),
+        Some(wall) => botwall::blocked(wall, what, response),
         None => changed,
     }
-}
-
-/// The "blocked" error: what answered, what it was, and what would help.
-pub fn blocked(what: &str, response: &Response) -> FetchError {
-    let seen = match botwall::detect(response) {
-        Some(wall) => format!("HTTP {} with {}", response.status, wall.phrase()),
-        None => botwall::seen(response),
-    };
-    FetchError::Blocked(format!(
-        "{what}: {} answered {seen} instead of the wall; walls need no credentials, so \
-         retry later at a slower pace or route the requests through a proxy the site trusts",
-        response.final_url
-    ))
 }
 
 /// The page metadata every adapter returns.

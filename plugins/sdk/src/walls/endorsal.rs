@@ -25,10 +25,8 @@ pub const DATE_KEYS: &[&str] = &["added", "createdAt", "created_at", "date"];
 /// Fetches the page of a wall that starts at `offset`.
 pub fn fetch(wall_id: &str, offset: u32) -> Result<Page, FetchError> {
     let url = page_url(wall_id, offset);
-    let response = common::checked(
-        http::get(&url, &[("accept", "application/json")])?,
-        "Endorsal wall API",
-    )?;
+    let response =
+        http::get(&url, &[("accept", "application/json")])?.checked("Endorsal wall API")?;
     let answer: Value = serde_json::from_slice(&response.body).map_err(|e| {
         common::missing(
             &response,

@@ -20,10 +20,8 @@ pub const PRODUCT_HUNT_PROFILE: &str = "https://www.producthunt.com/@{username}"
 /// Fetches and maps a widget's reviews.
 pub fn fetch(widget_id: &str) -> Result<Page, FetchError> {
     let url = CONFIG_URL.replace("{id}", widget_id);
-    let response = common::checked(
-        http::get(&url, &[("accept", "application/json")])?,
-        "Senja widget configuration",
-    )?;
+    let response = http::get(&url, &[("accept", "application/json")])?
+        .checked("Senja widget configuration")?;
     let config: Value = serde_json::from_slice(&response.body).map_err(|e| {
         common::missing(
             &response,

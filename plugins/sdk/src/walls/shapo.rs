@@ -28,7 +28,7 @@ pub const NAME_KEYS: &[&str] = &["/wall/name", "/wall/title", "/name", "/title"]
 /// Fetches and maps a whole wall.
 pub fn fetch(id: &str) -> Result<Page, FetchError> {
     let url = WALL_URL.replace("{id}", id);
-    let response = common::checked(http::get_html(&url)?, "Shapo wall page")?;
+    let response = http::get_html(&url)?.checked("Shapo wall page")?;
     let html = response.text();
     let data = next_data(&html).ok_or_else(|| {
         common::missing(
