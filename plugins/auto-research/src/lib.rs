@@ -5,7 +5,7 @@
 //! https://www.cars.com/research/{make}-{model}-{year}/consumer-reviews/?page_size=N&sort=S[&rating=R]`
 //! ([`query`] reads the vehicle, [`paging`] makes the address), read the review
 //! cards and the vehicle's summary ([`page`], every selector in
-//! [`page::SELECTORS`]; each card in [`reviews`]), and follow the page's own
+//! [`selectors::SELECTORS`]; each card in [`reviews`]), and follow the page's own
 //! next link (`.sds-pagination__next`), kept in `pagination_data`.
 //!
 //! The order is declared newest-first only for the `newest` sort, and only when
@@ -15,6 +15,7 @@ pub mod page;
 pub mod paging;
 pub mod query;
 pub mod reviews;
+pub mod selectors;
 
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::types::Review;
@@ -78,8 +79,8 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
                 WHAT,
                 &url,
                 &[
-                    ("review cards", page::SELECTORS.review),
-                    ("empty-list note", page::SELECTORS.empty),
+                    ("review cards", selectors::SELECTORS.review),
+                    ("empty-list note", selectors::SELECTORS.empty),
                 ],
             ));
         }

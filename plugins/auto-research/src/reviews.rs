@@ -10,7 +10,7 @@ use gleaner_sdk::review::{stable_id, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use serde_json::{json, Map, Value};
 
-use crate::page::SELECTORS;
+use crate::selectors::SELECTORS;
 
 /// The prefix of review ids: cards carry no id, so the id is a hash of the
 /// author, date, title and text.

@@ -4,7 +4,7 @@
 //! schema.org `Product`/`Review` format, not against recorded pages): `GET` the
 //! server-rendered product page ([`query`] makes the canonical URL), read the
 //! review list of its reviews section and the JSON-LD `Product` block
-//! ([`page`], every selector in [`page::SELECTORS`]), map each review
+//! ([`page`], every selector in [`selectors::SELECTORS`]), map each review
 //! ([`reviews`]), and follow the page's own "more reviews" link to the next
 //! page. When the page has no review list but its JSON-LD block carries
 //! `review[]`, those reviews are read instead (rating, text, date, author).
@@ -16,6 +16,7 @@
 pub mod page;
 pub mod query;
 pub mod reviews;
+pub mod selectors;
 
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::types::Review;
@@ -238,10 +239,10 @@ fn layout_changed(url: &str) -> FetchError {
         WHAT,
         url,
         &[
-            ("the reviews section", page::SELECTORS.section),
-            ("its reviews", page::SELECTORS.review),
+            ("the reviews section", selectors::SELECTORS.section),
+            ("its reviews", selectors::SELECTORS.review),
             ("the JSON-LD reviews", "Product.review[]"),
-            ("the \"no reviews yet\" note", page::SELECTORS.empty),
+            ("the \"no reviews yet\" note", selectors::SELECTORS.empty),
         ],
     )
 }

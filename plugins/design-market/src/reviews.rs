@@ -9,7 +9,7 @@ use gleaner_sdk::{date, rating};
 use serde_json::{json, Value};
 use url::Url;
 
-use crate::page::SELECTORS;
+use crate::selectors::SELECTORS;
 use gleaner_sdk::number;
 
 /// The prefix of the content-hash ids of reviews the page gives no id.

@@ -9,6 +9,7 @@
 //! first, so `sync_date` stops early.
 
 mod api;
+pub mod endpoints;
 mod query;
 pub mod reviews;
 pub mod venue;
@@ -21,32 +22,6 @@ pub use query::Target;
 use venue::{Origin, Venue};
 
 gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
-
-/// Every URL the plugin requests or builds, in one place.
-pub mod endpoints {
-    /// The public REST API behind classpass.com (also served on the site's own
-    /// host as `https://classpass.com/_api/…`).
-    pub const API: &str = "https://api.classpass.com";
-    /// Reviews per page: the most the site's own pages ask for.
-    pub const PAGE_SIZE: usize = 50;
-    /// How long an alias → venue mapping stays in the plugin cache.
-    pub const VENUE_TTL_SECONDS: u32 = 24 * 3600;
-
-    /// The venue endpoint; it takes the alias or the numeric id.
-    pub fn venue(alias: &str) -> String {
-        format!("{API}/v2/venues/{alias}")
-    }
-
-    /// One page (0-based) of a venue's reviews.
-    pub fn reviews(venue_id: u64, page: u32) -> String {
-        format!("{API}/v2/venues/{venue_id}/reviews?page_size={PAGE_SIZE}&page={page}")
-    }
-
-    /// A studio's page on classpass.com (reviews have no permalink of their own).
-    pub fn studio_page(alias: &str) -> String {
-        format!("https://classpass.com/studios/{alias}")
-    }
-}
 
 /// The continuation: the venue (id, and what its page shows) and the next
 /// page, so later pages need no venue request.
@@ -109,7 +84,7 @@ fn meta(venue: &Venue, origin: Origin, page: u32, empty: bool) -> SourceMeta {
             "alias": venue.alias,
             "location_name": venue.location,
             "timezone": venue.timezone,
-            "rating_scale_max": reviews::SCALE,
+            "rating_scale_max": endpoints::SCALE,
             "page_size": endpoints::PAGE_SIZE,
             "venue_resolved_from": origin,
             "notice": notice,

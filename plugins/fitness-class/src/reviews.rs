@@ -10,12 +10,8 @@ use gleaner_sdk::types::Review;
 use gleaner_sdk::{date, json, FetchError};
 use serde_json::{json, Value};
 
+use crate::endpoints::SCALE;
 use crate::venue::Venue;
-
-/// The top of ClassPass's rating scale: reviews are rated 1 to 5 stars (every
-/// value 1–5 occurs in recorded review data, and nothing above 5), and the
-/// studio's average is shown as a star rating such as "4.9".
-pub const SCALE: f64 = 5.0;
 
 /// The keys of a review object.
 pub mod keys {

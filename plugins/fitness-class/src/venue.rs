@@ -11,7 +11,8 @@ use gleaner_sdk::{cache, json, log, FetchError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{api, endpoints, Target};
+use crate::query::Target;
+use crate::{api, endpoints};
 
 /// What the venue endpoint gives, as far as the plugin uses it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,7 +63,7 @@ impl Venue {
             name: json::string(&v["name"]).or_else(|| json::string(&v["venue_name"])),
             location: json::string(&v["location_name"]),
             average: number::of_json(&v["display_rating_average"])
-                .filter(|x| (0.0..=crate::reviews::SCALE).contains(x)),
+                .filter(|x| (0.0..=endpoints::SCALE).contains(x)),
             total: number::of_json(&v["display_rating_total"])
                 .filter(|x| *x >= 0.0 && x.fract() == 0.0)
                 .map(|x| x as u64),

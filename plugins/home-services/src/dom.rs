@@ -17,7 +17,7 @@
 use gleaner_sdk::html::{self, ElementRef, Html};
 use serde_json::{json, Map, Value};
 
-use crate::page::Listing;
+use crate::model::Listing;
 use crate::review::{Body, Entry};
 
 /// The review list of the older markup, if the page has its review section.

@@ -10,73 +10,23 @@
 
 mod dom;
 mod flight;
+mod model;
 mod page;
+mod paging;
 mod query;
 mod review;
 mod rsc;
 
 use gleaner_sdk::{cursor, FetchError, Page, PageRequest, SourceMeta};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+pub use paging::Cursor;
 pub use query::Profile;
 
 gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
-/// Every URL and limit the plugin uses, in one place.
-pub mod endpoints {
-    use crate::Cursor;
-
-    /// Reviews per page, as the profile page's own page links ask.
-    pub const PAGE_SIZE: u32 = 25;
-
-    /// The page of the profile the cursor points at: the plain profile URL for
-    /// the first page, then the page, limit and offset the site's page links carry.
-    pub fn page_url(profile_url: &str, cursor: &Cursor) -> String {
-        if cursor.page <= 1 {
-            return profile_url.to_owned();
-        }
-        format!(
-            "{profile_url}?page={}&featuredReviewsLimit={}&featuredReviewsOffset={}",
-            cursor.page, cursor.limit, cursor.offset
-        )
-    }
-}
-
 /// The only order the site lists reviews in.
 pub const DEFAULT_SORT: &str = "most_recent";
-
-/// The plugin's cursor, the `pagination_data` the host signs: the page to
-/// read, and the limit and offset its URL carries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cursor {
-    /// 1-based page number.
-    pub page: u32,
-    /// Reviews per page.
-    pub limit: u32,
-    /// Reviews before this page.
-    pub offset: u32,
-}
-
-impl Cursor {
-    /// The first page.
-    pub fn start() -> Cursor {
-        Cursor {
-            page: 1,
-            limit: endpoints::PAGE_SIZE,
-            offset: 0,
-        }
-    }
-
-    /// The page after this one, for pages of `limit` reviews.
-    fn next(&self, limit: u32) -> Cursor {
-        Cursor {
-            page: self.page + 1,
-            limit,
-            offset: self.page * limit,
-        }
-    }
-}
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let profile = query::parse(&req.query).map_err(FetchError::BadQuery)?;
@@ -198,32 +148,6 @@ fn meta(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn page_urls_carry_page_limit_and_offset() {
-        let url = "https://www.angi.com/companylist/us/il/barrington/x-reviews-1.htm";
-        let first = Cursor::start();
-        assert_eq!(endpoints::page_url(url, &first), url);
-        let second = first.next(25);
-        assert_eq!(
-            second,
-            Cursor {
-                page: 2,
-                limit: 25,
-                offset: 25
-            }
-        );
-        assert_eq!(
-            endpoints::page_url(url, &second.next(25)),
-            format!("{url}?page=3&featuredReviewsLimit=25&featuredReviewsOffset=50")
-        );
-    }
-
-    #[test]
-    fn the_cursor_is_page_limit_offset() {
-        let text = serde_json::to_string(&Cursor::start().next(25)).unwrap();
-        assert_eq!(text, r#"{"page":2,"limit":25,"offset":25}"#);
-    }
 
     /// The page `cursor` points at, read from the fixture of profile 6480784.
     fn read(cursor: &Cursor) -> page::Read {

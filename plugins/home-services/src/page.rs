@@ -9,12 +9,12 @@
 use gleaner_sdk::html::Html;
 use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::{http, log, FetchError};
-use serde_json::{Map, Value};
 
 use crate::flight::Flight;
+use crate::model::{Business, Listing};
+use crate::paging::Cursor;
 use crate::query::{self, Profile};
-use crate::review::Entry;
-use crate::{dom, endpoints, rsc, Cursor};
+use crate::{dom, rsc};
 
 /// Requests of one page when Angi answers its reduced variant.
 pub const ATTEMPTS: u32 = 3;
@@ -38,40 +38,6 @@ pub(crate) enum Classified {
     Reduced,
     /// Profile data without reviews and without anything saying there are none.
     Changed,
-}
-
-/// One page of reviews.
-#[derive(Debug, Default)]
-pub struct Listing {
-    /// The page's reviews.
-    pub reviews: Vec<Entry>,
-    /// The page number the site says it served.
-    pub page: Option<u32>,
-    /// The number of pages.
-    pub total_pages: Option<u32>,
-    /// Reviews per page.
-    pub page_size: Option<u32>,
-    /// The profile's review count.
-    pub total: Option<u64>,
-}
-
-/// What the page says of the pro.
-#[derive(Debug, Default)]
-pub struct Business {
-    /// The business name.
-    pub name: Option<String>,
-    /// The average rating, 1–5.
-    pub average_rating: Option<f64>,
-    /// The review count.
-    pub total_reviews: Option<u64>,
-    /// Angi's business UUID.
-    pub business_id: Option<String>,
-    /// The services the pro lists.
-    pub categories: Option<Vec<String>>,
-    /// Reviews per star, `"1"`–`"5"` → count.
-    pub distribution: Option<Map<String, Value>>,
-    /// Whether the page had the header or the star breakdown at all.
-    pub seen: bool,
 }
 
 /// Which reading of the page gave the reviews.
@@ -110,7 +76,7 @@ pub struct Read {
 
 /// Reads the page the cursor points at.
 pub fn read(profile: &Profile, cursor: &Cursor) -> Result<Read, FetchError> {
-    let url = endpoints::page_url(&profile.url, cursor);
+    let url = cursor.url(&profile.url);
     for attempt in 1..=ATTEMPTS {
         let mut headers = vec![http::DOCUMENT];
         if attempt > 1 {

@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::flight::Flight;
-use crate::page::{Business, Listing};
+use crate::model::{Business, Listing};
 use crate::review::{body, Entry};
 
 /// The `data-testid` of the review list component.

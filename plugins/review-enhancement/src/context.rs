@@ -8,7 +8,8 @@
 //! contexts where the other spelling cannot be right, so correct text is left
 //! alone, and no rule undoes another (enhancing twice equals enhancing once).
 
-use crate::enhance::{apply, match_case, Text, Word};
+use crate::chars::{apply, match_case};
+use crate::text::{Text, Word};
 use crate::words;
 
 /// Contractions written without an apostrophe, lower case, and their spelling.

@@ -78,10 +78,10 @@
 //! spelling and agreement fixes listed above. Every change is reported in
 //! [`Enhanced::changes`] as `"<rule>: <before> → <after>"`.
 
-use std::ops::Range;
-
+use crate::chars::{apply, capitalise, is_apostrophe, match_case, runs};
 use crate::context::{contractions, homophones, is_bare_negation, plural_agreement};
 use crate::segment::sentence_spans;
+use crate::text::{Text, Word};
 use crate::words;
 
 /// What the enhancer did.
@@ -399,148 +399,8 @@ const ABBREVIATIONS: &[&str] = &[
 const OPENERS: &str = "\"'“‘([«";
 const CLOSERS: &str = "\"'”’)]»";
 
-/// The text as `char`s, with a flag per char for the spans no rule touches
-/// (see `protect.rs`).
-pub(crate) struct Text {
-    pub(crate) c: Vec<char>,
-    protected: Vec<bool>,
-}
-
-impl Text {
-    pub(crate) fn new(s: &str) -> Self {
-        let c: Vec<char> = s.chars().collect();
-        let protected = crate::protect::mask(&c);
-        Text { c, protected }
-    }
-
-    pub(crate) fn at(&self, i: usize) -> Option<char> {
-        self.c.get(i).copied()
-    }
-
-    pub(crate) fn before(&self, i: usize) -> Option<char> {
-        i.checked_sub(1).and_then(|j| self.at(j))
-    }
-
-    pub(crate) fn is_protected(&self, range: Range<usize>) -> bool {
-        self.protected
-            .get(range)
-            .is_some_and(|p| p.iter().any(|&b| b))
-    }
-
-    /// Words: runs of letters, with apostrophes allowed between letters, not
-    /// touching digits, outside protected tokens.
-    pub(crate) fn words(&self) -> Vec<Word> {
-        let (c, n) = (&self.c, self.c.len());
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < n {
-            if !c[i].is_alphanumeric() {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            loop {
-                while i < n && c[i].is_alphanumeric() {
-                    i += 1;
-                }
-                if i + 1 < n && is_apostrophe(c[i]) && c[i + 1].is_alphanumeric() {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            let text: String = c[start..i].iter().collect();
-            if text
-                .chars()
-                .all(|ch| ch.is_alphabetic() || is_apostrophe(ch))
-                && !self.is_protected(start..i)
-            {
-                let lower = text.to_lowercase().replace('’', "'");
-                out.push(Word {
-                    start,
-                    end: i,
-                    text,
-                    lower,
-                });
-            }
-        }
-        out
-    }
-
-    /// Whether exactly one space separates two words.
-    pub(crate) fn single_space(&self, a: &Word, b: &Word) -> bool {
-        b.start == a.end + 1 && self.at(a.end) == Some(' ')
-    }
-}
-
-pub(crate) struct Word {
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-    pub(crate) text: String,
-    pub(crate) lower: String,
-}
-
-/// The maximal runs of chars satisfying `pred`.
-pub(crate) fn runs(c: &[char], pred: impl Fn(char) -> bool) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < c.len() {
-        let start = i;
-        while i < c.len() && pred(c[i]) {
-            i += 1;
-        }
-        if i > start {
-            out.push(start..i);
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-pub(crate) fn is_apostrophe(c: char) -> bool {
-    c == '\'' || c == '’'
-}
-
 fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t'
-}
-
-/// Applies `(range, replacement)` edits (sorted, non-overlapping) to `chars`.
-pub(crate) fn apply(chars: &[char], edits: &[(Range<usize>, String)]) -> String {
-    let mut out = String::with_capacity(chars.len() + 16);
-    let mut pos = 0;
-    for (range, replacement) in edits {
-        out.extend(&chars[pos..range.start]);
-        out.push_str(replacement);
-        pos = range.end;
-    }
-    out.extend(&chars[pos..]);
-    out
-}
-
-/// `replacement` in the case pattern of `original` (lower, Title or UPPER);
-/// `None` for mixed case.
-pub(crate) fn match_case(original: &str, replacement: &str) -> Option<String> {
-    let mut letters = original.chars().filter(|c| c.is_alphabetic());
-    let first = letters.next()?;
-    let rest: Vec<char> = letters.collect();
-    if !first.is_uppercase() && rest.iter().all(|c| !c.is_uppercase()) {
-        Some(replacement.to_string())
-    } else if first.is_uppercase() && !rest.is_empty() && rest.iter().all(|c| c.is_uppercase()) {
-        Some(replacement.to_uppercase())
-    } else if first.is_uppercase() && rest.iter().all(|c| !c.is_uppercase()) {
-        Some(capitalise(replacement))
-    } else {
-        None
-    }
-}
-
-fn capitalise(s: &str) -> String {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .map_or_else(String::new, |f| f.to_uppercase().chain(chars).collect())
 }
 
 fn collapse_spaces(text: &str, changes: &mut Vec<String>) -> String {

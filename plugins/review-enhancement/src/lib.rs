@@ -6,12 +6,14 @@
 //! its rewrite is used only if it keeps every number, negation and name, adds no
 //! content, and is already a fixed point of the rules.
 
+mod chars;
 mod coded;
 mod context;
 pub mod enhance;
 mod protect;
 #[cfg(test)]
 mod restarts;
+mod text;
 mod words;
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Spans no rule may edit: URLs, e-mail addresses, domains and paths (with or
 //! without a scheme), code between backticks, hashtags and @handles.
 
-use crate::enhance::runs;
+use crate::chars::runs;
 
 /// Top-level domains that mark `name.tld` as a domain (matched only when the
 /// label is all lower-case or all upper-case, so `great.In` is a sentence).
