@@ -226,15 +226,7 @@ mod tests {
     }
 
     fn answer(status: u16, headers: &[(&str, &str)], body: &str, final_url: &str) -> Response {
-        Response {
-            status,
-            headers: headers
-                .iter()
-                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-                .collect(),
-            body: body.as_bytes().to_vec(),
-            final_url: final_url.into(),
-        }
+        gleaner_sdk::testing::response(status, final_url, body).with_headers(headers)
     }
 
     const LIST: &str =

@@ -55,12 +55,7 @@ mod tests {
     use super::*;
 
     fn response(status: u16, body: &str) -> Response {
-        Response {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://api.classpass.com/v2/venues/x".into(),
-        }
+        gleaner_sdk::testing::response(status, "https://api.classpass.com/v2/venues/x", body)
     }
 
     fn map(status: u16, body: &str) -> Result<Value, FetchError> {

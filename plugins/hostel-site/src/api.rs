@@ -167,12 +167,7 @@ mod tests {
     use super::*;
 
     fn response(status: u16, body: &str) -> Response {
-        Response {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://prod.apigee.hostelworld.com/x".into(),
-        }
+        gleaner_sdk::testing::response(status, "https://prod.apigee.hostelworld.com/x", body)
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{date, rating, FetchError, SourceMeta};
@@ -58,13 +59,6 @@ pub struct Property {
     pub ratings: BTreeMap<String, f64>,
 }
 
-fn text(v: &Value) -> Option<String> {
-    v.as_str()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
 /// A count the API writes as a number or a numeric string.
 fn count(v: &Value) -> Option<u64> {
     v.as_u64()
@@ -81,13 +75,13 @@ fn score(v: &Value) -> Option<f64> {
 impl Property {
     /// Reads `GET …/properties/{id}/?application=web`.
     pub fn from_details(v: &Value, target: &Target) -> Result<Property, FetchError> {
-        let name = text(&v["name"]).ok_or_else(|| {
+        let name = string(&v["name"]).ok_or_else(|| {
             FetchError::Upstream(format!(
                 "the property details of {} have no name: the Hostelworld API changed and the plugin needs an update",
                 target.id
             ))
         })?;
-        let city = text(&v["city"]["name"]);
+        let city = string(&v["city"]["name"]);
         let ratings = PROPERTY_RATINGS
             .iter()
             .filter_map(|(site, ours)| score(&v["rating"][site]).map(|x| ((*ours).to_owned(), x)))
@@ -99,8 +93,8 @@ impl Property {
         Ok(Property {
             id: target.id.clone(),
             city,
-            country: text(&v["city"]["country"]),
-            kind: text(&v["type"]),
+            country: string(&v["city"]["country"]),
+            kind: string(&v["type"]),
             url,
             total: count(&v["totalRatings"]),
             ratings,
@@ -137,7 +131,7 @@ impl Listing {
         Ok(Listing {
             reviews: reviews.clone(),
             pages: count(&pagination["numberOfPages"]),
-            next: text(&pagination["next"]).is_some(),
+            next: string(&pagination["next"]).is_some(),
             items: count(&pagination["totalNumberOfItems"]),
             statistics: v["reviewStatistics"].clone(),
         })
@@ -154,7 +148,7 @@ impl Listing {
 
 /// The avatar URL from `user.image{prefix,suffix}`; prefixes come without a scheme.
 fn image_url(image: &Value) -> Option<String> {
-    let prefix = text(&image["prefix"])?;
+    let prefix = string(&image["prefix"])?;
     let url = format!("{prefix}{}", image["suffix"].as_str().unwrap_or_default());
     Some(
         if url.starts_with("https://") || url.starts_with("http://") {
@@ -167,7 +161,7 @@ fn image_url(image: &Value) -> Option<String> {
 
 /// Maps one `reviews[]` object.
 pub fn review(r: &Value, property: &Property) -> Result<Review, String> {
-    let id = text(&r["id"])
+    let id = string(&r["id"])
         .or_else(|| r["id"].as_u64().map(|n| n.to_string()))
         .ok_or("a Hostelworld review has no id")?;
     let user = &r["user"];
@@ -180,13 +174,13 @@ pub fn review(r: &Value, property: &Property) -> Result<Review, String> {
     ReviewBuilder::new(id)
         .text_plain(r["notes"].as_str().map(str::to_owned))
         .rating(overall, SCALE)
-        .date(text(&r["date"]).and_then(|d| date::parse(&d, None)))
-        .author_name(text(&user["nickname"]))
+        .date(string(&r["date"]).and_then(|d| date::parse(&d, None)))
+        .author_name(string(&user["nickname"]))
         .author_image(image_url(&user["image"]))
-        .author_title(text(&user["nationality"]["name"]))
+        .author_title(string(&user["nationality"]["name"]))
         .review_url(property.url.clone())
-        .reply(text(&r["ownerComment"]), None, None)
-        .language(text(&r["languageCode"]))
+        .reply(string(&r["ownerComment"]), None, None)
+        .language(string(&r["languageCode"]))
         .extra(json!({
             "rating_stars": overall.and_then(|x| rating::rescale(x, SCALE, 5.0)),
             "sub_ratings": if sub.is_empty() { Value::Null } else { Value::Object(sub) },
@@ -194,7 +188,7 @@ pub fn review(r: &Value, property: &Property) -> Result<Review, String> {
             "group_type": group["groupTypeCode"],
             "trip_types": group["tripTypeCodes"],
             "nationality": user["nationality"],
-            "gender": text(&user["gender"]["value"]).or_else(|| text(&user["gender"]["id"])),
+            "gender": string(&user["gender"]["value"]).or_else(|| string(&user["gender"]["id"])),
             "author_review_count": count(&user["numberOfReviews"]),
             "author_id": user["id"],
             "is_machine_translated": r["isMachineTranslated"],

@@ -363,11 +363,8 @@ mod tests {
 
     #[test]
     fn refusals_name_what_was_seen() {
-        let resp = |status: u16, body: &str| Response {
-            status,
-            headers: vec![],
-            body: body.as_bytes().to_vec(),
-            final_url: "https://itunes.apple.com/x".into(),
+        let resp = |status: u16, body: &str| {
+            gleaner_sdk::testing::response(status, "https://itunes.apple.com/x", body)
         };
         let akamai = include_str!("../tests/samples/bot-challenge.html");
         let e = refused("the feed", &resp(403, akamai));

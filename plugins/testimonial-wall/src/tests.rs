@@ -137,12 +137,7 @@ mod common {
     const CHALLENGE: &str = include_str!("../tests/samples/bot-challenge.html");
 
     fn answer(status: u16, body: &str) -> Response {
-        Response {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://shapo.io/wall-of-love/x".into(),
-        }
+        gleaner_sdk::testing::response(status, "https://shapo.io/wall-of-love/x", body)
     }
 
     #[test]

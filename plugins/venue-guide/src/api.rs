@@ -472,12 +472,8 @@ mod tests {
     }
 
     fn response(status: u16, content_type: &str, body: &str) -> Response {
-        Response {
-            status,
-            headers: vec![("content-type".into(), content_type.into())],
-            body: body.as_bytes().to_vec(),
-            final_url: "https://api.foursquare.com/v2/venues/x/tips".into(),
-        }
+        gleaner_sdk::testing::response(status, "https://api.foursquare.com/v2/venues/x/tips", body)
+            .with_headers(&[("content-type", content_type)])
     }
 
     #[test]
@@ -522,11 +518,12 @@ mod tests {
 
     #[test]
     fn names_what_answered_instead_of_json() {
-        let page = |status: u16, body: &str| Response {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://api.foursquare.com/v2/venues/x/tips".into(),
+        let page = |status: u16, body: &str| {
+            gleaner_sdk::testing::response(
+                status,
+                "https://api.foursquare.com/v2/venues/x/tips",
+                body,
+            )
         };
         let cf = "<html><head><title>Just a moment...</title></head><body>cf_chl_opt</body></html>";
         let e = not_json(&page(403, cf), "tips");

@@ -197,12 +197,8 @@ mod tests {
     use serde_json::json;
 
     fn answer(status: u16, body: &str) -> Response {
-        Response {
-            status,
-            headers: vec![("x-gleaner-wall".into(), "none".into())],
-            body: body.as_bytes().to_vec(),
-            final_url: "https://acs.h.alibaba.com/h5/x/1.0/".into(),
-        }
+        gleaner_sdk::testing::response(status, "https://acs.h.alibaba.com/h5/x/1.0/", body)
+            .with_headers(&[("x-gleaner-wall", "none")])
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! a JSON API answering `{"business": {...}, "reviews": [...], "next_page": N|null}`.
 //! Replace the URL and the field mapping with the real site's.
 
+use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::{cursor, http, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
@@ -66,18 +67,14 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     })
 }
 
-fn text(v: &Value) -> Option<String> {
-    v.as_str().map(str::to_owned)
-}
-
 fn review(r: &Value) -> Result<gleaner_sdk::types::Review, String> {
     let id = r["id"].as_str().ok_or("a review has no id")?;
     ReviewBuilder::new(id)
-        .title(text(&r["title"]))
-        .text_plain(text(&r["body"]))
+        .title(string(&r["title"]))
+        .text_plain(string(&r["body"]))
         .rating(r["stars"].as_f64(), 5.0)
-        .date(text(&r["date"]).and_then(|d| gleaner_sdk::date::parse(&d, None)))
-        .author_name(text(&r["author"]))
+        .date(string(&r["date"]).and_then(|d| gleaner_sdk::date::parse(&d, None)))
+        .author_name(string(&r["author"]))
         .review_url(Some(format!("https://reviews.example.com/review/{id}")))
         .extra(json!({ "verified": r["verified"].as_bool() }))
         .build()
