@@ -1,6 +1,6 @@
 //! The query: a G2 product URL or a testimonial wall URL, told apart by host.
 
-use gleaner_sdk::walls::{self, Wall};
+use gleaner_wall_of_love::{self as walls, Wall};
 use url::Url;
 
 /// G2's hosts.

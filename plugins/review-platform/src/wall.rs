@@ -1,4 +1,4 @@
-//! Testimonial walls: read whole through the SDK's wall adapters, then sorted
+//! Testimonial walls: read whole through the wall-of-love adapters, then sorted
 //! and filtered here, since no wall product sorts or filters its wall. The
 //! whole sorted wall is one page; the host cuts it for `reviews_to_fetch` and
 //! resumes it from `pagination_data` without loss.
@@ -6,8 +6,8 @@
 use std::cmp::Ordering;
 
 use gleaner_sdk::types::Review;
-use gleaner_sdk::walls::{self, Wall};
 use gleaner_sdk::{FetchError, Order, Page};
+use gleaner_wall_of_love::{self as walls, Wall};
 use serde_json::{json, Value};
 
 use crate::options::{star_of, Filter, Options, Sort};

@@ -18,7 +18,6 @@
 //! | [`date`], [`rating`], [`number`] | dates, ratings and numbers as sites write them |
 //! | [`webpage`] | parsing a web page: meta tags, icons, logos, JSON-LD, CSS colours, the web app manifest, URLs |
 //! | [`website`] | fetching a website's home page and manifest |
-//! | `walls` | walls of love on Shapo, Testimonial.to, Senja and Endorsal, one adapter per product (feature `walls`) |
 //!
 //! A plugin exports itself with [`export_source!`] (or [`export_post!`],
 //! [`export_processor!`]): it generates the world's bindings, mapping the
@@ -219,8 +218,6 @@ pub mod rating;
 pub mod request;
 pub mod review;
 pub mod testing;
-#[cfg(feature = "walls")]
-pub mod walls;
 pub mod webpage;
 pub mod website;
 

@@ -1,7 +1,7 @@
 //! testimonial-wall: the testimonials of a wall of love on Shapo, Testimonial.to,
 //! Senja or Endorsal.
 //!
-//! A thin plugin over the SDK's wall adapters ([`gleaner_sdk::walls`]): the URL's
+//! A thin plugin over the wall-of-love adapters ([`gleaner_wall_of_love`]): the URL's
 //! host picks the product's adapter, and the cursor holds the offset of the
 //! next page for the products that page (Testimonial.to, Endorsal). No product
 //! sorts its wall by date, so every page is declared unordered.
@@ -9,8 +9,8 @@
 //! A wall that holds nothing answers with no reviews and a notice (the SDK's
 //! adapters tell an empty Testimonial.to embed from a changed layout).
 
-use gleaner_sdk::walls::{self, Offset};
 use gleaner_sdk::{FetchError, Page, PageRequest};
+use gleaner_wall_of_love::{self as walls, Offset};
 
 gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 

@@ -1,8 +1,8 @@
-//! The adapters of the SDK's walls module against this plugin's samples (the
+//! The wall-of-love adapters against this plugin's samples (the
 //! recorded Shapo wall and the documented shapes of the other products).
 
 mod shapo {
-    use gleaner_sdk::walls::shapo::{parse_wall, review};
+    use gleaner_wall_of_love::shapo::{parse_wall, review};
     use serde_json::Value;
 
     const SAMPLE: &str =
@@ -51,8 +51,8 @@ mod shapo {
 }
 
 mod senja {
-    use gleaner_sdk::walls::senja::parse_config;
     use gleaner_sdk::Text;
+    use gleaner_wall_of_love::senja::parse_config;
     use serde_json::Value;
 
     const URL: &str =
@@ -75,9 +75,9 @@ mod senja {
 }
 
 mod endorsal {
-    use gleaner_sdk::walls::endorsal::parse_page;
-    use gleaner_sdk::walls::Offset;
     use gleaner_sdk::Text;
+    use gleaner_wall_of_love::endorsal::parse_page;
+    use gleaner_wall_of_love::Offset;
     use serde_json::Value;
 
     const ID: &str = "6170695a0ba50c5cda9f3337";
@@ -100,8 +100,8 @@ mod endorsal {
 }
 
 mod testimonial_to {
-    use gleaner_sdk::walls::testimonial_to::parse_embed;
     use gleaner_sdk::Text;
+    use gleaner_wall_of_love::testimonial_to::parse_embed;
 
     const PAGE: &str = include_str!("../tests/samples/testimonial-to-embed-20.html");
 
@@ -131,8 +131,8 @@ mod testimonial_to {
 
 mod common {
     use gleaner_sdk::http::Response;
-    use gleaner_sdk::walls::common::missing;
     use gleaner_sdk::FetchError;
+    use gleaner_wall_of_love::common::missing;
 
     const CHALLENGE: &str = include_str!("../tests/samples/bot-challenge.html");
 

@@ -2,9 +2,9 @@
 //! ratings and dates, Mux video URLs, transcripts, the offset cursor,
 //! and telling a bot challenge from a changed page.
 
-use crate::http::Response;
-use crate::json::string;
-use crate::{botwall, date, FetchError, SourceMeta};
+use gleaner_sdk::http::Response;
+use gleaner_sdk::json::string;
+use gleaner_sdk::{botwall, date, FetchError, SourceMeta};
 use serde_json::{json, Value};
 
 /// A Mux video stream (HLS) by playback id.

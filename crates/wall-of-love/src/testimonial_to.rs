@@ -4,14 +4,14 @@
 //! this plugin asks for `offset + PAGE_SIZE` cards and returns those past
 //! `offset`, so the cursor holds the offset.
 
-use crate::html::{self, ElementRef, Html, Selector};
-use crate::listing::{self, Shown};
-use crate::review::{self, ReviewBuilder};
-use crate::types::Review;
-use crate::{date, http, FetchError, Order, Page};
+use gleaner_sdk::html::{self, ElementRef, Html, Selector};
+use gleaner_sdk::listing::{self, Shown};
+use gleaner_sdk::review::{self, ReviewBuilder};
+use gleaner_sdk::types::Review;
+use gleaner_sdk::{date, http, FetchError, Order, Page};
 use serde_json::json;
 
-use super::common::{self, Offset};
+use crate::common::{self, Offset};
 
 /// The embed, asked for `count` cards of `tag`.
 pub const EMBED_URL: &str = "https://embed-v2.testimonial.to/w/{slug}?theme=light&card=base&loadMore=on&initialCount={count}&tag={tag}";
@@ -125,7 +125,7 @@ pub fn parse_embed(
     let requested = offset + PAGE_SIZE;
     let reviews: Vec<Review> = cards.into_iter().skip(offset as usize).collect();
     let next_cursor = (loaded >= requested && !reviews.is_empty())
-        .then(|| crate::cursor::encode(&Offset { offset: requested }));
+        .then(|| gleaner_sdk::cursor::encode(&Offset { offset: requested }));
     Ok(Page {
         ahead: Vec::new(),
         reviews,

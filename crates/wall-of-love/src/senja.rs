@@ -2,13 +2,13 @@
 //! `widget.senja.io/api/widget-config/<widget id>`, `{widget, builder, reviews}`,
 //! holds every review the widget shows, in one answer.
 
-use crate::json::string;
-use crate::review::{self, ReviewBuilder};
-use crate::types::Review;
-use crate::{http, FetchError, Order, Page};
+use gleaner_sdk::json::string;
+use gleaner_sdk::review::{self, ReviewBuilder};
+use gleaner_sdk::types::Review;
+use gleaner_sdk::{http, FetchError, Order, Page};
 use serde_json::{json, Value};
 
-use super::common::{self, first_string};
+use crate::common::{self, first_string};
 
 /// The widget configuration.
 pub const CONFIG_URL: &str = "https://widget.senja.io/api/widget-config/{id}";
@@ -153,7 +153,7 @@ pub fn review(r: &Value, wall_url: &str) -> Result<Review, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Text;
+    use gleaner_sdk::Text;
 
     const URL: &str =
         "https://widget.senja.io/api/widget-config/6a0c4b74-527a-4058-bded-8a358821c1a0";

@@ -3,15 +3,15 @@
 //! is the whole wall, so there is never a next cursor; the host cuts and resumes
 //! it by itself.
 
-use crate::embedded::next_data;
-use crate::json::string;
-use crate::review::{self, ReviewBuilder};
-use crate::types::Review;
-use crate::webpage::page_meta;
-use crate::{http, FetchError, Order, Page};
+use gleaner_sdk::embedded::next_data;
+use gleaner_sdk::json::string;
+use gleaner_sdk::review::{self, ReviewBuilder};
+use gleaner_sdk::types::Review;
+use gleaner_sdk::webpage::page_meta;
+use gleaner_sdk::{http, FetchError, Order, Page};
 use serde_json::{json, Value};
 
-use super::common;
+use crate::common;
 
 /// The wall page.
 pub const WALL_URL: &str = "https://shapo.io/wall-of-love/{id}";
@@ -141,7 +141,7 @@ pub fn review(t: &Value, wall_url: &str) -> Result<Review, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Text;
+    use gleaner_sdk::Text;
 
     const WALL: &str = "https://shapo.io/wall-of-love/c5cf604cf7";
 

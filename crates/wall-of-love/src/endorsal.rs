@@ -4,13 +4,13 @@
 //! leniently (a bare array, or one under `data` or `testimonials`), with the
 //! testimonial field names of Endorsal's API.
 
-use crate::json::string;
-use crate::review::ReviewBuilder;
-use crate::types::Review;
-use crate::{http, FetchError, Order, Page};
+use gleaner_sdk::json::string;
+use gleaner_sdk::review::ReviewBuilder;
+use gleaner_sdk::types::Review;
+use gleaner_sdk::{http, FetchError, Order, Page};
 use serde_json::{json, Value};
 
-use super::common::{self, first_string, Offset};
+use crate::common::{self, first_string, Offset};
 
 /// One page of a wall.
 pub const WALL_API: &str =
@@ -72,7 +72,7 @@ pub fn parse_page(
         .map(|t| review(t, &wall_url).map_err(FetchError::Upstream))
         .collect::<Result<Vec<_>, _>>()?;
     let next_cursor = (items.len() as u32 >= PAGE_SIZE).then(|| {
-        crate::cursor::encode(&Offset {
+        gleaner_sdk::cursor::encode(&Offset {
             offset: offset + items.len() as u32,
         })
     });

@@ -1,6 +1,7 @@
 //! Walls of love on testimonial products (Shapo, Testimonial.to, Senja,
 //! Endorsal): one small adapter per product, chosen by the wall URL's host.
-//! Behind the `walls` feature: `gleaner-sdk = { path = "../sdk", features = ["walls"] }`.
+//! A source plugin that reads walls depends on this crate beside the SDK:
+//! `gleaner-wall-of-love = { path = "../../crates/wall-of-love" }`.
 //!
 //! - [`dispatch`]: the host table, [`parse_query`] (a pasted URL to a [`Wall`]),
 //!   [`fetch_page`] (one page by offset) and [`fetch_whole`] (every page, for

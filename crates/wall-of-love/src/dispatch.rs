@@ -1,11 +1,11 @@
 //! Which product serves a wall: the URL's host picks the adapter, and the path
 //! must be one of that product's wall URL forms.
 
-use crate::{cursor, FetchError, Page};
+use gleaner_sdk::{cursor, FetchError, Page};
 use url::Url;
 
-use super::common::Offset;
-use super::{endorsal, senja, shapo, testimonial_to};
+use crate::common::Offset;
+use crate::{endorsal, senja, shapo, testimonial_to};
 
 /// One product: its name, the hosts its walls are read from and the wall URL forms it accepts.
 pub struct Product {
