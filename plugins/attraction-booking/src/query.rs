@@ -5,12 +5,16 @@
 //! `23776`) is not accepted: the endpoint takes the URL of the attraction, and
 //! its path also addresses the older `reviews.json` listing.
 
-use url::Url;
+use gleaner_sdk::address::Site;
 
-/// What a valid query looks like, for error messages.
-const VALID: &str = "use the URL of a GetYourGuide activity page, such as \
+/// GetYourGuide, on any of its country domains, and what a valid query looks like.
+const SITE: Site = Site {
+    name: "a GetYourGuide address",
+    hosts: &["*.getyourguide.*"],
+    forms: "use the URL of a GetYourGuide activity page, such as \
 https://www.getyourguide.com/berlin-l17/tempelhof-2-hour-airport-history-tour-berlin-airlift-more-t23776/ \
-(its path ends in -t followed by the activity id)";
+(its path ends in -t followed by the activity id)",
+};
 
 /// An activity to read.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,22 +24,6 @@ pub struct Target {
     /// The activity page on www.getyourguide.com, ending in `/`, without
     /// locale prefix, query or fragment.
     pub url: String,
-}
-
-/// Whether `host` is GetYourGuide's: `getyourguide.<tld>` (one or two
-/// labels such as `de`, `co.uk`, `com.au`) or any subdomain of one.
-fn is_gyg_host(host: &str) -> bool {
-    let labels: Vec<&str> = host.split('.').collect();
-    labels
-        .iter()
-        .position(|l| *l == "getyourguide")
-        .is_some_and(|at| {
-            let tld = &labels[at + 1..];
-            (1..=2).contains(&tld.len())
-                && tld.iter().all(|l| {
-                    (2..=3).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_lowercase())
-                })
-        })
 }
 
 /// The id of an activity segment `<slug>-t<digits>`.
@@ -58,40 +46,23 @@ fn is_city(segment: &str) -> bool {
 /// Reads a query; the error says what a valid one looks like.
 pub fn parse(query: &str) -> Result<Target, String> {
     let q = query.trim();
-    if q.is_empty() {
-        return Err(format!("the query is empty; {VALID}"));
-    }
     let bare = q.strip_prefix(['t', 'T']).unwrap_or(q);
-    if bare.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "{q:?} is a bare activity id; this endpoint takes the attraction's URL: {VALID}"
+    if !q.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(SITE.refuse(
+            q,
+            "is a bare activity id; this endpoint takes the attraction's URL",
         ));
     }
-    let with_scheme = if q.contains("://") {
-        q.to_owned()
-    } else {
-        format!("https://{}", q.trim_start_matches('/'))
-    };
-    let url = Url::parse(&with_scheme).map_err(|_| format!("{q:?} is not a URL; {VALID}"))?;
-    let host = url
-        .host_str()
-        .unwrap_or_default()
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    if !matches!(url.scheme(), "http" | "https") || !is_gyg_host(&host) {
-        return Err(format!("{q:?} is not a GetYourGuide address; {VALID}"));
-    }
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(|s| s.filter(|s| !s.is_empty()).collect())
-        .unwrap_or_default();
+    let address = SITE.read(q)?;
+    let segments = address.segments();
     let Some((at, id)) = segments
         .iter()
         .enumerate()
         .find_map(|(i, s)| activity_id(s).map(|id| (i, id)))
     else {
-        return Err(format!(
-            "{q:?} is not a GetYourGuide activity page (no -t<id> segment in its path; city, search and supplier pages have no reviews of their own); {VALID}"
+        return Err(SITE.refuse(
+            q,
+            "is not a GetYourGuide activity page (no -t<id> segment in its path; city, search and supplier pages have no reviews of their own)",
         ));
     };
     let start = if at > 0 && is_city(segments[at - 1]) {
@@ -186,5 +157,11 @@ mod tests {
         assert!(parse("https://www.viator.com/x-t1/")
             .unwrap_err()
             .contains("not a GetYourGuide address"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -14,16 +14,20 @@
 //! The page requested is always the canonical
 //! `https://www.cars.com/research/{slug}/consumer-reviews/`.
 
-use url::Url;
+use gleaner_sdk::address::Site;
 
 /// The site's canonical origin.
 pub const ORIGIN: &str = "https://www.cars.com";
 
-/// What a valid query looks like, for error messages.
-pub const VALID: &str = "use a Cars.com consumer-reviews URL such as \
+/// Cars.com (canonical, bare or mobile host) and what a valid query looks like.
+const SITE: Site = Site {
+    name: "a Cars.com address",
+    hosts: &["cars.com", "m.cars.com"],
+    forms: "use a Cars.com consumer-reviews URL such as \
 https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/, that is \
 https://www.cars.com/research/<make>-<model>-<year>/consumer-reviews/, or the identifier \
-<make>-<model>-<year> (e.g. mazda-cx_5-2021; the words of a make or model joined with underscores)";
+<make>-<model>-<year> (e.g. mazda-cx_5-2021; the words of a make or model joined with underscores)",
+};
 
 /// The oldest and newest model years a slug may name.
 const YEARS: std::ops::RangeInclusive<u16> = 1900..=2100;
@@ -60,10 +64,7 @@ impl Vehicle {
 
 /// Whether `host` is Cars.com's (canonical, bare or mobile).
 pub fn is_site_host(host: &str) -> bool {
-    matches!(
-        host.trim_end_matches('.').to_ascii_lowercase().as_str(),
-        "www.cars.com" | "cars.com" | "m.cars.com"
-    )
+    SITE.owns(host)
 }
 
 /// Reads a research slug `{make}-{model}-{year}`; none for anything else.
@@ -107,35 +108,24 @@ pub fn parse(query: &str) -> Result<Vehicle, String> {
     let q = query.trim();
     if !q.contains(['/', '.', ':']) {
         return parse_slug(q).ok_or_else(|| {
-            format!(
-                "{q:?} is neither a Cars.com URL nor a <make>-<model>-<year> identifier; {VALID}"
+            SITE.refuse(
+                q,
+                "is neither a Cars.com URL nor a <make>-<model>-<year> identifier",
             )
         });
     }
-    let lower = q.to_ascii_lowercase();
-    let absolute = if lower.starts_with("https://") || lower.starts_with("http://") {
-        q.to_owned()
-    } else {
-        format!("https://{}", q.trim_start_matches('/'))
-    };
-    let url = Url::parse(&absolute).map_err(|_| format!("{q:?} is not a URL; {VALID}"))?;
-    if !url.host_str().is_some_and(is_site_host) {
-        return Err(format!("{q:?} is not a Cars.com address; {VALID}"));
-    }
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(|s| s.filter(|s| !s.is_empty()).collect())
-        .unwrap_or_default();
-    match segments.as_slice() {
+    match SITE.read(q)?.segments().as_slice() {
         ["research", slug, ..] => parse_slug(slug).ok_or_else(|| {
-            format!(
-                "{q:?} names no model year (consumer reviews are per model year, \
-                 as in /research/<make>-<model>-<year>/consumer-reviews/); {VALID}"
+            SITE.refuse(
+                q,
+                "names no model year (consumer reviews are per model year, \
+                 as in /research/<make>-<model>-<year>/consumer-reviews/)",
             )
         }),
-        _ => Err(format!(
-            "{q:?} is not a Cars.com vehicle research page (its path is not \
-             /research/<make>-<model>-<year>/…); {VALID}"
+        _ => Err(SITE.refuse(
+            q,
+            "is not a Cars.com vehicle research page (its path is not \
+             /research/<make>-<model>-<year>/…)",
         )),
     }
 }
@@ -224,5 +214,11 @@ mod tests {
         assert!(reviews_page_vehicle("/research/mazda-cx_5/consumer-reviews/").is_none());
         assert!(is_site_host("WWW.Cars.com"));
         assert!(!is_site_host("images.cars.com"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

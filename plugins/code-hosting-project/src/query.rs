@@ -2,70 +2,51 @@
 //! or the bare project slug. Anything else is refused with what a valid query
 //! looks like.
 
-use url::Url;
+use gleaner_sdk::address::{Refusal, Site};
 
 use crate::site;
 
-/// What a valid query looks like, for every refusal.
-pub const VALID_FORMS: &str = "give a SourceForge project: its page \
+/// SourceForge's hosts, and what a valid query looks like, for every refusal.
+const SITE: Site = Site {
+    name: "a SourceForge address",
+    hosts: &["*.sourceforge.net", "*.sourceforge.io", "sf.net"],
+    forms: "give a SourceForge project: its page \
     https://sourceforge.net/projects/<slug>/ (or any page under it, such as /reviews or \
     /files), https://sourceforge.net/p/<slug>/, its website https://<slug>.sourceforge.io, \
-    or the bare slug, such as \"openproj\"";
+    or the bare slug, such as \"openproj\"",
+};
 
 /// The project slug of a query (lower case), or why the query is not one.
 pub fn parse(query: &str) -> Result<String, String> {
     let q = query.trim();
-    if q.is_empty() {
-        return Err(format!("the query is empty; {VALID_FORMS}"));
-    }
     if let Some(slug) = slug(q) {
         return Ok(slug);
     }
-    let with_scheme = if q.contains("://") {
-        q.to_owned()
-    } else {
-        format!("https://{}", q.trim_start_matches('/'))
-    };
-    let url = Url::parse(&with_scheme).map_err(|_| {
-        format!("{q:?} is neither a SourceForge project URL nor a project slug; {VALID_FORMS}")
+    let address = SITE.parse(q).map_err(|refusal| match refusal {
+        Refusal::Elsewhere(_) => format!(
+            "{q:?} is not a SourceForge address; this source reads the reviews of SourceForge \
+             projects: {}",
+            SITE.forms
+        ),
+        refusal => SITE.refusal(q, &refusal),
     })?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("{q:?} is not a web address; {VALID_FORMS}"));
-    }
-    let host = url
-        .host_str()
-        .unwrap_or_default()
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(|s| s.filter(|p| !p.is_empty()).collect())
-        .unwrap_or_default();
-    if site::SITE_HOSTS.contains(&host.as_str()) {
+    let host = address.host.as_str();
+    let segments = address.segments();
+    if site::SITE_HOSTS.contains(&host) {
         return from_site_path(q, &segments);
     }
-    if site::DOWNLOAD_HOSTS.contains(&host.as_str()) {
+    if site::DOWNLOAD_HOSTS.contains(&host) {
         return match segments.as_slice() {
             ["project", s, ..] => slug(s).ok_or_else(|| bad_slug(q, s)),
             _ => Err(not_a_project(q)),
         };
     }
-    if let Some(sub) = project_web_subdomain(&host) {
-        if site::SERVICE_SUBDOMAINS.contains(&sub) {
-            return Err(not_a_project(q));
+    match project_web_subdomain(host) {
+        Some(sub) if !site::SERVICE_SUBDOMAINS.contains(&sub) => {
+            slug(sub).ok_or_else(|| bad_slug(q, sub))
         }
-        return slug(sub).ok_or_else(|| bad_slug(q, sub));
+        _ => Err(not_a_project(q)),
     }
-    let on_sourceforge = site::PROJECT_WEB_DOMAINS
-        .iter()
-        .any(|d| host.ends_with(&format!(".{d}")) || host == *d);
-    if on_sourceforge {
-        return Err(not_a_project(q));
-    }
-    Err(format!(
-        "{q:?} is not a SourceForge address; this source reads the reviews of SourceForge \
-         projects: {VALID_FORMS}"
-    ))
 }
 
 /// A path on sourceforge.net: `/projects/<slug>/…` or `/p/<slug>/…`.
@@ -74,9 +55,10 @@ fn from_site_path(q: &str, segments: &[&str]) -> Result<String, String> {
         [first, s, ..] if site::PROJECT_PATHS.contains(first) => {
             slug(s).ok_or_else(|| bad_slug(q, s))
         }
-        [first, ..] if *first == site::SOFTWARE_DIRECTORY_PATH => Err(format!(
-            "{q:?} is in SourceForge's business software directory, whose reviews are a \
-             different catalogue that this source does not read; {VALID_FORMS}"
+        [first, ..] if *first == site::SOFTWARE_DIRECTORY_PATH => Err(SITE.refuse(
+            q,
+            "is in SourceForge's business software directory, whose reviews are a \
+             different catalogue that this source does not read",
         )),
         _ => Err(not_a_project(q)),
     }
@@ -101,11 +83,14 @@ fn slug(s: &str) -> Option<String> {
 }
 
 fn not_a_project(q: &str) -> String {
-    format!("{q:?} is a SourceForge address but not a project's; {VALID_FORMS}")
+    SITE.refuse(q, "is a SourceForge address but not a project's")
 }
 
 fn bad_slug(q: &str, s: &str) -> String {
-    format!("{q:?} names {s:?}, which is not a SourceForge project slug; {VALID_FORMS}")
+    SITE.refuse(
+        q,
+        format_args!("names {s:?}, which is not a SourceForge project slug"),
+    )
 }
 
 #[cfg(test)]
@@ -181,5 +166,11 @@ mod tests {
         assert!(e.contains("not a SourceForge project slug"), "{e}");
         assert!(parse("a").is_err());
         assert!(parse("-leading").is_err());
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -8,15 +8,20 @@
 //! name slug (`/{shop}/{product id}`). The page requested is always the
 //! canonical `https://creativemarket.com/{shop}/{id}[-{slug}]`.
 
-use url::Url;
+use gleaner_sdk::address::Site;
 
 /// The site's canonical origin.
 pub const ORIGIN: &str = "https://creativemarket.com";
 
-/// What a valid query looks like, for error messages.
-pub const VALID: &str = "use a Creative Market product page URL such as \
+/// Creative Market's hosts (a product page is on those [`is_site_host`]
+/// names), and what a valid query looks like.
+const SITE: Site = Site {
+    name: "a Creative Market address",
+    hosts: &["*.creativemarket.com"],
+    forms: "use a Creative Market product page URL such as \
 https://creativemarket.com/NorthwindType/4821337-Alder-Serif-Family, that is \
-https://creativemarket.com/<shop>/<product id>-<product name>";
+https://creativemarket.com/<shop>/<product id>-<product name>",
+};
 
 /// First path segments that are site sections, never shops.
 const SECTIONS: &[&str] = &[
@@ -106,31 +111,11 @@ fn is_shop(segment: &str) -> bool {
 /// Reads a query into the product it names, or says what a valid query looks like.
 pub fn parse(query: &str) -> Result<Product, String> {
     let q = query.trim();
-    let lower = q.to_ascii_lowercase();
-    let absolute = if lower.starts_with("https://") || lower.starts_with("http://") {
-        q.to_owned()
-    } else if let Some(rest) = q.strip_prefix("//") {
-        format!("https://{rest}")
-    } else {
-        format!("https://{q}")
-    };
-    let url = Url::parse(&absolute).map_err(|_| format!("{q:?} is not a URL; {VALID}"))?;
-    let host = url
-        .host_str()
-        .unwrap_or_default()
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    if !is_site_host(&host) {
-        return Err(if host.ends_with(".creativemarket.com") {
-            format!("{q:?} is not a Creative Market product page; {VALID}")
-        } else {
-            format!("{q:?} is not a Creative Market address; {VALID}")
-        });
+    let address = SITE.read(q)?;
+    if !is_site_host(&address.host) {
+        return Err(SITE.refuse(q, "is not a Creative Market product page"));
     }
-    let mut segments: Vec<&str> = url
-        .path_segments()
-        .map(|s| s.filter(|s| !s.is_empty()).collect())
-        .unwrap_or_default();
+    let mut segments = address.segments();
     if segments.len() == 3 && is_language(segments[0]) {
         segments.remove(0);
     }
@@ -140,8 +125,9 @@ pub fn parse(query: &str) -> Result<Product, String> {
             id: product_id(item).unwrap_or_default().to_owned(),
             path: format!("/{shop}/{item}"),
         }),
-        _ => Err(format!(
-            "{q:?} is not a Creative Market product page (its path is not /<shop>/<product id>-<name>); {VALID}"
+        _ => Err(SITE.refuse(
+            q,
+            "is not a Creative Market product page (its path is not /<shop>/<product id>-<name>)",
         )),
     }
 }
@@ -217,5 +203,11 @@ mod tests {
         assert!(!p.owns_path("/NorthwindType/4821338-Other"));
         assert!(is_site_host("WWW.creativemarket.com"));
         assert!(!is_site_host("images.creativemarket.com"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -4,10 +4,16 @@
 //! last path segment the site gives the studio (the review API needs the
 //! numeric venue id, which [`crate::venue`] resolves from it).
 
-/// What a valid query looks like, for error messages.
-const VALID: &str = "use a ClassPass studio page such as \
+use gleaner_sdk::address::{Refusal, Site};
+
+/// ClassPass (any host of classpass.com) and what a valid query looks like.
+const SITE: Site = Site {
+    name: "a ClassPass address",
+    hosts: &["*.classpass.com"],
+    forms: "use a ClassPass studio page such as \
 https://classpass.com/studios/<studio-alias> (the address of the studio's page on classpass.com, \
-with or without www., a language prefix, tracking parameters or a trailing slash)";
+with or without www., a language prefix, tracking parameters or a trailing slash)",
+};
 
 /// A studio to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,19 +49,6 @@ fn is_locale(s: &str) -> bool {
     }
 }
 
-/// The host of an address without scheme, credentials or port, lower-cased.
-fn host_of(authority: &str) -> String {
-    authority
-        .rsplit('@')
-        .next()
-        .unwrap_or_default()
-        .split(':')
-        .next()
-        .unwrap_or_default()
-        .trim_end_matches('.')
-        .to_ascii_lowercase()
-}
-
 /// Reads a query: `https://[www.|m.]classpass.com/[<lang>/]studios/<alias>[/…]`
 /// with any query string, fragment or trailing slash, with or without the
 /// scheme; also the venue API's own address `https://api.classpass.com/v2/venues/<alias>[/reviews]`
@@ -63,37 +56,30 @@ fn host_of(authority: &str) -> String {
 /// browser's network panel.
 pub fn parse(query: &str) -> Result<Target, String> {
     let q = query.trim();
-    let lower = q.to_ascii_lowercase();
-    let rest = ["https://", "http://", "//"]
-        .iter()
-        .find_map(|p| lower.starts_with(p).then(|| &q[p.len()..]))
-        .unwrap_or(q);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = host_of(authority);
-    if host != "classpass.com" && !host.ends_with(".classpass.com") {
-        let what = if host.ends_with("app.link") && host.contains("classpass") {
-            format!("{q:?} is a ClassPass share link, which only the app opens; open it and copy the studio page's address")
-        } else if q.is_empty() {
-            "an empty query is not a ClassPass address".to_owned()
-        } else if !q.contains(['/', '.']) {
-            format!("{q:?} is not a URL (a bare studio name or id is not accepted)")
-        } else {
-            format!("{q:?} is not a ClassPass address")
-        };
-        return Err(format!("{what}; {VALID}"));
-    }
-    let path = rest[authority.len()..]
-        .split(['?', '#'])
-        .next()
-        .unwrap_or_default();
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let address = SITE.parse(q).map_err(|refusal| match refusal {
+        Refusal::NotUrl if !q.contains(['/', '.']) => SITE.refuse(
+            q,
+            "is not a URL (a bare studio name or id is not accepted)",
+        ),
+        Refusal::Elsewhere(other)
+            if other.host.ends_with("app.link") && other.host.contains("classpass") =>
+        {
+            SITE.refuse(
+                q,
+                "is a ClassPass share link, which only the app opens; open it and copy the studio page's address",
+            )
+        }
+        refusal => SITE.refusal(q, &refusal),
+    })?;
+    let segments = address.segments();
     let alias = studio_alias(&segments).or_else(|| api_alias(&segments));
     match alias {
         Some(alias) if is_alias(alias) => Ok(Target {
             alias: alias.to_ascii_lowercase(),
         }),
-        _ => Err(format!(
-            "{q:?} is not a ClassPass studio page (class, search and other pages have no studio reviews); {VALID}"
+        _ => Err(SITE.refuse(
+            q,
+            "is not a ClassPass studio page (class, search and other pages have no studio reviews)",
         )),
     }
 }
@@ -171,5 +157,11 @@ mod tests {
         assert!(parse("https://classpass.com/classes/x")
             .unwrap_err()
             .contains("not a ClassPass studio page"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

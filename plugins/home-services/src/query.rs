@@ -11,15 +11,19 @@
 //! A bare id is refused: the profile URL carries the state, city and name
 //! slug, which the id alone cannot rebuild without a search of the site.
 
-use url::Url;
+use gleaner_sdk::address::{Refusal, Site};
 
 /// The site's canonical origin.
 pub const ORIGIN: &str = "https://www.angi.com";
 
-/// What a valid query looks like, for error messages.
-pub const VALID: &str = "use an Angi profile URL such as \
+/// Angi's hosts and the older Angie's List hosts, and what a valid query looks like.
+const SITE: Site = Site {
+    name: "an Angi URL",
+    hosts: &["angi.com", "m.angi.com", "angieslist.com", "m.angieslist.com"],
+    forms: "use an Angi profile URL such as \
 https://www.angi.com/companylist/us/il/barrington/all-affordable-plumbing-inc-reviews-6480784.htm, that is \
-https://www.angi.com/companylist/us/<state>/<city>/<name>-reviews-<id>.htm";
+https://www.angi.com/companylist/us/<state>/<city>/<name>-reviews-<id>.htm",
+};
 
 /// A pro's profile to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,51 +36,24 @@ pub struct Profile {
 
 /// Reads a query into a profile, or says what a valid query looks like.
 pub fn parse(query: &str) -> Result<Profile, String> {
-    let query = query.trim();
-    if query.is_empty() {
-        return Err(format!("query is empty; {VALID}"));
-    }
-    if query.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!(
-            "query {query:?} is a bare id: Angi's profile URL also holds the state, city and \
-             name, which an id alone cannot be resolved to without a search, so the profile URL \
-             is needed; {VALID}"
+    let q = query.trim();
+    if !q.is_empty() && q.chars().all(|c| c.is_ascii_digit()) {
+        return Err(SITE.refuse(
+            q,
+            "is a bare id: Angi's profile URL also holds the state, city and name, which an id \
+             alone cannot be resolved to without a search, so the profile URL is needed",
         ));
     }
-    let with_scheme = if query.contains("://") {
-        query.to_owned()
-    } else {
-        format!("https://{}", query.trim_start_matches('/'))
-    };
-    let url =
-        Url::parse(&with_scheme).map_err(|_| format!("query {query:?} is not a URL; {VALID}"))?;
-    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("query {query:?} is not a web address; {VALID}"));
-    }
-    if is_homeadvisor(&host) {
-        return Err(format!(
-            "query {query:?} is a HomeAdvisor page, whose id is not Angi's profile id; open the \
-             pro on angi.com and paste that profile URL instead; {VALID}"
-        ));
-    }
-    if !is_site_host(&host) {
-        return Err(format!("query {query:?} is not an Angi URL; {VALID}"));
-    }
-    profile_from_path(url.path())
-        .ok_or_else(|| format!("query {query:?} is not an Angi pro's profile page; {VALID}"))
-}
-
-/// Angi's hosts and the older Angie's List hosts.
-pub fn is_site_host(host: &str) -> bool {
-    let host = host.trim_end_matches('.');
-    ["angi.com", "angieslist.com"].iter().any(|site| {
-        host == *site
-            || host
-                .strip_suffix(site)
-                .and_then(|sub| sub.strip_suffix('.'))
-                .is_some_and(|sub| sub == "www" || sub == "m")
-    })
+    let address = SITE.parse(q).map_err(|refusal| match refusal {
+        Refusal::Elsewhere(other) if is_homeadvisor(&other.host) => SITE.refuse(
+            q,
+            "is a HomeAdvisor page, whose id is not Angi's profile id; open the pro on angi.com \
+             and paste that profile URL instead",
+        ),
+        refusal => SITE.refusal(q, &refusal),
+    })?;
+    profile_from_path(address.url.path())
+        .ok_or_else(|| SITE.refuse(q, "is not an Angi pro's profile page"))
 }
 
 fn is_homeadvisor(host: &str) -> bool {
@@ -165,5 +142,11 @@ mod tests {
                 "{q}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -1,10 +1,16 @@
 //! The `query`: a Hostelworld property URL in any form a user pastes, or the
 //! bare numeric property id.
 
-/// What a valid query looks like, for error messages.
-const VALID: &str = "use a Hostelworld property page such as \
+use gleaner_sdk::address::Site;
+
+/// Hostelworld (any host of hostelworld.com) and what a valid query looks like.
+const SITE: Site = Site {
+    name: "a Hostelworld address",
+    hosts: &["*.hostelworld.com"],
+    forms: "use a Hostelworld property page such as \
 https://www.hostelworld.com/pwa/hosteldetails.php/ClinkNOORD/Amsterdam/93919 \
-(or https://www.hostelworld.com/hosteldetails.php/…/93919), or the numeric property id such as 93919";
+(or https://www.hostelworld.com/hosteldetails.php/…/93919), or the numeric property id such as 93919",
+};
 
 /// A property to read.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,28 +36,8 @@ pub fn parse(query: &str) -> Result<Target, String> {
             url: None,
         });
     }
-    let lower = q.to_ascii_lowercase();
-    let rest = ["https://", "http://", "//"]
-        .iter()
-        .find_map(|p| lower.starts_with(p).then(|| &q[p.len()..]))
-        .unwrap_or(q);
-    let (authority, path) = rest
-        .split_once(['/', '?', '#'])
-        .map_or((rest, ""), |(a, _)| (a, &rest[a.len()..]));
-    let host = authority
-        .rsplit('@')
-        .next()
-        .unwrap_or_default()
-        .split(':')
-        .next()
-        .unwrap_or_default()
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    if host != "hostelworld.com" && !host.ends_with(".hostelworld.com") {
-        return Err(format!("{q:?} is not a Hostelworld address; {VALID}"));
-    }
-    let path = path.split(['?', '#']).next().unwrap_or_default();
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let address = SITE.read(q)?;
+    let segments = address.segments();
     let details = segments
         .iter()
         .position(|s| s.eq_ignore_ascii_case("hosteldetails.php"));
@@ -66,10 +52,19 @@ pub fn parse(query: &str) -> Result<Target, String> {
     match id {
         Some(id) => Ok(Target {
             id: (*id).to_owned(),
-            url: Some(format!("https://{host}/{}", segments.join("/"))),
+            url: Some(format!(
+                "https://{}/{}",
+                address
+                    .url
+                    .host_str()
+                    .unwrap_or_default()
+                    .trim_end_matches('.'),
+                segments.join("/")
+            )),
         }),
-        None => Err(format!(
-            "{q:?} is not a Hostelworld property page (no property id in it); {VALID}"
+        None => Err(SITE.refuse(
+            q,
+            "is not a Hostelworld property page (no property id in it)",
         )),
     }
 }
@@ -127,5 +122,11 @@ mod tests {
                 "{q}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -1,18 +1,20 @@
 //! The query (a show page URL or a show id) and the storefront.
 
-use url::Url;
+use gleaner_sdk::address::Site;
 
-/// Hosts whose `/podcast/` pages name an Apple Podcasts show.
-const SHOW_HOSTS: [&str; 4] = [
-    "podcasts.apple.com",
-    "embed.podcasts.apple.com",
-    "itunes.apple.com",
-    "geo.itunes.apple.com",
-];
-
-/// What a valid query looks like, for error messages.
-const VALID_QUERY: &str = "give an Apple Podcasts show page URL such as \
-https://podcasts.apple.com/us/podcast/<show-name>/id<number>, or the show id (id<number> or <number>)";
+/// The hosts whose `/podcast/` pages name an Apple Podcasts show, and what a
+/// valid query looks like.
+const SITE: Site = Site {
+    name: "an Apple Podcasts show",
+    hosts: &[
+        "podcasts.apple.com",
+        "embed.podcasts.apple.com",
+        "itunes.apple.com",
+        "geo.itunes.apple.com",
+    ],
+    forms: "give an Apple Podcasts show page URL such as \
+https://podcasts.apple.com/us/podcast/<show-name>/id<number>, or the show id (id<number> or <number>)",
+};
 
 /// An Apple Podcasts show named by a query.
 #[derive(Debug, PartialEq, Eq)]
@@ -34,24 +36,8 @@ pub fn parse(query: &str) -> Result<Target, String> {
             storefront: None,
         });
     }
-    let with_scheme = if q.contains("://") {
-        q.to_owned()
-    } else {
-        format!("https://{q}")
-    };
-    let url = Url::parse(&with_scheme)
-        .map_err(|_| format!("{q:?} is not a URL or a show id; {VALID_QUERY}"))?;
-    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host);
-    if !matches!(url.scheme(), "http" | "https") || !SHOW_HOSTS.contains(&host) {
-        return Err(format!(
-            "{q:?} is not an Apple Podcasts show; {VALID_QUERY}"
-        ));
-    }
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(|s| s.filter(|p| !p.is_empty()).collect())
-        .unwrap_or_default();
+    let address = SITE.read(q)?;
+    let segments = address.segments();
     let storefront = segments
         .first()
         .filter(|s| s.len() == 2 && s.chars().all(|c| c.is_ascii_alphabetic()))
@@ -64,20 +50,16 @@ pub fn parse(query: &str) -> Result<Target, String> {
             .last()
             .is_some_and(|s| s.eq_ignore_ascii_case("viewPodcast")) =>
         {
-            url.query_pairs()
-                .find(|(k, _)| k == "id")
-                .and_then(|(_, v)| digits(&v))
+            address.param("id").and_then(|v| digits(&v))
         }
         _ => None,
     };
     match id {
         Some(id) => Ok(Target { id, storefront }),
-        None if rest.first().is_some_and(|s| *s == "app") => Err(format!(
-            "{q:?} is an App Store app, not a podcast; {VALID_QUERY}"
-        )),
-        None => Err(format!(
-            "{q:?} is not an Apple Podcasts show page; {VALID_QUERY}"
-        )),
+        None if rest.first().is_some_and(|s| *s == "app") => {
+            Err(SITE.refuse(q, "is an App Store app, not a podcast"))
+        }
+        None => Err(SITE.refuse(q, "is not an Apple Podcasts show page")),
     }
 }
 
@@ -181,6 +163,12 @@ mod tests {
         assert!(parse("https://itunes.apple.com/us/app/x/id525463029")
             .unwrap_err()
             .contains("App Store app"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[test]

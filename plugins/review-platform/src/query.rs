@@ -1,12 +1,17 @@
 //! The query: a G2 product URL or a testimonial wall URL, told apart by host.
 
+use gleaner_sdk::address::{Address, Site};
 use gleaner_wall_of_love::{self as walls, Wall};
-use url::Url;
 
-/// G2's hosts.
-pub const G2_HOSTS: &[&str] = &["g2.com", "www.g2.com"];
 /// The G2 URL form, for messages.
 pub const G2_FORM: &str = "https://www.g2.com/products/<product>/reviews";
+
+/// G2's hosts and its URL form.
+const G2: Site = Site {
+    name: "a G2 address",
+    hosts: &["g2.com"],
+    forms: G2_FORM,
+};
 
 /// What a query points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,21 +33,15 @@ pub fn parse(query: &str) -> Result<Target, String> {
     if walls::product_of(q).is_some() {
         return walls::parse_query(q).map(Target::Wall);
     }
-    let url = walls::dispatch::parse_url(q);
-    let host = url
-        .as_ref()
-        .and_then(Url::host_str)
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    match url {
-        Some(url) if G2_HOSTS.contains(&host.as_str()) => g2_slug(&url)
+    match G2.parse(q) {
+        Ok(address) => g2_slug(&address)
             .map(|slug| Target::G2 { slug })
             .ok_or_else(|| {
                 format!(
                     "{q:?} is a G2 page but not a product's reviews; a G2 query looks like {G2_FORM}"
                 )
             }),
-        _ => Err(format!(
+        Err(_) => Err(format!(
             "{q:?} is not a G2 product page or a wall of love this source reads; supported: \
              G2 ({G2_FORM}); {}",
             walls::dispatch::supported()
@@ -52,12 +51,10 @@ pub fn parse(query: &str) -> Result<Target, String> {
 
 /// The product slug of a G2 URL: `/products/<slug>` and any page under it
 /// (`/reviews`, a review's permalink, `/features` …).
-fn g2_slug(url: &Url) -> Option<String> {
-    let mut segments = url.path_segments()?.filter(|s| !s.is_empty());
-    if segments.next()? != "products" {
+fn g2_slug(address: &Address) -> Option<String> {
+    let ["products", slug, ..] = address.segments()[..] else {
         return None;
-    }
-    let slug = segments.next()?;
+    };
     let ok = slug
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
@@ -106,6 +103,12 @@ mod tests {
         );
         let e = parse("https://shapo.io/widget/c5cf604cf7").unwrap_err();
         assert!(e.contains("not a wall of love"), "{e}");
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        G2.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! | [`request`] | a processor's typed input; a page request's filter, sort and cursor |
 //! | [`review`] | the review builder (the host checks every review again) |
 //! | [`cursor`] | opaque cursor state |
+//! | [`address`] | the user's query as an address on the source's site: its hosts, the accepted URL forms, the refusals that list them |
 //! | [`testing`] | answers for plugins' unit tests (`testing::response`) |
 //! | [`html`] | HTML with CSS selectors |
 //! | [`json`] | reading loose JSON values (a trimmed, non-empty string; one a site sent HTML-escaped) |
@@ -203,6 +204,7 @@ pub mod wit {
     });
 }
 
+pub mod address;
 pub mod botwall;
 pub mod cursor;
 pub mod date;

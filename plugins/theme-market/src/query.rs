@@ -1,7 +1,7 @@
 //! The query: an Envato Market item URL on any of the marketplace hosts, in the
 //! forms a user pastes, or a bare numeric item id.
 
-use url::Url;
+use gleaner_sdk::address::{Refusal, Site};
 
 /// The Envato Market sites, all on one engine, in the order a bare item id is
 /// looked up on them.
@@ -15,11 +15,15 @@ pub const MARKETS: &[&str] = &[
     "3docean.net",
 ];
 
-/// What a valid query looks like, for error messages.
-pub const VALID: &str = "use an Envato Market item URL such as \
+/// The Envato Market sites, and what a valid query looks like.
+const SITE: Site = Site {
+    name: "an Envato Market item URL",
+    hosts: MARKETS,
+    forms: "use an Envato Market item URL such as \
 https://themeforest.net/item/<slug>/<item_id> or https://codecanyon.net/item/<slug>/reviews/<item_id> \
 (themeforest.net, codecanyon.net, videohive.net, audiojungle.net, graphicriver.net, photodune.net \
-or 3docean.net), or the bare numeric item id";
+or 3docean.net), or the bare numeric item id",
+};
 
 /// An item named by the query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,33 +55,23 @@ pub fn parse(query: &str) -> Result<Target, String> {
             id: q.to_owned(),
         });
     }
-    let with_scheme = if q.contains("://") {
-        q.to_owned()
-    } else {
-        format!("https://{q}")
-    };
-    let url = Url::parse(&with_scheme)
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https"))
-        .ok_or_else(|| format!("{q:?} is neither a URL nor an item id; {VALID}"))?;
-    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host).to_owned();
-    if !MARKETS.contains(&host.as_str()) {
-        let hint = if host == "envato.com" || host.ends_with(".envato.com") {
-            " (this source reads Envato Market item reviews; Envato Elements and the Envato \
-             home pages have none)"
-        } else {
-            ""
-        };
-        return Err(format!(
-            "{q:?} is not an Envato Market item URL{hint}; {VALID}"
-        ));
-    }
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(|s| s.filter(|p| !p.is_empty()).collect())
-        .unwrap_or_default();
-    let not_an_item = || format!("{q:?} is an Envato Market page but not an item page; {VALID}");
+    let address = SITE.parse(q).map_err(|refusal| match refusal {
+        Refusal::Elsewhere(other)
+            if other.host == "envato.com" || other.host.ends_with(".envato.com") =>
+        {
+            SITE.refuse(
+                q,
+                format_args!(
+                    "is not {} (this source reads Envato Market item reviews; Envato \
+                     Elements and the Envato home pages have none)",
+                    SITE.name
+                ),
+            )
+        }
+        refusal => SITE.refusal(q, &refusal),
+    })?;
+    let segments = address.segments();
+    let not_an_item = || SITE.refuse(q, "is an Envato Market page but not an item page");
     let rest = match segments.split_first() {
         Some((&"item", rest)) if !rest.is_empty() => rest,
         _ => return Err(not_an_item()),
@@ -89,7 +83,7 @@ pub fn parse(query: &str) -> Result<Target, String> {
         _ => return Err(not_an_item()),
     };
     Ok(Target {
-        host: Some(host),
+        host: Some(address.host),
         slug,
         id,
     })
@@ -186,5 +180,11 @@ mod tests {
         assert!(parse("https://themeforest.net/category/wordpress")
             .unwrap_err()
             .contains("not an item page"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -3,14 +3,26 @@
 //! slash), a 4sq.com short link, a tip link (`/item/{tip id}`), or a bare
 //! 24-hex venue id.
 
-/// What a valid query looks like, for error messages.
-pub const VALID_FORMS: &str = "a Foursquare venue URL such as \
-https://foursquare.com/v/{name}/{24-hex venue id} (or https://foursquare.com/v/{venue id}), \
-a 4sq.com short link, or a bare 24-character venue id such as 4b8c3d87f964a520f7c532e3";
+use gleaner_sdk::address::{Refusal, Site};
 
-/// The short-link host and the site's own host.
-const SHORT_HOSTS: [&str; 2] = ["4sq.com", "www.4sq.com"];
-const SITE_HOST: &str = "foursquare.com";
+/// The accepted forms: [`VALID_FORMS`], and [`SITE`]'s after "use".
+macro_rules! valid_forms {
+    () => {
+        "a Foursquare venue URL such as \
+https://foursquare.com/v/{name}/{24-hex venue id} (or https://foursquare.com/v/{venue id}), \
+a 4sq.com short link, or a bare 24-character venue id such as 4b8c3d87f964a520f7c532e3"
+    };
+}
+
+/// What a valid query looks like, for error messages (after "use").
+pub const VALID_FORMS: &str = valid_forms!();
+
+/// Foursquare's hosts and its short-link host.
+const SITE: Site = Site {
+    name: "a Foursquare link",
+    hosts: &["*.foursquare.com", "4sq.com"],
+    forms: concat!("use ", valid_forms!()),
+};
 
 /// What a query names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,9 +46,19 @@ pub fn parse(query: &str) -> Result<Target, String> {
     if is_object_id(q) {
         return Ok(Target::Venue(q.to_ascii_lowercase()));
     }
-    let (host, segments) = split_url(q)
-        .ok_or_else(|| format!("{q:?} is not a Foursquare venue; use {VALID_FORMS}"))?;
-    if SHORT_HOSTS.contains(&host.as_str()) {
+    let address = SITE.parse(q).map_err(|refusal| match refusal {
+        Refusal::Elsewhere(other) => SITE.refuse(
+            q,
+            format_args!(
+                "is not {} (host {:?})",
+                SITE.name,
+                other.url.host_str().unwrap_or_default()
+            ),
+        ),
+        refusal => SITE.refusal(q, &refusal),
+    })?;
+    let segments = address.segments();
+    if address.host == "4sq.com" {
         return match segments.first() {
             Some(code)
                 if code
@@ -45,68 +67,27 @@ pub fn parse(query: &str) -> Result<Target, String> {
             {
                 Ok(Target::ShortLink(format!("https://4sq.com/{code}")))
             }
-            _ => Err(format!(
-                "{q:?} is not a 4sq.com short link to a venue; use {VALID_FORMS}"
-            )),
+            _ => Err(SITE.refuse(q, "is not a 4sq.com short link to a venue")),
         };
     }
-    if host == SITE_HOST || host.ends_with(".foursquare.com") {
-        return site_target(&segments).ok_or_else(|| {
-            format!("{q:?} is a Foursquare page but not a venue page; use {VALID_FORMS}")
-        });
-    }
-    Err(format!(
-        "{q:?} is not a Foursquare link (host {host:?}); use {VALID_FORMS}"
-    ))
+    site_target(&segments)
+        .ok_or_else(|| SITE.refuse(q, "is a Foursquare page but not a venue page"))
 }
 
 /// The target of a foursquare.com path: `/v/{slug}/{id}[/...]`, `/v/{id}`, `/item/{tip id}`.
-fn site_target(segments: &[String]) -> Option<Target> {
-    match segments.first().map(String::as_str) {
-        Some("v") => segments[1..]
+fn site_target(segments: &[&str]) -> Option<Target> {
+    match segments.first() {
+        Some(&"v") => segments[1..]
             .iter()
             .take(2)
             .find(|s| is_object_id(s))
             .map(|id| Target::Venue(id.to_ascii_lowercase())),
-        Some("item") => segments
+        Some(&"item") => segments
             .get(1)
             .filter(|s| is_object_id(s))
             .map(|id| Target::Tip(id.to_ascii_lowercase())),
         _ => None,
     }
-}
-
-/// Splits an absolute or scheme-less URL into its lower-case host and its
-/// non-empty, percent-decoded-free path segments (query and fragment dropped).
-pub fn split_url(text: &str) -> Option<(String, Vec<String>)> {
-    let lower = text.to_ascii_lowercase();
-    let rest = if lower.starts_with("https://") {
-        &text[8..]
-    } else if lower.starts_with("http://") {
-        &text[7..]
-    } else if lower.starts_with("//") {
-        &text[2..]
-    } else {
-        text
-    };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
-    let valid_host = host.contains('.')
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
-    if !valid_host {
-        return None;
-    }
-    let path = rest[end..].split(['?', '#']).next().unwrap_or_default();
-    let segments = path
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    Some((host, segments))
 }
 
 /// The first venue id linked from an HTML page (`foursquare.com/v/...`), for a
@@ -117,8 +98,8 @@ pub fn venue_in_page(html: &str) -> Option<String> {
         let end = tail
             .find(|c: char| c == '"' || c == '\'' || c == '<' || c.is_whitespace())
             .unwrap_or(tail.len());
-        match split_url(&tail[..end]).map(|(_, s)| site_target(&s)) {
-            Some(Some(Target::Venue(id))) => Some(id),
+        match SITE.parse(&tail[..end]).map(|a| site_target(&a.segments())) {
+            Ok(Some(Target::Venue(id))) => Some(id),
             _ => None,
         }
     })
@@ -188,6 +169,12 @@ mod tests {
         assert!(parse("https://foursquare.com/user/1")
             .unwrap_err()
             .contains("not a venue page"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[test]

@@ -9,13 +9,17 @@
 //! - the app link `enalibaba://detail?id=<id>`;
 //! - or the bare numeric product id.
 
-use url::Url;
+use gleaner_sdk::address::{Address, Site};
 
-/// What a valid query looks like, for error messages.
-const VALID: &str = "use the URL of an Alibaba.com product page, such as \
+/// Alibaba.com (any host of alibaba.com) and what a valid query looks like.
+const SITE: Site = Site {
+    name: "an Alibaba.com address",
+    hosts: &["*.alibaba.com"],
+    forms: "use the URL of an Alibaba.com product page, such as \
 https://www.alibaba.com/product-detail/TG117-High-Quality-Portable-Wireless-BT_1601302079515.html \
 (a language mirror such as spanish.alibaba.com or the mobile m.alibaba.com/product/<id>/… works too), \
-or the bare product id, such as 1601302079515";
+or the bare product id, such as 1601302079515",
+};
 
 /// Product ids are long numbers; shorter digit runs in a path are not ids.
 const ID_DIGITS: std::ops::RangeInclusive<usize> = 6..=20;
@@ -49,12 +53,8 @@ fn detail_file(segment: &str) -> Option<(String, u64)> {
 }
 
 /// The id and slug in an alibaba.com URL's path or parameters.
-fn from_url(url: &Url, host: &str) -> Option<(String, u64)> {
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(|s| s.filter(|s| !s.is_empty()).collect())
-        .unwrap_or_default();
-    match segments.as_slice() {
+fn from_address(address: &Address) -> Option<(String, u64)> {
+    match address.segments().as_slice() {
         ["product-detail" | "p-detail", file, ..] => detail_file(file),
         ["product", id, rest @ ..] => {
             let slug = rest
@@ -63,26 +63,17 @@ fn from_url(url: &Url, host: &str) -> Option<(String, u64)> {
                 .unwrap_or_default();
             product_id(id).map(|id| (slug.to_owned(), id))
         }
-        _ if host == "fb.alibaba.com" => url
-            .query_pairs()
-            .find(|(k, _)| k == "productId")
-            .and_then(|(_, v)| product_id(&v))
+        _ if address.host == "fb.alibaba.com" => address
+            .param("productId")
+            .and_then(|v| product_id(&v))
             .map(|id| (String::new(), id)),
         _ => None,
     }
 }
 
-/// Whether `host` is alibaba.com or one of its subdomains.
-fn is_alibaba(host: &str) -> bool {
-    host == "alibaba.com" || host.ends_with(".alibaba.com")
-}
-
 /// Reads a query; the error says what a valid one looks like.
 pub fn parse(query: &str) -> Result<Target, String> {
     let q = query.trim();
-    if q.is_empty() {
-        return Err(format!("the query is empty; {VALID}"));
-    }
     if let Some(id) = product_id(q) {
         return Ok(target(String::new(), id));
     }
@@ -91,31 +82,21 @@ pub fn parse(query: &str) -> Result<Target, String> {
             .find(|(k, _)| k == "id")
             .and_then(|(_, v)| product_id(&v))
             .map(|id| target(String::new(), id))
-            .ok_or_else(|| format!("{q:?} is an app link without a product id; {VALID}"));
+            .ok_or_else(|| SITE.refuse(q, "is an app link without a product id"));
     }
-    let with_scheme = match q.split_once("://") {
-        Some(_) => q.to_owned(),
-        None => format!("https://{}", q.trim_start_matches('/')),
-    };
-    let url = Url::parse(&with_scheme).map_err(|_| format!("{q:?} is not a URL; {VALID}"))?;
-    let host = url
-        .host_str()
-        .unwrap_or_default()
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    if !matches!(url.scheme(), "http" | "https") || !is_alibaba(&host) {
-        return Err(format!("{q:?} is not an Alibaba.com address; {VALID}"));
-    }
-    if let Some((slug, id)) = from_url(&url, &host) {
+    let address = SITE.read(q)?;
+    if let Some((slug, id)) = from_address(&address) {
         return Ok(target(slug, id));
     }
-    if host.ends_with(".en.alibaba.com") {
-        return Err(format!(
-            "{q:?} is a supplier's store, not a product: this endpoint reads the reviews of one product; {VALID}"
+    if address.host.ends_with(".en.alibaba.com") {
+        return Err(SITE.refuse(
+            q,
+            "is a supplier's store, not a product: this endpoint reads the reviews of one product",
         ));
     }
-    Err(format!(
-        "{q:?} is not an Alibaba.com product page (its path has no product id); {VALID}"
+    Err(SITE.refuse(
+        q,
+        "is not an Alibaba.com product page (its path has no product id)",
     ))
 }
 
@@ -206,5 +187,11 @@ mod tests {
         assert!(parse("https://www.alibaba.com/showroom/x.html")
             .unwrap_err()
             .contains("not an Alibaba.com product page"));
+    }
+
+    #[test]
+    fn the_manifest_agrees_with_the_site() {
+        SITE.check_manifest(include_str!("../manifest.toml"), parse)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }
