@@ -13,15 +13,39 @@
 //! A processor keeps the same cases in `plugins/<name>/tests/cases.toml`
 //! (there is no upstream to replay, unless a HAR file is beside it).
 //! `GLEANER_TEST_PLUGIN=<name>` limits the run to one plugin.
+//!
+//! `follow = true` sends the previous case's continuation; `follow = "<name>"`
+//! that of the named earlier case. `review_ids` lists the exact `review_id`s
+//! of the answer in order; `cursor_excludes` lists texts the plugin cursor
+//! inside the answer's continuation token must not hold (cookies, say).
+//!
+//! What the plugin sends upstream is asserted with `[[case.upstream]]` tables
+//! (see [`upstream`]), in the order the requests must come, each selecting
+//! requests by `method`, `url` (exact), `url_prefix`, `url_contains`, `query`
+//! (parameter → value), `json` (JSON pointer into the body → value), `form`
+//! (body field → value), `answered` (the recorded status) and `nth` (only the
+//! n-th of those), and asserting their `count` (1 unless given; 0 for none)
+//! and, on every one, `headers` (→ value), `headers_present`,
+//! `headers_absent`, `cookies` (→ value) and `cookies_absent`;
+//! `any_order = true` takes an entry out of the order. `upstream_count` is
+//! the number of requests the case made in all. Such cases (and the cases
+//! that follow one) run on a server of their own whose upstream hosts are a
+//! local server answering from the same HAR files with its own replay order,
+//! shared by those cases of the plugin (one with `settings` gets its own).
+
+pub mod upstream;
 
 use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use gleaner::manifest::{Continuation, Manifest};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use upstream::Upstream;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,9 +83,10 @@ struct Case {
     name: String,
     /// The request body, as JSON text.
     request: String,
-    /// Send the continuation of the previous case's answer with this request.
+    /// Send the continuation of the previous case's answer (`true`), or of
+    /// the named earlier case's, with this request.
     #[serde(default)]
-    follow: bool,
+    follow: Follow,
     /// Run on a server of its own with these operator settings instead.
     #[serde(default)]
     settings: Option<BTreeMap<String, String>>,
@@ -96,6 +121,41 @@ struct Case {
     /// A review field the reviews are sorted by; `-field` for descending.
     #[serde(default)]
     order: Option<String>,
+    /// The exact `review_id`s of the answer, in order.
+    #[serde(default)]
+    review_ids: Option<Vec<String>>,
+    /// Texts the plugin cursor inside the answer's continuation token must not hold.
+    #[serde(default)]
+    cursor_excludes: Vec<String>,
+    /// The number of upstream requests the case made, in all.
+    #[serde(default)]
+    upstream_count: Option<usize>,
+    /// The upstream requests the case made, in order.
+    #[serde(default)]
+    upstream: Vec<upstream::Expect>,
+}
+
+impl Case {
+    /// Whether the case asserts what the plugin sent upstream.
+    fn watches(&self) -> bool {
+        !self.upstream.is_empty() || self.upstream_count.is_some()
+    }
+}
+
+/// Which earlier answer's continuation a case sends.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Follow {
+    /// The previous case's, or none.
+    Previous(bool),
+    /// The named case's.
+    Case(String),
+}
+
+impl Default for Follow {
+    fn default() -> Self {
+        Follow::Previous(false)
+    }
 }
 
 /// One substring, or several.
@@ -223,6 +283,11 @@ fn check(
     if ids.iter().collect::<HashSet<_>>().len() != ids.len() {
         problems.push("a review_id appears twice".into());
     }
+    if let Some(expected) = &case.review_ids {
+        if ids != *expected {
+            problems.push(format!("review_ids are {ids:?}, expected {expected:?}"));
+        }
+    }
     // The order a source declares holds on every recorded page it reads.
     let contradicted = &answer["extra_information"]["order_contradicted"];
     if contradicted.is_string() {
@@ -324,6 +389,37 @@ fn check(
     problems
 }
 
+/// Everything wrong with the plugin cursor inside the continuation of
+/// `answer` (to the request for `query`) for `case`.
+fn check_cursor(case: &Case, manifest: &Manifest, query: &str, answer: &Value) -> Vec<String> {
+    if case.cursor_excludes.is_empty() {
+        return Vec::new();
+    }
+    let token = answer["next_page"]
+        .as_str()
+        .or(answer["pagination_data"]["token"].as_str());
+    let Some(token) = token else {
+        return vec!["no continuation token to read the cursor of".into()];
+    };
+    let cursor = gleaner::token::decode(&common::token_key(), &manifest.route, query, token)
+        .map_err(|e| format!("the continuation token does not decode: {e}"))
+        .and_then(|resume| {
+            resume
+                .cursor
+                .ok_or("the token holds no plugin cursor".into())
+        })
+        .and_then(|c| URL_SAFE_NO_PAD.decode(c).map_err(|e| e.to_string()));
+    let cursor = match cursor {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => return vec![e],
+    };
+    case.cursor_excludes
+        .iter()
+        .filter(|part| cursor.contains(part.as_str()))
+        .map(|part| format!("the plugin cursor holds {part:?}: {cursor}"))
+        .collect()
+}
+
 /// Follows the continuation for every `reviews_to_fetch` from 1 to the total.
 async fn check_paging(
     s: &common::Server,
@@ -375,18 +471,80 @@ async fn check_paging(
     Ok(total)
 }
 
+/// A server of one plugin, and its local upstream when it watches what the plugin sends.
+struct Served {
+    server: common::Server,
+    upstream: Option<Upstream>,
+}
+
 /// A server with only `name`, its replay and its operator settings.
 async fn serve(
     name: &str,
     replay: &Option<PathBuf>,
     settings: &BTreeMap<String, String>,
-) -> common::Server {
+) -> Served {
     let (replay, settings) = (replay.clone(), settings.clone());
-    common::start(&[name], move |c| {
+    let server = common::start(&[name], move |c| {
         c.replay = replay;
         c.plugins.insert(name.to_owned(), settings);
     })
-    .await
+    .await;
+    Served {
+        server,
+        upstream: None,
+    }
+}
+
+/// A server with only `name` and its operator settings, whose upstream is a
+/// local one answering from the HAR files in `dir` and keeping every request.
+async fn serve_watched(
+    name: &str,
+    dir: &Path,
+    manifest: &Manifest,
+    settings: &BTreeMap<String, String>,
+) -> Served {
+    let upstream = Upstream::start(dir, manifest).await;
+    let server = common::start(&[name], |c| {
+        upstream.configure(name, c);
+        c.plugins.insert(name.to_owned(), settings.clone());
+    })
+    .await;
+    Served {
+        server,
+        upstream: Some(upstream),
+    }
+}
+
+/// Sends one case's request to `served` (with the continuation of
+/// `followed`, when it follows one) and returns the answer and what is wrong.
+async fn run_case(
+    name: &str,
+    served: &Served,
+    manifest: &Manifest,
+    case: &Case,
+    followed: Option<&Value>,
+) -> (Value, Vec<String>) {
+    let mut body: Value = serde_json::from_str(&case.request)
+        .unwrap_or_else(|e| panic!("{name}: {}: request: {e}", case.name));
+    if let Some(earlier) = followed {
+        match continuation(manifest, earlier) {
+            Some((field, value)) => body[field] = value,
+            None => panic!(
+                "{name}: {}: the case it follows has no continuation",
+                case.name
+            ),
+        }
+    }
+    let query = body["query"].as_str().unwrap_or_default().to_owned();
+    let from = served.upstream.as_ref().map(Upstream::len);
+    let (status, headers, answer) = served.server.post_with_headers(&manifest.route, body).await;
+    let mut problems = check(case, status, &headers, &answer);
+    problems.extend(check_cursor(case, manifest, &query, &answer));
+    if let (Some(upstream), Some(from)) = (&served.upstream, from) {
+        let seen = upstream.since(from);
+        problems.extend(upstream::check(&case.upstream, case.upstream_count, &seen));
+    }
+    (answer, problems)
 }
 
 #[tokio::test]
@@ -402,30 +560,40 @@ async fn every_plugin_passes_its_replay_cases() {
             toml::from_str(&std::fs::read_to_string(tests_dir.join("../manifest.toml")).unwrap())
                 .unwrap();
         let replay = has_har(tests_dir).then(|| tests_dir.clone());
-        let s = serve(name, &replay, &cases.settings).await;
-        let mut previous = Value::Null;
+        let main = serve(name, &replay, &cases.settings).await;
+        // The server of the cases that assert their upstream requests, once one does.
+        let mut watched: Option<Served> = None;
+        // Each case's name and answer, and whether a watched server gave it.
+        let mut answers: Vec<(&str, Value, bool)> = Vec::new();
         for case in &cases.case {
+            let followed = match &case.follow {
+                Follow::Previous(false) => None,
+                Follow::Previous(true) => answers.last(),
+                Follow::Case(earlier) => answers.iter().rev().find(|a| a.0 == earlier),
+            };
+            if !matches!(case.follow, Follow::Previous(false)) && followed.is_none() {
+                panic!("{name}: {}: there is no earlier case to follow", case.name);
+            }
+            let followed = followed.map(|(_, answer, watched)| (answer.clone(), *watched));
+            let watch = case.watches() || followed.as_ref().is_some_and(|f| f.1);
+            if watch && case.settings.is_none() && watched.is_none() {
+                watched = Some(serve_watched(name, tests_dir, &manifest, &cases.settings).await);
+            }
             let own;
-            let s = match &case.settings {
-                Some(settings) => {
+            let served = match (&case.settings, watch) {
+                (Some(settings), false) => {
                     own = serve(name, &replay, settings).await;
                     &own
                 }
-                None => &s,
-            };
-            let mut body: Value = serde_json::from_str(&case.request)
-                .unwrap_or_else(|e| panic!("{name}: {}: request: {e}", case.name));
-            if case.follow {
-                match continuation(&manifest, &previous) {
-                    Some((field, value)) => body[field] = value,
-                    None => panic!(
-                        "{name}: {}: the previous case has no continuation",
-                        case.name
-                    ),
+                (Some(settings), true) => {
+                    own = serve_watched(name, tests_dir, &manifest, settings).await;
+                    &own
                 }
-            }
-            let (status, headers, answer) = s.post_with_headers(&manifest.route, body).await;
-            let problems = check(case, status, &headers, &answer);
+                (None, false) => &main,
+                (None, true) => watched.as_ref().unwrap(),
+            };
+            let followed = followed.as_ref().map(|f| &f.0);
+            let (answer, problems) = run_case(name, served, &manifest, case, followed).await;
             if problems.is_empty() {
                 println!("ok    {name}: {}", case.name);
             } else {
@@ -435,18 +603,18 @@ async fn every_plugin_passes_its_replay_cases() {
                     problems.join("; ")
                 ));
             }
-            previous = answer;
+            answers.push((&case.name, answer, watch));
         }
         for paging in cases.continuation.iter().flat_map(Pagings::all) {
             let own;
-            let s = match &paging.settings {
+            let served = match &paging.settings {
                 Some(settings) => {
                     own = serve(name, &replay, settings).await;
                     &own
                 }
-                None => &s,
+                None => &main,
             };
-            match check_paging(s, &manifest, paging).await {
+            match check_paging(&served.server, &manifest, paging).await {
                 Ok(total) => println!(
                     "ok    {name}: continuation gives the same {total} reviews for every reviews_to_fetch from 1 to {}",
                     total + 1

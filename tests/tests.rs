@@ -16,8 +16,6 @@ mod deploy;
 mod docs;
 mod driver;
 mod error_shapes;
-mod home_services;
-mod hostel_site_key;
 mod hotswap;
 mod image;
 mod jobs;
