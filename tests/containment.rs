@@ -71,21 +71,30 @@ fn with_package_version(wasm: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 
 #[tokio::test]
 async fn incompatible_package_versions_and_wrong_kinds_are_refused() {
-    let dir = common::plugin_dir(&["review-chunk"]);
-    let wasm_path = dir.path().join("review-chunk.wasm");
-    let wasm = std::fs::read(&wasm_path).unwrap();
-    let wasm = with_package_version(&wasm, b"plugin/types@0.2.0", b"plugin/types@0.3.0");
-    let wasm = with_package_version(&wasm, b"processor-plugin@0.2.0", b"processor-plugin@0.3.0");
-    std::fs::write(&wasm_path, wasm).unwrap();
-    let app = gleaner::App::build(common::config(&dir)).await.unwrap();
-    let failures = app.state.registry.failures();
-    assert_eq!(failures.len(), 1);
-    let e = &failures[0].1;
-    assert!(
-        e.contains("built against gleaner:plugin@0.3.0") && e.contains("rebuild"),
-        "{e}"
-    );
-    assert!(app.state.registry.get("/features/review-chunk").is_none());
+    // A newer package than the host's, and the previous one (0.2.0, whose
+    // requests and responses lack the profile and wall fields): each is
+    // refused at load, naming its version and what to do.
+    for (newer, older) in [("0.4.0", "0.3.0"), ("0.2.0", "0.3.0")] {
+        let dir = common::plugin_dir(&["review-chunk"]);
+        let wasm_path = dir.path().join("review-chunk.wasm");
+        let wasm = std::fs::read(&wasm_path).unwrap();
+        let from = |i: &str| format!("{i}@{older}").into_bytes();
+        let to = |i: &str| format!("{i}@{newer}").into_bytes();
+        let wasm = with_package_version(&wasm, &from("plugin/types"), &to("plugin/types"));
+        let wasm = with_package_version(&wasm, &from("processor-plugin"), &to("processor-plugin"));
+        std::fs::write(&wasm_path, wasm).unwrap();
+        let app = gleaner::App::build(common::config(&dir)).await.unwrap();
+        let failures = app.state.registry.failures();
+        assert_eq!(failures.len(), 1);
+        let e = &failures[0].1;
+        assert!(
+            e.contains(&format!("built against gleaner:plugin@{newer}"))
+                && e.contains("speaks gleaner:plugin@0.3.0")
+                && e.contains("rebuild"),
+            "{e}"
+        );
+        assert!(app.state.registry.get("/features/review-chunk").is_none());
+    }
 
     let dir = common::plugin_dir(&["review-chunk"]);
     let manifest = dir.path().join("review-chunk.toml");

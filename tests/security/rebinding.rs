@@ -79,6 +79,7 @@ fn get_request(port: u16) -> OutboundRequest {
         url: format!("http://rebind.test:{port}/x"),
         headers: vec![("connection".into(), "close".into())],
         body: None,
+        profile: None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! What the Gleaner host and its plugins must agree on, written once for both
 //! sides: the checks every review meets ([`review`]), the limits a plugin's
-//! answer stays within, and the names of the values the host adds to a
-//! plugin's HTTP exchanges.
+//! answer stays within, and the list of interfaces every plugin world imports.
+//! The values that cross the WIT door (a request's browser profile, the
+//! host's wall verdict on a response) are WIT types of `wit/gleaner.wit`.
 //!
 //! The host runs these checks on everything a plugin returns (it trusts no
 //! guest); the SDK runs the same ones when a plugin builds a review, so a
@@ -13,15 +14,6 @@ pub mod review;
 /// list; a plugin lists no more.
 pub const MAX_AHEAD: usize = 10_000;
 
-/// The response header in which the host hands a plugin its bot-wall verdict
-/// on an answer: a wall's code (`cloudflare`, `login_wall` …) or `none`.
-pub const WALL_HEADER: &str = "x-gleaner-wall";
-
-/// The request header by which a plugin names the browser profile a request
-/// goes out with (`document`, `xhr`, `json`); the host removes it before
-/// sending.
-pub const PROFILE_HEADER: &str = "gleaner-profile";
-
 /// Calls `callback!` with the interfaces of the WIT world `sdk`, which every
 /// plugin world includes, as `"key" => module` pairs, after the arguments
 /// given: the one list both sides' binding generators map onto the bindings
@@ -31,13 +23,13 @@ macro_rules! with_imports {
     ($($callback:ident)::+ ! { $($args:tt)* }) => {
         $($callback)::+! {
             { $($args)* }
-            "gleaner:plugin/http@0.2.0" => http,
-            "gleaner:plugin/config@0.2.0" => config,
-            "gleaner:plugin/cache@0.2.0" => cache,
-            "gleaner:plugin/log@0.2.0" => log,
-            "gleaner:plugin/llm@0.2.0" => llm,
-            "gleaner:plugin/session@0.2.0" => session,
-            "gleaner:plugin/types@0.2.0" => types,
+            "gleaner:plugin/http@0.3.0" => http,
+            "gleaner:plugin/config@0.3.0" => config,
+            "gleaner:plugin/cache@0.3.0" => cache,
+            "gleaner:plugin/log@0.3.0" => log,
+            "gleaner:plugin/llm@0.3.0" => llm,
+            "gleaner:plugin/session@0.3.0" => session,
+            "gleaner:plugin/types@0.3.0" => types,
         }
     };
 }

@@ -86,6 +86,7 @@ pub async fn attempt(http: &HttpService, policy: &Policy, delivery: &PendingDeli
             ),
         ],
         body: Some(delivery.body.clone().into_bytes()),
+        profile: None,
     };
     let session = Session::new();
     match http

@@ -37,11 +37,10 @@ pub fn fetch(
 ) -> Result<Outcome, FetchError> {
     let url = endpoints::activities(target.id, sort.activities(), offset);
     let headers = [
-        http::XHR,
         ("accept", "application/json, text/plain, */*"),
         ("referer", target.url.as_str()),
     ];
-    match http::get(&url, &headers) {
+    match http::get_as(http::Profile::Xhr, &url, &headers) {
         Ok(response) => read(&response, target, offset, before),
         // An unreachable API is one more refusal: the older listing may serve.
         Err(FetchError::Timeout(why) | FetchError::Upstream(why)) => Ok(Outcome::Refused(why)),

@@ -62,12 +62,14 @@ pub fn body(activity_id: u64, sort: Sort, offset: u32) -> Value {
 pub fn fetch(target: &Target, sort: Sort, offset: u32) -> Result<Outcome, FetchError> {
     let body = body(target.id, sort, offset).to_string();
     let from_cookies = session::api_headers(target);
-    let headers: Vec<(&str, &str)> = std::iter::once(http::JSON)
-        .chain(endpoints::BLOCKS_HEADERS.iter().copied())
+    let headers: Vec<(&str, &str)> = endpoints::BLOCKS_HEADERS
+        .iter()
+        .copied()
         .chain(std::iter::once(("referer", target.url.as_str())))
         .chain(from_cookies.iter().map(|(n, v)| (*n, v.as_str())))
         .collect();
-    let response = http::send(
+    let response = http::send_as(
+        http::Profile::Json,
         "POST",
         &endpoints::blocks(),
         &headers,

@@ -30,12 +30,11 @@ pub fn fetch(
     let page = offset / PAGE_SIZE;
     let url = endpoints::legacy(&target.url, sort.legacy(), page);
     let headers = [
-        http::XHR,
         ("accept", "application/json, text/javascript, */*; q=0.01"),
         ("x-requested-with", "XMLHttpRequest"),
         ("referer", target.url.as_str()),
     ];
-    let response = http::get(&url, &headers)?;
+    let response = http::get_as(http::Profile::Xhr, &url, &headers)?;
     let v = json(&response, refusals)?;
     parse(&v, target, page)
 }

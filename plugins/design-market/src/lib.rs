@@ -382,10 +382,7 @@ mod tests {
     #[test]
     fn tells_a_removed_product_from_a_login_wall() {
         let p = product();
-        let at = |url: &str| Response {
-            final_url: url.into(),
-            ..answer(200, &[], "<html></html>")
-        };
+        let at = |url: &str| gleaner_sdk::testing::response(200, url, "<html></html>");
         assert_eq!(
             canonical_url(
                 &p,

@@ -14,7 +14,7 @@ or a larger `min_delay_ms`), or through a proxy with a residential address";
 /// GETs `url` as a script's JSON request and parses the answer; `what` names
 /// it in errors, `missing` says what a 404 means ("no studio …").
 pub fn get_json(url: &str, what: &str, missing: &str) -> Result<Value, FetchError> {
-    json(http::get(url, &[http::JSON])?, what, missing)
+    json(http::get_as(http::Profile::Json, url, &[])?, what, missing)
 }
 
 /// Whether the answer is a refusal: a bot wall (whatever the status), or

@@ -78,12 +78,15 @@ pub struct Read {
 pub fn read(profile: &Profile, cursor: &Cursor) -> Result<Read, FetchError> {
     let url = cursor.url(&profile.url);
     for attempt in 1..=ATTEMPTS {
-        let mut headers = vec![http::DOCUMENT];
+        let mut headers = Vec::new();
         if attempt > 1 {
             // An own (empty) Cookie header: the host then sends none of the jar's.
             headers.push(("cookie", ""));
         }
-        let response = checked(http::get(&url, &headers)?, profile)?;
+        let response = checked(
+            http::get_as(http::Profile::Document, &url, &headers)?,
+            profile,
+        )?;
         match classify(&response.text(), cursor.page) {
             Classified::Read(mut read) => {
                 read.attempts = attempt;

@@ -10,23 +10,11 @@ use crate::FetchError;
 
 pub use gleaner_botwall::Wall;
 
-/// The response header with the host's verdict (a wall's code, or `none`).
-pub use gleaner_contract::WALL_HEADER;
-
-/// The wall this response is, if any. Any status can carry one: sites answer
-/// challenges with 403, 429 or 503, and some with 200. The host has already
-/// classified every response it hands over (its verdict is in [`WALL_HEADER`]);
-/// without that header, [`gleaner_botwall::classify`] runs here.
+/// The wall this response is, if any: the host's verdict, given with every
+/// answer (any status can carry one: sites answer challenges with 403, 429 or
+/// 503, and some with 200).
 pub fn detect(response: &Response) -> Option<Wall> {
-    if let Some(verdict) = response.header(WALL_HEADER) {
-        return Wall::from_code(verdict);
-    }
-    gleaner_botwall::classify(&gleaner_botwall::Response {
-        status: response.status,
-        headers: &response.headers,
-        final_url: &response.final_url,
-        body: &response.body,
-    })
+    response.wall
 }
 
 /// What a refusing or unusable answer was, in words, for a plugin's own
@@ -125,15 +113,7 @@ mod tests {
     use super::*;
 
     fn page(status: u16, headers: &[(&str, &str)], body: &str) -> Response {
-        Response {
-            status,
-            headers: headers
-                .iter()
-                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-                .collect(),
-            body: body.as_bytes().to_vec(),
-            final_url: "https://example.com/x".into(),
-        }
+        crate::testing::response(status, "https://example.com/x", body).with_headers(headers)
     }
 
     #[test]
@@ -155,20 +135,10 @@ mod tests {
 
     #[test]
     fn the_host_s_verdict_is_trusted() {
-        let content = page(
-            200,
-            &[("x-gleaner-wall", "none")],
-            "<title>Just a moment...</title>",
-        );
+        let content = page(200, &[], "<title>Just a moment...</title>").with_wall(None);
         assert_eq!(detect(&content), None, "the host said content");
-        let wall = page(403, &[("x-gleaner-wall", "datadome")], "");
+        let wall = page(403, &[], "").with_wall(Some(Wall::DataDome));
         assert_eq!(detect(&wall), Some(Wall::DataDome));
-        let unclassified = page(403, &[("cf-mitigated", "challenge")], "");
-        assert_eq!(
-            detect(&unclassified),
-            Some(Wall::Cloudflare),
-            "classified here without a verdict"
-        );
     }
 
     #[test]
@@ -230,6 +200,8 @@ mod tests {
         ));
         assert!(page(204, &[], "").checked("x").is_ok());
         assert!(page(404, &[], "").is_missing());
-        assert!(!page(404, &[("x-gleaner-wall", "datadome")], "").is_missing());
+        assert!(!page(404, &[], "")
+            .with_wall(Some(Wall::DataDome))
+            .is_missing());
     }
 }

@@ -2,6 +2,8 @@
 
 use serde::de::DeserializeOwned;
 
+use gleaner_botwall::Wall;
+
 use crate::wit::gleaner::plugin::http as host;
 use crate::FetchError;
 
@@ -16,6 +18,9 @@ pub struct Response {
     pub body: Vec<u8>,
     /// The URL that answered, after redirects.
     pub final_url: String,
+    /// The host's verdict: the bot wall or sign-in page this answer is, if
+    /// any (the host classifies every answer; see [`crate::botwall`]).
+    pub wall: Option<Wall>,
 }
 
 impl Response {
@@ -55,7 +60,26 @@ pub fn send(
     headers: &[(&str, &str)],
     body: Option<Vec<u8>>,
 ) -> Result<Response, FetchError> {
-    convert(host::send(&request(method, url, headers, body)))
+    convert(host::send(&request(method, url, headers, body, None)))
+}
+
+/// Sends a request as the browser request `profile`: the host adds the
+/// headers a browser sends for that kind (with the session's user agent and
+/// client hints). Headers a plugin sets itself win.
+pub fn send_as(
+    profile: Profile,
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<Vec<u8>>,
+) -> Result<Response, FetchError> {
+    convert(host::send(&request(
+        method,
+        url,
+        headers,
+        body,
+        Some(profile),
+    )))
 }
 
 /// GET with headers.
@@ -63,23 +87,25 @@ pub fn get(url: &str, headers: &[(&str, &str)]) -> Result<Response, FetchError> 
     send("GET", url, headers, None)
 }
 
-/// The pseudo-header naming the kind of request; the host replaces it with the
-/// headers a browser sends for that kind (with the session's user agent and
-/// client hints) and removes it. Headers a plugin sets itself win.
-pub use gleaner_contract::PROFILE_HEADER;
+/// GET as the browser request `profile`, with headers.
+pub fn get_as(
+    profile: Profile,
+    url: &str,
+    headers: &[(&str, &str)],
+) -> Result<Response, FetchError> {
+    send_as(profile, "GET", url, headers, None)
+}
 
-/// Kinds of request, each with its browser headers: [`DOCUMENT`], [`XHR`], [`JSON`].
-pub type Profile = (&'static str, &'static str);
-/// A page the browser navigates to (`Accept: text/html…`, `Sec-Fetch-Mode: navigate`).
-pub const DOCUMENT: Profile = (PROFILE_HEADER, "document");
-/// A script's request for anything (`Accept: */*`, `Sec-Fetch-Mode: cors`).
-pub const XHR: Profile = (PROFILE_HEADER, "xhr");
-/// A script's request for JSON (`Accept: application/json, text/plain, */*`).
-pub const JSON: Profile = (PROFILE_HEADER, "json");
+/// Kinds of browser request, each with its headers: `Document` (a page the
+/// browser navigates to: `Accept: text/html…`, `Sec-Fetch-Mode: navigate`),
+/// `Xhr` (a script's request for anything: `Accept: */*`,
+/// `Sec-Fetch-Mode: cors`), `Json` (a script's request for JSON:
+/// `Accept: application/json, text/plain, */*`).
+pub use host::Profile;
 
 /// GET an HTML page, as a browser navigating to it.
 pub fn get_html(url: &str) -> Result<Response, FetchError> {
-    get(url, &[DOCUMENT])
+    get_as(Profile::Document, url, &[])
 }
 
 /// Visits a page for the cookies it sets (a visitor id, a CSRF token, a bot
@@ -97,9 +123,7 @@ pub fn get_json<T: DeserializeOwned>(
     headers: &[(&str, &str)],
     what: &str,
 ) -> Result<T, FetchError> {
-    let mut all = vec![JSON];
-    all.extend_from_slice(headers);
-    get(url, &all)?.checked(what)?.json()
+    get_as(Profile::Json, url, headers)?.checked(what)?.json()
 }
 
 /// Percent-encodes a query component.
@@ -120,7 +144,7 @@ pub fn encode_component(s: &str) -> String {
 pub fn get_all(requests: &[(&str, &[(&str, &str)])]) -> Vec<Result<Response, FetchError>> {
     let batch: Vec<host::Request> = requests
         .iter()
-        .map(|(url, headers)| request("GET", url, headers, None))
+        .map(|(url, headers)| request("GET", url, headers, None, None))
         .collect();
     host::send_batch(&batch).into_iter().map(convert).collect()
 }
@@ -130,6 +154,7 @@ fn request(
     url: &str,
     headers: &[(&str, &str)],
     body: Option<Vec<u8>>,
+    profile: Option<Profile>,
 ) -> host::Request {
     host::Request {
         method: method.to_owned(),
@@ -142,6 +167,7 @@ fn request(
             })
             .collect(),
         body,
+        profile,
     }
 }
 
@@ -152,6 +178,7 @@ fn convert(result: Result<host::Response, host::Error>) -> Result<Response, Fetc
             headers: r.headers.into_iter().map(|h| (h.name, h.value)).collect(),
             body: r.body,
             final_url: r.final_url,
+            wall: r.wall.map(wall),
         }),
         Err(host::Error::Timeout(m)) => Err(FetchError::Timeout(m)),
         Err(host::Error::Denied(m)) => Err(FetchError::Upstream(format!(
@@ -161,6 +188,19 @@ fn convert(result: Result<host::Response, host::Error>) -> Result<Response, Fetc
             Err(FetchError::Upstream(format!("response too large: {m}")))
         }
         Err(host::Error::Transport(m)) => Err(FetchError::Upstream(m)),
+    }
+}
+
+/// The host's wall verdict as the classifier names it.
+fn wall(verdict: host::Wall) -> Wall {
+    match verdict {
+        host::Wall::Cloudflare => Wall::Cloudflare,
+        host::Wall::Datadome => Wall::DataDome,
+        host::Wall::Akamai => Wall::Akamai,
+        host::Wall::Perimeterx => Wall::PerimeterX,
+        host::Wall::Captcha => Wall::Captcha,
+        host::Wall::RateLimit => Wall::RateLimit,
+        host::Wall::LoginWall => Wall::LoginWall,
     }
 }
 

@@ -58,7 +58,7 @@ impl exports::gleaner::plugin::source_plugin::Guest for SessionSource {
 /// The API call, with the CSRF cookie echoed as the site asks.
 fn api(url: &str) -> Result<http::Response, FetchError> {
     let csrf = session::cookie(url, "csrf").unwrap_or_default();
-    http::get(url, &[http::JSON, ("x-csrf", csrf.as_str())])
+    http::get_as(http::Profile::Json, url, &[("x-csrf", csrf.as_str())])
 }
 
 export!(SessionSource);

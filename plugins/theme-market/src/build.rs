@@ -262,6 +262,7 @@ mod tests {
                 sort,
                 state.page,
             ),
+            wall: None,
         };
         page(state, response, sort).unwrap()
     }

@@ -157,7 +157,7 @@ pub fn call(
     for _ in 0..ATTEMPTS {
         let t = clock.unwrap_or_else(clock::now_ms);
         let url = url(api, data, &token(), t);
-        let response = http::get(&url, &[http::JSON, ("referer", referer)])?;
+        let response = http::get_as(http::Profile::Json, &url, &[("referer", referer)])?;
         if let Some(time) = clock::of(&response) {
             *clock = Some(time);
         }
@@ -198,7 +198,7 @@ mod tests {
 
     fn answer(status: u16, body: &str) -> Response {
         gleaner_sdk::testing::response(status, "https://acs.h.alibaba.com/h5/x/1.0/", body)
-            .with_headers(&[("x-gleaner-wall", "none")])
+            .with_wall(None)
     }
 
     #[test]

@@ -136,12 +136,7 @@ mod tests {
     use serde_json::json;
 
     fn page(status: u16, url: &str, body: &str) -> Response {
-        Response {
-            status,
-            headers: vec![("x-gleaner-wall".into(), "none".into())],
-            body: body.as_bytes().to_vec(),
-            final_url: url.into(),
-        }
+        gleaner_sdk::testing::response(status, url, body).with_wall(None)
     }
 
     fn target() -> Target {

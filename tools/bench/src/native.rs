@@ -75,7 +75,7 @@ impl TrustpilotPage {
     }
 
     /// The page from the host's answer to [`TrustpilotPage::url`] (with the
-    /// host's bot-wall verdict in its headers, as the plugin receives it).
+    /// host's bot-wall verdict, as the plugin receives it).
     pub fn new(answer: OutboundResponse) -> anyhow::Result<TrustpilotPage> {
         let target = plugin_customer_feedback_hub::parse_query(TRUSTPILOT_QUERY)
             .map_err(anyhow::Error::msg)?;
@@ -84,6 +84,7 @@ impl TrustpilotPage {
             headers: answer.headers,
             body: answer.body,
             final_url: answer.final_url,
+            wall: answer.wall,
         };
         Ok(TrustpilotPage {
             url: Self::url(),

@@ -24,6 +24,7 @@ use gleaner::api::auth::ApiKeys;
 use gleaner::api::bulkhead::{Bulkheads, Reach};
 use gleaner::bindings::types as wit;
 use gleaner::capabilities::http::policy::Policy;
+use gleaner::capabilities::http::profile::Kind;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::Services;
 use gleaner::config::Config;
@@ -242,8 +243,9 @@ async fn reviews(
             OutboundRequest {
                 method: "GET".into(),
                 url: url.clone(),
-                headers: vec![("gleaner-profile".into(), "document".into())],
+                headers: Vec::new(),
                 body: None,
+                profile: Some(Kind::Document),
             },
             deadline,
         )
@@ -254,6 +256,7 @@ async fn reviews(
         headers: answer.headers,
         body: answer.body,
         final_url: answer.final_url,
+        wall: answer.wall,
     };
     let page = plugin_customer_feedback_hub::page_from_response(&url, response, &target, 1, &sort)
         .map_err(|e| ApiError::from_fetch(label, host_error(e)))?;

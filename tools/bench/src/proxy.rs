@@ -11,6 +11,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use gleaner::capabilities::http::overrides::Overrides;
 use gleaner::capabilities::http::policy::Policy;
+use gleaner::capabilities::http::profile::Kind;
 use gleaner::capabilities::http::proxies::ProxySettings;
 use gleaner::capabilities::http::session::Session;
 use gleaner::capabilities::http::{HttpService, HttpSettings, OutboundRequest};
@@ -60,8 +61,9 @@ async fn timed(service: &HttpService, policy: &Policy, n: usize) -> anyhow::Resu
         let request = OutboundRequest {
             method: "GET".into(),
             url: "http://bench.test/reviews?page=1".into(),
-            headers: vec![("gleaner-profile".into(), "json".into())],
+            headers: Vec::new(),
             body: None,
+            profile: Some(Kind::Json),
         };
         let started = Instant::now();
         let answer = service

@@ -28,10 +28,7 @@ pub fn overhead_per_request(n: usize) {
         session.store(&url, &set);
     }
     let url = Url::parse("https://www.example.com/api/reviews?page=2").expect("valid URL");
-    let plugin_headers = vec![
-        ("gleaner-profile".to_owned(), "json".to_owned()),
-        ("x-csrf".to_owned(), "token".to_owned()),
-    ];
+    let plugin_headers = vec![("x-csrf".to_owned(), "token".to_owned())];
     let response_headers = vec![
         ("content-type".to_owned(), "application/json".to_owned()),
         (
@@ -42,7 +39,7 @@ pub fn overhead_per_request(n: usize) {
     let mut samples: Vec<Duration> = Vec::with_capacity(n);
     for _ in 0..n {
         let started = Instant::now();
-        let headers = profile::apply(session.profile, &plugin_headers);
+        let headers = profile::apply(session.profile, Some(profile::Kind::Json), &plugin_headers);
         let cookies = session.cookie_header(&url);
         session.store(&url, &response_headers);
         std::hint::black_box((headers, cookies));

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gleaner::bindings::types::PageRequest;
+use gleaner::capabilities::http::profile::Kind;
 use gleaner::capabilities::http::session::Session;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::CallContext;
@@ -436,8 +437,9 @@ async fn source_per_call() -> anyhow::Result<()> {
                 OutboundRequest {
                     method: "GET".into(),
                     url: TrustpilotPage::url(),
-                    headers: vec![("gleaner-profile".into(), "document".into())],
+                    headers: Vec::new(),
                     body: None,
+                    profile: Some(Kind::Document),
                 },
                 Instant::now() + Duration::from_secs(10),
             )

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use gleaner_botwall::Wall;
 use tracing::Instrument;
 
+use super::profile::Kind;
 use super::session::Session;
 use super::{credentials, HttpError, HttpService, OutboundRequest};
 use crate::bindings::sdk::gleaner::plugin::http;
@@ -41,6 +43,7 @@ impl Outbound {
             url: req.url,
             headers: req.headers.into_iter().map(|h| (h.name, h.value)).collect(),
             body: req.body,
+            profile: req.profile.map(kind),
         };
         let started = Instant::now();
         let url = credentials::redact_url(&request.url);
@@ -67,11 +70,7 @@ impl Outbound {
         let plugin = self.grant.name.as_str();
         match &result {
             Ok(r) => {
-                let wall = r
-                    .headers
-                    .iter()
-                    .any(|(n, v)| n.eq_ignore_ascii_case(super::WALL_HEADER) && v != "none");
-                let outcome = UpstreamOutcome::of_answer(r.status, wall);
+                let outcome = UpstreamOutcome::of_answer(r.status, r.wall.is_some());
                 metrics::upstream(&r.final_url, Some(r.status), outcome, elapsed);
                 tracing::debug!(plugin, request_id = %self.request_id, %url, status = r.status, elapsed_ms, "upstream")
             }
@@ -97,7 +96,30 @@ impl Outbound {
                 .collect(),
             body: response.body,
             final_url: response.final_url,
+            wall: response.wall.map(verdict),
         })
+    }
+}
+
+/// The profile kind a plugin's request names.
+fn kind(profile: http::Profile) -> Kind {
+    match profile {
+        http::Profile::Document => Kind::Document,
+        http::Profile::Xhr => Kind::Xhr,
+        http::Profile::Json => Kind::Json,
+    }
+}
+
+/// The host's wall verdict as the plugin receives it.
+fn verdict(wall: Wall) -> http::Wall {
+    match wall {
+        Wall::Cloudflare => http::Wall::Cloudflare,
+        Wall::DataDome => http::Wall::Datadome,
+        Wall::Akamai => http::Wall::Akamai,
+        Wall::PerimeterX => http::Wall::Perimeterx,
+        Wall::Captcha => http::Wall::Captcha,
+        Wall::RateLimit => http::Wall::RateLimit,
+        Wall::LoginWall => http::Wall::LoginWall,
     }
 }
 

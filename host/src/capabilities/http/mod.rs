@@ -50,6 +50,10 @@ pub struct OutboundRequest {
     pub headers: Vec<(String, String)>,
     /// Body.
     pub body: Option<Vec<u8>>,
+    /// The kind of browser request it stands for, which decides the
+    /// profile's headers (`Accept`, `Sec-Fetch-*`); none adds only the
+    /// session's user agent, language and client hints.
+    pub profile: Option<profile::Kind>,
 }
 
 /// The final answer after redirects.
@@ -63,6 +67,8 @@ pub struct OutboundResponse {
     pub body: Vec<u8>,
     /// The URL that answered.
     pub final_url: String,
+    /// The host's verdict: the bot wall or sign-in page this answer is, if any.
+    pub wall: Option<gleaner_botwall::Wall>,
 }
 
 /// Why an outbound request failed; mirrors the WIT `http.error` variant.
@@ -267,7 +273,7 @@ impl HttpService {
         let mut url = Url::parse(&request.url)
             .map_err(|e| HttpError::Transport(format!("invalid URL {:?}: {e}", request.url)))?;
         let mut method = request.method.to_ascii_uppercase();
-        let mut headers = profile::apply(session.profile, &request.headers);
+        let mut headers = profile::apply(session.profile, request.profile, &request.headers);
         let own_cookies = headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("cookie"));
@@ -300,6 +306,7 @@ impl HttpService {
                     headers: response.headers,
                     body: response.body,
                     final_url: url.to_string(),
+                    wall: None,
                 };
                 let wall = mark_wall(&policy.plugin, &mut answer);
                 if let Some(wall) = wall {
@@ -478,11 +485,9 @@ fn blocks_proxy(response: &transport::HopResponse, url: &Url) -> bool {
         .is_some()
 }
 
-pub use gleaner_contract::WALL_HEADER;
-
 /// Classifies a final response (see `gleaner-botwall`) once, natively: a wall is
-/// logged with its vendor; the verdict goes to the plugin in [`WALL_HEADER`],
-/// so the SDK need not classify again.
+/// logged with its vendor, and the verdict goes to the plugin in the answer's
+/// `wall` field, so the SDK need not classify again.
 fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_botwall::Wall> {
     let wall = gleaner_botwall::classify(&gleaner_botwall::Response {
         status: answer.status,
@@ -494,13 +499,7 @@ fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_botw
         let url = credentials::redact_url(&answer.final_url);
         tracing::info!(plugin, %url, status = answer.status, wall = wall.code(), "the site answered with a wall");
     }
-    answer
-        .headers
-        .retain(|(n, _)| !n.eq_ignore_ascii_case(WALL_HEADER));
-    let verdict = wall.map_or("none", gleaner_botwall::Wall::code);
-    answer
-        .headers
-        .push((WALL_HEADER.to_owned(), verdict.to_owned()));
+    answer.wall = wall;
     wall
 }
 
@@ -543,28 +542,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn walls_are_named_in_a_header() {
+    fn every_answer_carries_the_wall_verdict() {
         let mut challenge = OutboundResponse {
             status: 403,
             headers: vec![("cf-mitigated".into(), "challenge".into())],
             body: b"<title>Just a moment...</title>".to_vec(),
             final_url: "https://www.example.com/r".into(),
+            wall: None,
         };
         mark_wall("p", &mut challenge);
-        assert!(challenge
-            .headers
-            .contains(&(WALL_HEADER.to_owned(), "cloudflare".to_owned())));
+        assert_eq!(challenge.wall, Some(gleaner_botwall::Wall::Cloudflare));
         let mut content = OutboundResponse {
             status: 200,
             headers: vec![],
             body: b"<p>The captcha was annoying.</p>".to_vec(),
             final_url: "https://www.example.com/r".into(),
+            wall: Some(gleaner_botwall::Wall::Captcha),
         };
         mark_wall("p", &mut content);
-        assert_eq!(
-            content.headers,
-            [(WALL_HEADER.to_owned(), "none".to_owned())]
-        );
+        assert_eq!(content.wall, None, "content, whatever was set before");
+        assert!(content.headers.is_empty(), "no pseudo-header is added");
     }
 
     #[test]

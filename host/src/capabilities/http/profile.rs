@@ -1,12 +1,9 @@
 //! Browser profiles: the coherent set of default headers a real browser sends,
 //! so a request never pairs a Chrome user agent with Firefox's headers or a
 //! document request with an XHR's. A session keeps one profile; a plugin picks
-//! the kind of request (`document`, `xhr` or `json`) with the `gleaner-profile`
-//! pseudo-header, which the host removes before sending. Headers the plugin
-//! sets itself win over the profile's. `Accept-Encoding` (gzip, br, zstd) is
+//! the kind of request (`document`, `xhr` or `json`) in the request's WIT
+//! `profile` field. Headers the plugin sets itself win over the profile's. `Accept-Encoding` (gzip, br, zstd) is
 //! added, and the body decoded, by the HTTP client.
-
-pub use gleaner_contract::PROFILE_HEADER;
 
 /// One browser: its user agent and client hints.
 #[derive(Debug)]
@@ -60,18 +57,6 @@ pub enum Kind {
     Xhr,
     /// A script's request for JSON.
     Json,
-}
-
-impl Kind {
-    /// The kind a `gleaner-profile` value names.
-    pub fn parse(value: &str) -> Option<Kind> {
-        match value.trim().to_ascii_lowercase().as_str() {
-            "document" => Some(Kind::Document),
-            "xhr" => Some(Kind::Xhr),
-            "json" => Some(Kind::Json),
-            _ => None,
-        }
-    }
 }
 
 impl Profile {
@@ -133,18 +118,14 @@ impl Profile {
     }
 }
 
-/// A plugin's headers merged over its session's profile: the pseudo-header is
-/// read and removed, and the profile fills in every header the plugin left out.
-pub fn apply(profile: &Profile, headers: &[(String, String)]) -> Vec<(String, String)> {
-    let kind = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(PROFILE_HEADER))
-        .and_then(|(_, v)| Kind::parse(v));
-    let mut merged: Vec<(String, String)> = headers
-        .iter()
-        .filter(|(n, _)| !n.eq_ignore_ascii_case(PROFILE_HEADER))
-        .cloned()
-        .collect();
+/// A plugin's headers merged over its session's profile: the profile fills in
+/// every header the plugin left out, with those of the request's `kind`.
+pub fn apply(
+    profile: &Profile,
+    kind: Option<Kind>,
+    headers: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut merged: Vec<(String, String)> = headers.to_vec();
     // Client hints describe the profile's browser: a plugin that names its own
     // user agent (an API that wants a descriptive one) gets none of them.
     let own_agent = merged
@@ -175,14 +156,13 @@ mod tests {
     #[test]
     fn a_document_request_looks_like_its_browser() {
         let chrome = &PROFILES[0];
-        let h = apply(chrome, &[("gleaner-profile".into(), "document".into())]);
+        let h = apply(chrome, Some(Kind::Document), &[]);
         assert_eq!(header(&h, "user-agent"), Some(chrome.user_agent));
         assert_eq!(header(&h, "sec-fetch-mode"), Some("navigate"));
         assert_eq!(header(&h, "upgrade-insecure-requests"), Some("1"));
         assert!(header(&h, "sec-ch-ua").unwrap().contains("Chrome"));
-        assert!(header(&h, "gleaner-profile").is_none());
         let firefox = &PROFILES[2];
-        let h = apply(firefox, &[("gleaner-profile".into(), "json".into())]);
+        let h = apply(firefox, Some(Kind::Json), &[]);
         assert!(
             header(&h, "sec-ch-ua").is_none(),
             "Firefox sends no client hints"
@@ -197,10 +177,10 @@ mod tests {
     fn the_plugin_s_own_headers_win() {
         let h = apply(
             &PROFILES[0],
+            Some(Kind::Json),
             &[
                 ("Accept".into(), "application/vnd.api+json".into()),
                 ("User-Agent".into(), "my-bot/1.0".into()),
-                ("gleaner-profile".into(), "json".into()),
             ],
         );
         assert_eq!(header(&h, "Accept"), Some("application/vnd.api+json"));
@@ -210,7 +190,7 @@ mod tests {
             header(&h, "sec-ch-ua").is_none(),
             "no browser hints beside another agent"
         );
-        let plain = apply(&PROFILES[1], &[]);
+        let plain = apply(&PROFILES[1], None, &[]);
         assert_eq!(header(&plain, "user-agent"), Some(PROFILES[1].user_agent));
         assert!(
             header(&plain, "sec-fetch-mode").is_none(),
