@@ -1,7 +1,8 @@
 //! The documentation against itself and the code: every link between the
 //! guides leads to a file and a heading that exist, the README stays a door
-//! (a few screens), and the configuration guide lists every setting the
-//! server reads, and nothing it does not.
+//! (a few screens), the configuration guide lists every setting the server
+//! reads, and nothing it does not, and each source's guide names every host
+//! its manifest says the source reads.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -147,4 +148,64 @@ fn the_configuration_guide_lists_every_setting_the_server_reads() {
         unknown.is_empty(),
         "docs/configuration.md lists {unknown:?}, which the server does not read"
     );
+}
+
+/// The site hosts a text names (`m.cars.com`, `sourceforge.io`), lower-cased,
+/// without `www.` or a wildcard.
+fn hosts_named(text: &str) -> BTreeSet<String> {
+    const TLDS: &[&str] = &["com", "net", "io", "to", "org"];
+    text.to_ascii_lowercase()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+        .map(|t| t.trim_matches('.'))
+        .filter(|t| t.contains('.'))
+        .filter(|t| t.rsplit('.').next().is_some_and(|tld| TLDS.contains(&tld)))
+        .map(|t| t.strip_prefix("www.").unwrap_or(t).to_owned())
+        .collect()
+}
+
+#[test]
+fn every_source_guide_names_the_hosts_its_manifest_accepts() {
+    let root = common::root();
+    let mut checked = 0;
+    let mut gaps = Vec::new();
+    for entry in std::fs::read_dir(root.join("docs/sources")).unwrap() {
+        let guide_path = entry.unwrap().path();
+        let name = guide_path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let manifest_path = root.join("plugins").join(&name).join("manifest.toml");
+        let Ok(manifest) = std::fs::read_to_string(&manifest_path) else {
+            continue;
+        };
+        let manifest: toml::Value = toml::from_str(&manifest).unwrap();
+        let Some(description) = manifest
+            .get("source")
+            .and_then(|source| source.get("query_description"))
+            .and_then(toml::Value::as_str)
+        else {
+            continue;
+        };
+        let guide = std::fs::read_to_string(&guide_path)
+            .unwrap()
+            .to_ascii_lowercase();
+        let missing: Vec<String> = hosts_named(description)
+            .into_iter()
+            .filter(|host| !guide.contains(host.as_str()))
+            .collect();
+        if !missing.is_empty() {
+            gaps.push(format!(
+                "docs/sources/{name}.md does not name {missing:?}, which the query_description \
+                 of plugins/{name}/manifest.toml accepts"
+            ));
+        }
+        checked += 1;
+    }
+    assert!(
+        gaps.is_empty(),
+        "say in each guide which addresses the source reads:\n{}",
+        gaps.join("\n")
+    );
+    assert!(checked >= 14, "only {checked} source guides were checked");
 }
