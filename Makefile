@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit
+.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit proxy-tools
 
 all: plugins host
 
@@ -83,7 +83,18 @@ eval: plugins host
 	$(CARGO) run --release -p gleaner-eval -- $(SETS)
 
 ## Runs every test: unit tests of host and plugins, then the integration tests against the real server.
-test: plugins
+## Installs Debian's squid, microsocks and openssl for the real-proxy tests when missing
+## (best effort: without them those tests say "skipped: … not installed").
+proxy-tools:
+	@need=""; for t in squid microsocks openssl; do command -v $$t >/dev/null || [ -x /usr/sbin/$$t ] || need="$$need $$t"; done; \
+	if [ -n "$$need" ]; then \
+		echo "installing$$need for the real-proxy tests"; \
+		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		  $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need; } \
+		|| echo "could not install$$need: the real-proxy tests will say skipped"; \
+	fi
+
+test: plugins proxy-tools
 	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test-output.log
 	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-output.log
 

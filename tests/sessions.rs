@@ -43,6 +43,13 @@ fn header(headers: &HeaderMap, name: &str) -> String {
 /// each time) and serves three pages of two reviews on `/api/reviews` only to
 /// a visitor that sends both cookies and echoes the CSRF value in `x-csrf`.
 pub async fn site() -> (Arc<Seen>, String) {
+    let (seen, router) = site_router();
+    let addr = common::upstream(router).await;
+    (seen, format!("http://{addr}"))
+}
+
+/// The routes of [`site`], to serve on a listener of the caller's.
+pub fn site_router() -> (Arc<Seen>, axum::Router) {
     let seen = Arc::new(Seen::default());
     let visit = |State(seen): State<Arc<Seen>>, headers: HeaderMap| async move {
         seen.arrivals
@@ -96,8 +103,7 @@ pub async fn site() -> (Arc<Seen>, String) {
         .route("/visit", get(visit))
         .route("/api/reviews", get(api))
         .with_state(seen.clone());
-    let addr = common::upstream(router).await;
-    (seen, format!("http://{addr}"))
+    (seen, router)
 }
 
 async fn server(base: &str, ttl_secs: u64) -> common::Server {

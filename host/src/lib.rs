@@ -62,6 +62,7 @@ pub fn services(
         pacing: config.pacing.clone(),
         proxies: config.proxy_settings(),
         observe,
+        trusted_roots: config.upstream_roots()?,
     })?;
     Ok(Services {
         http: Arc::new(http),

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use anyhow::Context;
 use serde::Deserialize;
 
 pub mod settings;
@@ -105,6 +106,10 @@ pub struct Config {
     /// Reverse proxies whose `X-Forwarded-For` names the client: addresses or
     /// CIDR blocks (`GLEANER_TRUSTED_PROXIES`, comma separated). None by default.
     pub trusted_proxies: Vec<String>,
+    /// PEM CA certificates trusted beside the public roots for upstream sites
+    /// and HTTPS proxies (`GLEANER_UPSTREAM_CA_FILE`): a TLS-inspecting
+    /// company proxy, a private site. None by default.
+    pub upstream_ca_file: Option<PathBuf>,
     /// Time a client has to send a request's headers, in ms, counted from the
     /// first byte of the request (from the connection's start for its first
     /// request) (`GLEANER_HEADER_READ_TIMEOUT_MS`).
@@ -198,6 +203,7 @@ impl Default for Config {
             max_in_flight_per_key: 32,
             max_in_flight_per_client: 32,
             trusted_proxies: Vec::new(),
+            upstream_ca_file: None,
             header_read_timeout_ms: 10_000,
             body_read_timeout_ms: 30_000,
             idle_timeout_ms: 60_000,
@@ -348,6 +354,35 @@ impl Config {
             cooldown: Duration::from_secs(self.proxies.cooldown_secs),
         }
     }
+
+    /// The certificates of `upstream_ca_file`, read and parsed.
+    pub fn upstream_roots(&self) -> anyhow::Result<Vec<reqwest::Certificate>> {
+        let Some(path) = &self.upstream_ca_file else {
+            return Ok(Vec::new());
+        };
+        let pem = std::fs::read(path).with_context(|| {
+            format!(
+                "upstream_ca_file {}: cannot read it; give a readable PEM file of CA certificates, \
+                 or unset GLEANER_UPSTREAM_CA_FILE",
+                path.display()
+            )
+        })?;
+        let roots = reqwest::Certificate::from_pem_bundle(&pem).with_context(|| {
+            format!(
+                "upstream_ca_file {}: not PEM certificates; give the CA certificates as \
+                 -----BEGIN CERTIFICATE----- blocks",
+                path.display()
+            )
+        })?;
+        if roots.is_empty() {
+            anyhow::bail!(
+                "upstream_ca_file {}: holds no certificate; give the CA certificates as \
+                 -----BEGIN CERTIFICATE----- blocks",
+                path.display()
+            );
+        }
+        Ok(roots)
+    }
 }
 
 /// `[plugins.<name>]` tables: string values as they are, lists of strings comma-joined.
@@ -398,6 +433,22 @@ pub(crate) fn parse_number<T: std::str::FromStr>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_upstream_ca_file_is_read_or_refused_with_a_fix() {
+        let mut config = Config::default();
+        assert!(config.upstream_roots().unwrap().is_empty(), "none by default");
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.pem");
+        config.upstream_ca_file = Some(missing);
+        let e = config.upstream_roots().unwrap_err().to_string();
+        assert!(e.contains("upstream_ca_file") && e.contains("cannot read"), "{e}");
+        let empty = dir.path().join("empty.pem");
+        std::fs::write(&empty, "no certificate here\n").unwrap();
+        config.upstream_ca_file = Some(empty);
+        let e = format!("{:#}", config.upstream_roots().unwrap_err());
+        assert!(e.contains("BEGIN CERTIFICATE"), "{e}");
+    }
 
     #[test]
     fn env_overrides_file_values() {

@@ -78,7 +78,9 @@ impl Outbound {
                 let outcome = match e {
                     HttpError::Denied(_) => UpstreamOutcome::Denied,
                     HttpError::Timeout(_) => UpstreamOutcome::Timeout,
-                    HttpError::TooLarge(_) | HttpError::Transport(_) => UpstreamOutcome::Error,
+                    HttpError::TooLarge(_)
+                    | HttpError::Transport(_)
+                    | HttpError::ProxyFailed(_) => UpstreamOutcome::Error,
                 };
                 metrics::upstream(&url, None, outcome, elapsed);
                 // The error quotes the URL, and with it any secret the plugin put in it.
@@ -176,6 +178,6 @@ fn to_wit_error(e: HttpError) -> http::Error {
         HttpError::Denied(m) => http::Error::Denied(clean(&m)),
         HttpError::Timeout(m) => http::Error::Timeout(clean(&m)),
         HttpError::TooLarge(m) => http::Error::TooLarge(clean(&m)),
-        HttpError::Transport(m) => http::Error::Transport(clean(&m)),
+        HttpError::Transport(m) | HttpError::ProxyFailed(m) => http::Error::Transport(clean(&m)),
     }
 }

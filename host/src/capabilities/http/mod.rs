@@ -86,6 +86,10 @@ pub enum HttpError {
     /// Connection, protocol, or replay miss.
     #[error("transport: {0}")]
     Transport(String),
+    /// The session's proxy could not be reached, or refused to carry the
+    /// request (a refused tunnel or credentials); a transport error to plugins.
+    #[error("proxy: {0}")]
+    ProxyFailed(String),
 }
 
 /// What tells connection pools apart: override target, connect timeout (ms), proxy URL.
@@ -112,6 +116,8 @@ pub struct HttpService {
     backoffs: cooldowns::Backoffs,
     /// The final responses seen, when asked for (`gleaner doctor`).
     observed: Option<Mutex<Vec<Observed>>>,
+    /// CA certificates trusted beside the public roots.
+    trusted_roots: Vec<reqwest::Certificate>,
 }
 
 /// A final response as `gleaner doctor` reports it.
@@ -142,6 +148,9 @@ pub struct HttpSettings {
     pub proxies: proxies::ProxySettings,
     /// Keep every final response's status and wall, for [`HttpService::observed`].
     pub observe: bool,
+    /// CA certificates trusted beside the public roots, for upstream sites and
+    /// HTTPS proxies (`upstream_ca_file`).
+    pub trusted_roots: Vec<reqwest::Certificate>,
 }
 
 impl HttpService {
@@ -186,6 +195,7 @@ impl HttpService {
             backoffs: cooldowns::Backoffs::default(),
             proxies: proxies::Proxies::new(settings.proxies).map_err(anyhow::Error::msg)?,
             observed: settings.observe.then(|| Mutex::new(Vec::new())),
+            trusted_roots: settings.trusted_roots,
         };
         service.client(false, 5_000, None)?;
         Ok(service)
@@ -208,6 +218,9 @@ impl HttpService {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(std::time::Duration::from_millis(connect_ms.max(1)))
             .pool_idle_timeout(std::time::Duration::from_secs(30));
+        for root in &self.trusted_roots {
+            builder = builder.add_root_certificate(root.clone());
+        }
         builder = match proxy {
             Some(p) => builder.proxy(reqwest::Proxy::all(&p.url).map_err(|e| {
                 HttpError::Transport(format!("proxy {} cannot be used: {e}", p.shown))
@@ -380,7 +393,7 @@ impl HttpService {
                     .await
                     .map_err(HttpError::Denied)?;
             }
-            let response = self
+            let sent = self
                 .send_network(
                     policy,
                     session,
@@ -389,18 +402,28 @@ impl HttpService {
                     proxy.as_ref(),
                     deadline,
                 )
-                .await?;
+                .await;
             let Some(proxy) = proxy else {
-                return Ok(response);
+                return sent;
             };
-            if !blocks_proxy(&response, hop.url) {
-                return Ok(response);
+            // A proxy that fails or that the site blocks is retired for this
+            // site, and the request goes on through the next one.
+            let failed = match &sent {
+                Ok(response) => blocks_proxy(response, hop.url),
+                Err(HttpError::ProxyFailed(why)) => {
+                    tracing::info!(plugin = %policy.plugin, %host, error = %why, "proxy failed");
+                    true
+                }
+                Err(_) => false,
+            };
+            if !failed {
+                return sent;
             }
             self.proxies.retire(&proxy, &host);
             session.set_proxy(None);
             let another = self.proxies.pick(&policy.plugin, &host, None).is_some();
             if !another || Instant::now() >= deadline {
-                return Ok(response);
+                return sent;
             }
         }
     }
@@ -449,7 +472,9 @@ impl HttpService {
             .map_err(|_| HttpError::Transport("connection slots closed".into()))?;
         let started = std::time::SystemTime::now();
         let clock = Instant::now();
-        let response = transport::network(&client, &target, hop, &policy.limits, deadline).await?;
+        let shown = proxy.map(|p| p.shown.as_str());
+        let response =
+            transport::network(&client, &target, hop, &policy.limits, deadline, shown).await?;
         if let Some(recorder) = &self.recorder {
             let exchange = transport::exchange(hop, &response);
             let elapsed = clock.elapsed().as_secs_f64() * 1000.0;

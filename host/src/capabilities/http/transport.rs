@@ -57,18 +57,21 @@ pub fn exchange(hop: &Hop<'_>, response: &HopResponse) -> Exchange {
 }
 
 /// Sends a hop to `target` (the URL itself, or its override), retrying 429/503 within the deadline.
+/// Sends one hop over `client`, retrying 429 and 503 within the limits;
+/// `proxy` names (redacted) the proxy the client goes through, if any.
 pub async fn network(
     client: &reqwest::Client,
     target: &Url,
     hop: &Hop<'_>,
     limits: &HttpLimits,
     deadline: Instant,
+    proxy: Option<&str>,
 ) -> Result<HopResponse, HttpError> {
     let request_deadline =
         deadline.min(Instant::now() + Duration::from_millis(limits.request_timeout_ms));
     let mut attempt = 0;
     loop {
-        let response = send_once(client, target, hop, limits, request_deadline).await?;
+        let response = send_once(client, target, hop, limits, request_deadline, proxy).await?;
         let retryable = matches!(response.status, 429 | 503);
         if !retryable || attempt >= limits.max_retries {
             return Ok(response);
@@ -90,6 +93,7 @@ async fn send_once(
     hop: &Hop<'_>,
     limits: &HttpLimits,
     deadline: Instant,
+    proxy: Option<&str>,
 ) -> Result<HopResponse, HttpError> {
     let method = reqwest::Method::from_bytes(hop.method.as_bytes())
         .map_err(|_| HttpError::Transport(format!("invalid method {:?}", hop.method)))?;
@@ -122,7 +126,7 @@ async fn send_once(
     let response = tokio::time::timeout_at(first_byte.into(), builder.send())
         .await
         .map_err(|_| HttpError::Timeout(format!("no response from {} in time", hop.url)))?
-        .map_err(|e| describe_send_error(hop.url, e))?;
+        .map_err(|e| describe_send_error(hop.url, e, proxy))?;
     let status = response.status().as_u16();
     let headers = response
         .headers()
@@ -171,7 +175,7 @@ async fn read_capped(
     Ok(body)
 }
 
-fn describe_send_error(url: &Url, e: reqwest::Error) -> HttpError {
+fn describe_send_error(url: &Url, e: reqwest::Error, proxy: Option<&str>) -> HttpError {
     let mut message = e.to_string();
     let mut denied = false;
     let mut source = std::error::Error::source(&e);
@@ -188,6 +192,15 @@ fn describe_send_error(url: &Url, e: reqwest::Error) -> HttpError {
     }
     if e.is_timeout() {
         return HttpError::Timeout(format!("{url}: {message}"));
+    }
+    // Through a proxy, every connection is the proxy's: one that cannot be
+    // made (the proxy down, or refusing the tunnel or the credentials) is
+    // the proxy's failure.
+    if let (Some(proxy), true) = (proxy, e.is_connect()) {
+        return HttpError::ProxyFailed(format!(
+            "the proxy {proxy} did not carry the request to {url}: {message}; check its address \
+             and credentials in [proxies] urls (or the plugin's proxies)"
+        ));
     }
     HttpError::Transport(format!("{url}: {message}"))
 }

@@ -1,0 +1,385 @@
+//! Proxies as operators run them, started by the test on loopback: Squid
+//! carrying HTTPS through `CONNECT` with basic authentication, and a SOCKS5
+//! proxy (microsocks) with a user name and password. Behind them is an HTTPS
+//! site whose certificate the server trusts through `upstream_ca_file`. A test
+//! whose proxy is not installed prints "skipped: … not installed" and returns
+//! (`make test` installs both). That no log line, HAR entry or metric holds a
+//! proxy's credentials is the secrets test's (`security::secrets`); here the
+//! answers are checked.
+
+use crate::common;
+use crate::sessions::{site_router, PLUGIN, ROUTE};
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio_rustls::rustls;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+/// The site's name, which only Squid can resolve (from its `hosts_file`): an
+/// answer under it came through the proxy.
+const SITE: &str = "site.proxied.test";
+const USER: &str = "gleaner";
+const PASSWORD: &str = "pr0xy-s3cret";
+
+/// Whether `tool` is installed; says so in the output when it is not.
+fn installed(tool: &str) -> bool {
+    let found = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+        .iter()
+        .any(|dir| Path::new(dir).join(tool).exists());
+    if !found {
+        println!("skipped: {tool} not installed (make test installs it)");
+    }
+    found
+}
+
+/// A test CA and a certificate it signed for [`SITE`] and 127.0.0.1.
+struct Certificates {
+    dir: tempfile::TempDir,
+}
+
+impl Certificates {
+    fn new() -> Certificates {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |args: &[&str]| {
+            let status = Command::new("openssl")
+                .args(args)
+                .current_dir(dir.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("openssl runs");
+            assert!(status.success(), "openssl {args:?}");
+        };
+        run(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=Gleaner test CA",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign",
+        ]);
+        run(&[
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "site.key", "-out", "site.csr",
+            "-subj", "/CN=site",
+        ]);
+        std::fs::write(
+            dir.path().join("site.ext"),
+            format!(
+                "subjectAltName=DNS:{SITE},IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+                 extendedKeyUsage=serverAuth\n"
+            ),
+        )
+        .unwrap();
+        run(&[
+            "x509",
+            "-req",
+            "-in",
+            "site.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "site.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "site.ext",
+        ]);
+        Certificates { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+/// Serves the session site of `crate::sessions` over HTTPS on loopback.
+async fn https_site(certificates: &Certificates) -> (Arc<crate::sessions::Seen>, SocketAddr) {
+    let certs: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(certificates.path("site.pem"))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let key = PrivateKeyDer::from_pem_file(certificates.path("site.key")).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(certs, key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let (seen, router) = site_router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, router) = (acceptor.clone(), router.clone());
+            tokio::spawn(async move {
+                let Ok(stream) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let service = hyper_util::service::TowerToHyperService::new(router);
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (seen, addr)
+}
+
+/// A free loopback port.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something listens on `port`.
+fn wait_for(port: u16, what: &str, log: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!(
+        "{what} did not listen on {port}: {}",
+        std::fs::read_to_string(log).unwrap_or_default()
+    );
+}
+
+/// A proxy process, stopped when dropped, with its directory and log.
+struct Running {
+    child: Child,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Running {
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default()
+    }
+
+    /// The log once it holds `needle`, waiting a little: Squid writes a
+    /// tunnel's line when the tunnel closes.
+    async fn log_with(&self, name: &str, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let log = self.log(name);
+            if log.contains(needle) || Instant::now() > deadline {
+                return log;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Squid on loopback, with basic authentication for [`USER`] and the
+/// password `password`, resolving [`SITE`] to 127.0.0.1.
+fn squid(password: &str) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_owned();
+    // Squid drops root for its own user, which must read and write here.
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let hash = Command::new("openssl")
+        .args(["passwd", "-apr1", password])
+        .output()
+        .unwrap();
+    let hash = String::from_utf8(hash.stdout).unwrap();
+    std::fs::write(path.join("passwd"), format!("{USER}:{}", hash.trim())).unwrap();
+    std::fs::write(path.join("hosts"), format!("127.0.0.1 {SITE}\n")).unwrap();
+    let port = free_port();
+    let d = path.display();
+    let config = format!(
+        "http_port 127.0.0.1:{port}\npid_filename {d}/squid.pid\ncache_log {d}/cache.log\n\
+         access_log stdio:{d}/access.log\ncache deny all\nhosts_file {d}/hosts\n\
+         netdb_filename none\npinger_enable off\nshutdown_lifetime 0 seconds\ncoredump_dir {d}\n\
+         read_timeout 2 seconds\n\
+         auth_param basic program /usr/lib/squid/basic_ncsa_auth {d}/passwd\n\
+         acl users proxy_auth REQUIRED\nhttp_access allow users\nhttp_access deny all\n"
+    );
+    std::fs::write(path.join("squid.conf"), config).unwrap();
+    let out = std::fs::File::create(path.join("out.log")).unwrap();
+    let child = Command::new("squid")
+        .args(["-N", "-f"])
+        .arg(path.join("squid.conf"))
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap();
+    wait_for(port, "squid", &path.join("cache.log"));
+    Running { child, dir, port }
+}
+
+/// microsocks on loopback, for [`USER`] and [`PASSWORD`].
+fn microsocks() -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let out = std::fs::File::create(dir.path().join("out.log")).unwrap();
+    let child = Command::new("microsocks")
+        .args([
+            "-i",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-u",
+            USER,
+            "-P",
+            PASSWORD,
+        ])
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap();
+    wait_for(port, "microsocks", &dir.path().join("out.log"));
+    Running { child, dir, port }
+}
+
+/// A server whose plugin reaches the site at `base` through `proxies`,
+/// trusting the test CA.
+async fn server(base: String, proxies: Vec<String>, ca: PathBuf) -> common::Server {
+    common::start(&[PLUGIN], move |c| {
+        c.replay = None;
+        c.proxies.urls = proxies;
+        c.upstream_ca_file = Some(ca);
+        c.upstream_override
+            .insert(format!("{PLUGIN}:cookies.test"), base);
+    })
+    .await
+}
+
+#[tokio::test]
+async fn squid_carries_every_https_request_of_a_fetch_through_connect() {
+    if !installed("squid") || !installed("openssl") {
+        return;
+    }
+    let certificates = Certificates::new();
+    let (seen, addr) = https_site(&certificates).await;
+    let proxy = squid(PASSWORD);
+    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    // The site's name resolves only in Squid: every answer came through it.
+    let base = format!("https://{SITE}:{}", addr.port());
+    let s = server(base, vec![url], certificates.path("ca.pem")).await;
+    let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(common::ids(&body).len(), 6);
+    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
+    assert_eq!(seen.refused.load(Ordering::SeqCst), 0, "cookies went along");
+    // The server's pooled tunnels close with it.
+    drop(s);
+    let connect = format!("CONNECT {SITE}:{}", addr.port());
+    let log = proxy.log_with("access.log", &connect).await;
+    assert!(
+        log.contains(&connect) && log.contains(USER),
+        "Squid tunnelled the fetch as {USER}: {log}"
+    );
+    assert!(!log.contains(PASSWORD));
+}
+
+#[tokio::test]
+async fn a_proxy_that_refuses_the_credentials_is_retired_and_named_without_them() {
+    if !installed("squid") || !installed("openssl") {
+        return;
+    }
+    let certificates = Certificates::new();
+    let (seen, addr) = https_site(&certificates).await;
+    let refusing = squid("another-password");
+    let refusing_url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", refusing.port);
+    let base = format!("https://{SITE}:{}", addr.port());
+    let s = server(
+        base.clone(),
+        vec![refusing_url.clone()],
+        certificates.path("ca.pem"),
+    )
+    .await;
+    let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
+    assert_eq!(status, 502, "{body}");
+    assert_eq!(seen.visits.load(Ordering::SeqCst), 0, "nothing got past");
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("did not carry the request") && error.contains("[proxies] urls"),
+        "the error names the proxy's failure and where to fix it: {error}"
+    );
+    assert!(!body.to_string().contains(PASSWORD), "{body}");
+    drop(s);
+    let log = refusing.log_with("access.log", "TCP_DENIED/407").await;
+    assert!(
+        log.contains("TCP_DENIED/407"),
+        "Squid refused the credentials: {log}"
+    );
+
+    // Beside a working proxy, the refusing one is retired for the site and
+    // the fetch goes on through the other.
+    let good = squid(PASSWORD);
+    let good_url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", good.port);
+    let s = server(
+        base,
+        vec![refusing_url, good_url],
+        certificates.path("ca.pem"),
+    )
+    .await;
+    let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(common::ids(&body).len(), 6);
+    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_socks5_proxy_with_a_password_carries_the_fetch() {
+    if !installed("microsocks") || !installed("openssl") {
+        return;
+    }
+    let certificates = Certificates::new();
+    let (seen, addr) = https_site(&certificates).await;
+    let proxy = microsocks();
+    let url = format!("socks5://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    let base = format!("https://127.0.0.1:{}", addr.port());
+    let s = server(base, vec![url], certificates.path("ca.pem")).await;
+    let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(common::ids(&body).len(), 6);
+    assert_eq!(seen.refused.load(Ordering::SeqCst), 0, "cookies went along");
+    let log = proxy.log("out.log");
+    assert!(
+        log.contains(&format!("connected to 127.0.0.1:{}", addr.port())),
+        "the SOCKS5 proxy carried the fetch: {log}"
+    );
+    drop(proxy);
+    // Without its proxy the fetch cannot reach the site: it went through it.
+    let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
+    assert_ne!(status, 200, "{body}");
+    assert!(!body.to_string().contains(PASSWORD), "{body}");
+}
