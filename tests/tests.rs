@@ -16,6 +16,7 @@ mod deploy;
 mod docs;
 mod driver;
 mod error_shapes;
+mod fingerprint;
 mod hotswap;
 mod image;
 mod jobs;
