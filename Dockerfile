@@ -20,7 +20,9 @@ ARG BASE=debian:bookworm-slim
 ARG ARTIFACTS=builder
 
 FROM rust:${RUST_VERSION}-bookworm AS builder
-RUN rustup target add wasm32-wasip2
+# CMake and libclang build BoringSSL, which browser requests go out with.
+RUN apt-get update && apt-get install -y --no-install-recommends cmake clang libclang-dev \
+    && rm -rf /var/lib/apt/lists/* && rustup target add wasm32-wasip2
 WORKDIR /src
 COPY . .
 # `make plugins host` builds the server, every plugin component, stages them

@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit proxy-tools
+.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit proxy-tools native-tools
 
 all: plugins host
 
@@ -50,7 +50,7 @@ endif
 export HOST_FOR_TESTS
 
 ## Builds the server (with the tests, for the test targets).
-host:
+host: native-tools
 ifeq ($(HOST_FOR_TESTS),1)
 	$(CARGO) test --release --workspace --no-run
 else
@@ -83,6 +83,18 @@ eval: plugins host
 	$(CARGO) run --release -p gleaner-eval -- $(SETS)
 
 ## Runs every test: unit tests of host and plugins, then the integration tests against the real server.
+## Installs what the server's BoringSSL build needs when missing: CMake, and
+## libclang for its bindings (the browser-fingerprint transport, wreq).
+native-tools:
+	@need=""; command -v cmake >/dev/null || need="$$need cmake"; \
+	ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need="$$need libclang-dev clang"; \
+	command -v g++ >/dev/null || need="$$need g++"; \
+	if [ -n "$$need" ]; then \
+		echo "installing$$need to build BoringSSL"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need; \
+	fi
+
 ## Installs Debian's squid, microsocks and openssl for the real-proxy tests when missing
 ## (best effort: without them those tests say "skipped: … not installed").
 proxy-tools:
@@ -101,11 +113,11 @@ test: plugins proxy-tools
 ## Fuzzes the token decoder, manifest parser, HAR reader and text formatter
 ## (proptest on stable Rust; FUZZ_CASES per target, default 20000).
 FUZZ_CASES ?= 20000
-fuzz:
+fuzz: native-tools
 	GLEANER_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release --workspace --test tests -- security::fuzz::
 
 ## The fast path: unit tests of host and plugins only, no server.
-test-unit:
+test-unit: native-tools
 	set -o pipefail; $(CARGO) test --release --workspace --lib --bins 2>&1 | tee target/test-unit-output.log
 	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-unit-output.log
 
@@ -122,7 +134,7 @@ template-check:
 	./plugins/templates/check.sh
 
 ## Formatting and lints for host and plugins.
-lint: wasm-target
+lint: wasm-target native-tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	$(CARGO) clippy --release --target $(WASM_TARGET) $(foreach p,$(PLUGINS) $(TEST_PLUGINS),-p plugin-$(p)) -- -D warnings

@@ -1,10 +1,12 @@
 //! TLS fingerprints on the wire: a loopback listener reads the raw
 //! ClientHello a client sends and computes its JA4 (FoxIO's TLS client
-//! fingerprint), then closes the connection. It measures Gleaner's outbound
-//! transport and, as the reference, Debian's Chromium run headless against the
-//! same listener (skipped, and said so, when Chromium is not installed). The
-//! two fingerprints are printed side by side: sites behind Cloudflare, Akamai,
-//! DataDome and PerimeterX judge a client by them before any HTTP is sent.
+//! fingerprint), then closes the connection. Sites behind Cloudflare, Akamai,
+//! DataDome and PerimeterX judge a client by it before any HTTP is sent.
+//! A browser request of each session profile must carry its browser's
+//! fingerprint (Chrome's and Firefox's cipher sets as published, and never the
+//! rustls one a plain API call keeps); Debian's Chromium, run headless against
+//! the same listener, is the reference it is printed beside (skipped, and said
+//! so, when Chromium is not installed).
 
 use std::net::IpAddr;
 use std::path::Path;
@@ -12,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gleaner::capabilities::http::policy::Policy;
-use gleaner::capabilities::http::profile::Kind;
+use gleaner::capabilities::http::profile::{Kind, Profile, PROFILES};
 use gleaner::capabilities::http::resolver::{GuardedResolver, Lookup, LookupFuture};
 use gleaner::capabilities::http::session::Session;
 use gleaner::capabilities::http::{HttpService, HttpSettings, OutboundRequest};
@@ -236,8 +238,9 @@ impl Lookup for Loopback {
     }
 }
 
-/// The ClientHello Gleaner's outbound transport sends for a document request.
-async fn gleaner_hello() -> ClientHello {
+/// The ClientHello Gleaner's outbound transport sends for a request of
+/// `kind` (none: a plain API call) in a session presenting `browser`.
+async fn gleaner_hello(browser: &'static Profile, kind: Option<Kind>) -> ClientHello {
     let (port, hello) = listener().await;
     let service = HttpService::new(HttpSettings {
         resolver: GuardedResolver::new(Arc::new(Loopback), |ip: IpAddr| ip.is_loopback()),
@@ -254,9 +257,10 @@ async fn gleaner_hello() -> ClientHello {
         url: format!("https://{NAME}:{port}/"),
         headers: Vec::new(),
         body: None,
-        profile: Some(Kind::Document),
+        profile: kind,
     };
-    let session = Session::new();
+    let mut session = Session::new();
+    session.profile = browser;
     let deadline = Instant::now() + Duration::from_secs(5);
     // The listener closes after the hello: the request fails, the hello is read.
     let _ = service.send(&policy, &session, request, deadline).await;
@@ -317,19 +321,56 @@ fn ja4_reads_a_hello_as_specified() {
     assert!(grease(0x0a0a) && grease(0xfafa) && !grease(0x0a1a));
 }
 
+/// Chrome's cipher list as JA4 hashes it: FoxIO's published JA4 of Chrome
+/// (t13d1516h2_8daaf6152771_…) and Debian's Chromium measured here agree.
+const CHROME_CIPHERS: &str = "8daaf6152771";
+/// Firefox's, from FoxIO's published JA4 of Firefox (t13d1715h2_5b57614c22b0_…).
+const FIREFOX_CIPHERS: &str = "5b57614c22b0";
+
 #[tokio::test]
-async fn gleaner_s_fingerprint_beside_chromium_s() {
-    let ours = gleaner_hello().await;
-    let ja4 = ours.ja4();
-    println!("gleaner (rustls) JA4: {ja4}");
-    assert!(ja4.starts_with("t13d"), "TLS 1.3 with SNI: {ja4}");
-    assert_eq!(ours.alpn.first().map(String::as_str), Some("h2"));
-    if let Some(reference) = chromium_hello().await {
-        let reference = reference.ja4();
-        println!("chromium JA4: {reference}");
-        // Chrome's cipher list hashes to 8daaf6152771 in FoxIO's published
-        // JA4 of Chrome (t13d1516h2_8daaf6152771_…): the reading agrees.
-        assert!(reference.starts_with("t13d15"), "{reference}");
-        assert_eq!(reference.split('_').nth(1), Some("8daaf6152771"));
+async fn browser_requests_carry_their_browser_s_fingerprint() {
+    let plain = gleaner_hello(&PROFILES[0], None).await.ja4();
+    println!("plain API call (reqwest, rustls): {plain}");
+    let reference = chromium_hello().await;
+    if let Some(reference) = &reference {
+        println!("chromium (Debian, headless): {}", reference.ja4());
+        assert_eq!(reference.ja4().split('_').nth(1), Some(CHROME_CIPHERS));
+    }
+    for browser in &PROFILES {
+        let hello = gleaner_hello(browser, Some(Kind::Document)).await;
+        let ja4 = hello.ja4();
+        println!("{} ({:?}): {ja4}", browser.name, browser.wire);
+        assert_ne!(ja4, plain, "a browser request does not look like rustls");
+        assert!(ja4.starts_with("t13d"), "TLS 1.3 with SNI: {ja4}");
+        assert_eq!(hello.alpn.first().map(String::as_str), Some("h2"));
+        if browser.name.starts_with("firefox") {
+            assert_eq!(ja4.split('_').nth(1), Some(FIREFOX_CIPHERS), "{ja4}");
+        }
+        if browser.name.starts_with("chrome") {
+            assert_eq!(ja4.split('_').nth(1), Some(CHROME_CIPHERS), "{ja4}");
+            assert!(
+                ja4.starts_with("t13d15"),
+                "Chrome's 15 cipher suites: {ja4}"
+            );
+            if let Some(reference) = &reference {
+                let ours: std::collections::BTreeSet<u16> = hello
+                    .extensions
+                    .iter()
+                    .copied()
+                    .filter(|e| !grease(*e))
+                    .collect();
+                let theirs: std::collections::BTreeSet<u16> = reference
+                    .extensions
+                    .iter()
+                    .copied()
+                    .filter(|e| !grease(*e))
+                    .collect();
+                println!(
+                    "  extensions only in Chromium: {:04x?}; only in the emulation: {:04x?}",
+                    theirs.difference(&ours).collect::<Vec<_>>(),
+                    ours.difference(&theirs).collect::<Vec<_>>()
+                );
+            }
+        }
     }
 }

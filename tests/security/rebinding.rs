@@ -1,6 +1,7 @@
 //! DNS rebinding: the connection goes to exactly the addresses that passed the
 //! guard. A resolver that answers an allowed address first and a forbidden one
-//! after must never see its second answer used.
+//! after must never see its second answer used, over either transport (plain
+//! API calls and browser requests).
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 use axum::routing::get;
 use axum::Router;
 use gleaner::capabilities::http::policy::Policy;
+use gleaner::capabilities::http::profile::Kind;
 use gleaner::capabilities::http::resolver::{GuardedResolver, Lookup, LookupFuture};
 use gleaner::capabilities::http::{HttpError, HttpService, HttpSettings, OutboundRequest};
 use gleaner::manifest::{Limits, Network};
@@ -73,79 +75,88 @@ fn policy(port: u16) -> Policy {
     Policy::new("rebinding-test", &network, &Limits::default()).unwrap()
 }
 
-fn get_request(port: u16) -> OutboundRequest {
+/// A GET of the test name: a plain API call, or (`kind`) a browser request,
+/// which goes out over the browser transport.
+fn get_request(port: u16, kind: Option<Kind>) -> OutboundRequest {
     OutboundRequest {
         method: "GET".into(),
         url: format!("http://rebind.test:{port}/x"),
         headers: vec![("connection".into(), "close".into())],
         body: None,
-        profile: None,
+        profile: kind,
     }
 }
 
+/// Both transports: the guard is below each of them.
+const TRANSPORTS: [Option<Kind>; 2] = [None, Some(Kind::Document)];
+
 #[tokio::test]
 async fn connections_use_only_the_addresses_that_passed_the_check() {
-    let good_hits = Arc::new(AtomicUsize::new(0));
-    let bad_hits = Arc::new(AtomicUsize::new(0));
-    let port = listener(ALLOWED, 0, good_hits.clone()).await;
-    listener(FORBIDDEN, port, bad_hits.clone()).await;
+    for kind in TRANSPORTS {
+        let good_hits = Arc::new(AtomicUsize::new(0));
+        let bad_hits = Arc::new(AtomicUsize::new(0));
+        let port = listener(ALLOWED, 0, good_hits.clone()).await;
+        listener(FORBIDDEN, port, bad_hits.clone()).await;
 
-    let lookup = Arc::new(Rebinding {
-        lookups: AtomicUsize::new(0),
-    });
-    let http = service(lookup.clone());
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let response = http
-        .send(
-            &policy(port),
-            &Default::default(),
-            get_request(port),
-            deadline,
-        )
-        .await
-        .expect("the first answer is allowed and is the one connected to");
-    assert_eq!(response.body, b"reached");
-    assert_eq!(good_hits.load(Ordering::SeqCst), 1);
-    assert_eq!(
-        lookup.lookups.load(Ordering::SeqCst),
-        1,
-        "one lookup per connection: no second lookup between check and connect"
-    );
+        let lookup = Arc::new(Rebinding {
+            lookups: AtomicUsize::new(0),
+        });
+        let http = service(lookup.clone());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let response = http
+            .send(
+                &policy(port),
+                &Default::default(),
+                get_request(port, kind),
+                deadline,
+            )
+            .await
+            .expect("the first answer is allowed and is the one connected to");
+        assert_eq!(response.body, b"reached");
+        assert_eq!(good_hits.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            lookup.lookups.load(Ordering::SeqCst),
+            1,
+            "one lookup per connection: no second lookup between check and connect"
+        );
 
-    // The next connection looks the name up again and gets the forbidden answer: refused.
-    let again = http
-        .send(
-            &policy(port),
-            &Default::default(),
-            get_request(port),
-            deadline,
-        )
-        .await;
-    assert!(matches!(again, Err(HttpError::Denied(_))), "{again:?}");
-    assert_eq!(
-        bad_hits.load(Ordering::SeqCst),
-        0,
-        "the rebound address is never reached"
-    );
+        // The next connection looks the name up again and gets the forbidden answer: refused.
+        let again = http
+            .send(
+                &policy(port),
+                &Default::default(),
+                get_request(port, kind),
+                deadline,
+            )
+            .await;
+        assert!(matches!(again, Err(HttpError::Denied(_))), "{again:?}");
+        assert_eq!(
+            bad_hits.load(Ordering::SeqCst),
+            0,
+            "the rebound address is never reached"
+        );
+    }
 }
 
 #[tokio::test]
 async fn a_name_with_only_forbidden_addresses_is_denied() {
-    let bad_hits = Arc::new(AtomicUsize::new(0));
-    let port = listener(FORBIDDEN, 0, bad_hits.clone()).await;
-    let http = service(Arc::new(Forbidden));
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let result = http
-        .send(
-            &policy(port),
-            &Default::default(),
-            get_request(port),
-            deadline,
-        )
-        .await;
-    match result {
-        Err(HttpError::Denied(message)) => assert!(message.contains("no public address")),
-        other => panic!("expected a denial, got {other:?}"),
+    for kind in TRANSPORTS {
+        let bad_hits = Arc::new(AtomicUsize::new(0));
+        let port = listener(FORBIDDEN, 0, bad_hits.clone()).await;
+        let http = service(Arc::new(Forbidden));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let result = http
+            .send(
+                &policy(port),
+                &Default::default(),
+                get_request(port, kind),
+                deadline,
+            )
+            .await;
+        match result {
+            Err(HttpError::Denied(message)) => assert!(message.contains("no public address")),
+            other => panic!("expected a denial, got {other:?}"),
+        }
+        assert_eq!(bad_hits.load(Ordering::SeqCst), 0);
     }
-    assert_eq!(bad_hits.load(Ordering::SeqCst), 0);
 }

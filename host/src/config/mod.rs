@@ -355,8 +355,9 @@ impl Config {
         }
     }
 
-    /// The certificates of `upstream_ca_file`, read and parsed.
-    pub fn upstream_roots(&self) -> anyhow::Result<Vec<reqwest::Certificate>> {
+    /// The PEM certificates of `upstream_ca_file`, read and checked (empty
+    /// when it is unset).
+    pub fn upstream_roots(&self) -> anyhow::Result<Vec<u8>> {
         let Some(path) = &self.upstream_ca_file else {
             return Ok(Vec::new());
         };
@@ -381,7 +382,7 @@ impl Config {
                 path.display()
             );
         }
-        Ok(roots)
+        Ok(pem)
     }
 }
 
@@ -437,12 +438,18 @@ mod tests {
     #[test]
     fn the_upstream_ca_file_is_read_or_refused_with_a_fix() {
         let mut config = Config::default();
-        assert!(config.upstream_roots().unwrap().is_empty(), "none by default");
+        assert!(
+            config.upstream_roots().unwrap().is_empty(),
+            "none by default"
+        );
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.pem");
         config.upstream_ca_file = Some(missing);
         let e = config.upstream_roots().unwrap_err().to_string();
-        assert!(e.contains("upstream_ca_file") && e.contains("cannot read"), "{e}");
+        assert!(
+            e.contains("upstream_ca_file") && e.contains("cannot read"),
+            "{e}"
+        );
         let empty = dir.path().join("empty.pem");
         std::fs::write(&empty, "no certificate here\n").unwrap();
         config.upstream_ca_file = Some(empty);

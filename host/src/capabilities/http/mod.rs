@@ -19,6 +19,7 @@ pub mod resolver;
 pub mod session;
 pub mod ssrf;
 mod transport;
+mod wire;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -34,7 +35,7 @@ use self::session::Session;
 
 /// The User-Agent sent when a plugin sets none.
 pub const DEFAULT_USER_AGENT: &str =
-    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/149.0.0.0 Safari/537.36";
 
 /// Redirect hops followed before giving up.
 const MAX_REDIRECTS: usize = 10;
@@ -92,15 +93,16 @@ pub enum HttpError {
     ProxyFailed(String),
 }
 
-/// What tells connection pools apart: override target, connect timeout (ms), proxy URL.
-type ClientKey = (bool, u64, Option<String>);
+/// What tells connection pools apart: override target, connect timeout (ms),
+/// proxy URL, and the browser whose fingerprint the pool has (none: plain).
+type ClientKey = (bool, u64, Option<String>, Option<&'static str>);
 
 /// Server-wide outbound HTTP state: connection pools, replay/record, overrides, per-host caps.
 pub struct HttpService {
     /// Connection pools by (override target?, connect timeout in ms, proxy):
     /// the connect timeout is per plugin and the proxy per session, and reqwest
     /// sets both per client.
-    clients: Mutex<HashMap<ClientKey, reqwest::Client>>,
+    clients: Mutex<HashMap<ClientKey, wire::Wire>>,
     /// The operator's proxies and which hosts have blocked them.
     proxies: proxies::Proxies,
     replay: Option<Arc<HarReplay>>,
@@ -116,8 +118,8 @@ pub struct HttpService {
     backoffs: cooldowns::Backoffs,
     /// The final responses seen, when asked for (`gleaner doctor`).
     observed: Option<Mutex<Vec<Observed>>>,
-    /// CA certificates trusted beside the public roots.
-    trusted_roots: Vec<reqwest::Certificate>,
+    /// PEM CA certificates trusted beside the public roots.
+    trusted_roots: Vec<u8>,
 }
 
 /// A final response as `gleaner doctor` reports it.
@@ -148,9 +150,9 @@ pub struct HttpSettings {
     pub proxies: proxies::ProxySettings,
     /// Keep every final response's status and wall, for [`HttpService::observed`].
     pub observe: bool,
-    /// CA certificates trusted beside the public roots, for upstream sites and
-    /// HTTPS proxies (`upstream_ca_file`).
-    pub trusted_roots: Vec<reqwest::Certificate>,
+    /// PEM CA certificates trusted beside the public roots, for upstream
+    /// sites and HTTPS proxies (`upstream_ca_file`); empty for none.
+    pub trusted_roots: Vec<u8>,
 }
 
 impl HttpService {
@@ -197,42 +199,40 @@ impl HttpService {
             observed: settings.observe.then(|| Mutex::new(Vec::new())),
             trusted_roots: settings.trusted_roots,
         };
-        service.client(false, 5_000, None)?;
+        service.client(false, 5_000, None, None)?;
         Ok(service)
     }
 
     /// The pool for public targets (SSRF-guarded DNS) or override targets, with
-    /// a connect timeout, direct or through a proxy.
+    /// a connect timeout, direct or through a proxy, plain or with `browser`'s
+    /// fingerprint.
     fn client(
         &self,
         overridden: bool,
         connect_ms: u64,
         proxy: Option<&proxies::Proxy>,
-    ) -> Result<reqwest::Client, HttpError> {
-        let key = (overridden, connect_ms, proxy.map(|p| p.url.clone()));
+        browser: Option<&'static profile::Profile>,
+    ) -> Result<wire::Wire, HttpError> {
+        let key = (
+            overridden,
+            connect_ms,
+            proxy.map(|p| p.url.clone()),
+            browser.map(|b| b.name),
+        );
         let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(client) = clients.get(&key) {
             return Ok(client.clone());
         }
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(std::time::Duration::from_millis(connect_ms.max(1)))
-            .pool_idle_timeout(std::time::Duration::from_secs(30));
-        for root in &self.trusted_roots {
-            builder = builder.add_root_certificate(root.clone());
-        }
-        builder = match proxy {
-            Some(p) => builder.proxy(reqwest::Proxy::all(&p.url).map_err(|e| {
-                HttpError::Transport(format!("proxy {} cannot be used: {e}", p.shown))
-            })?),
-            None => builder.no_proxy(),
+        let build = wire::Build {
+            resolver: (!overridden).then_some(&self.resolver),
+            connect: std::time::Duration::from_millis(connect_ms.max(1)),
+            proxy,
+            trusted_pem: &self.trusted_roots,
         };
-        if !overridden {
-            builder = builder.dns_resolver(Arc::new(self.resolver.clone()));
-        }
-        let client = builder
-            .build()
-            .map_err(|e| HttpError::Transport(format!("cannot build the HTTP client: {e}")))?;
+        let client = match browser {
+            Some(profile) => wire::Wire::browser(&build, profile)?,
+            None => wire::Wire::plain(&build)?,
+        };
         clients.insert(key, client.clone());
         Ok(client)
     }
@@ -309,6 +309,7 @@ impl HttpService {
                 url: &url,
                 headers: &hop_headers,
                 body: body.as_deref(),
+                browser: request.profile.map(|_| session.profile),
             };
             let response = self.send_hop(policy, session, hop, deadline).await?;
             session.store(&url, &response.headers);
@@ -440,8 +441,11 @@ impl HttpService {
     ) -> Result<transport::HopResponse, HttpError> {
         let connect_ms = policy.limits.connect_timeout_ms;
         let (client, target) = match overridden {
-            Some(target) => (self.client(true, connect_ms, proxy)?, target),
-            None => (self.client(false, connect_ms, proxy)?, hop.url.clone()),
+            Some(target) => (self.client(true, connect_ms, proxy, hop.browser)?, target),
+            None => (
+                self.client(false, connect_ms, proxy, hop.browser)?,
+                hop.url.clone(),
+            ),
         };
         let host = hop.url.host_str().unwrap_or_default();
         let pace = self.pacer.pace_for(host, policy.limits.pace);

@@ -16,35 +16,41 @@ pub struct Profile {
     pub client_hints: Option<[&'static str; 3]>,
     /// `Accept` of a document request.
     pub accept_document: &'static str,
+    /// The browser whose TLS ClientHello and HTTP/2 settings its browser
+    /// requests go out with, the version of its user agent.
+    pub wire: wreq_util::Profile,
 }
 
 /// The profiles sessions are given, one at random per session.
 pub const PROFILES: [Profile; 3] = [
     Profile {
         name: "chrome-linux",
-        user_agent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+        user_agent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/149.0.0.0 Safari/537.36",
         client_hints: Some([
-            r#""Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24""#,
+            r#""Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24""#,
             "?0",
             r#""Linux""#,
         ]),
         accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+        wire: wreq_util::Profile::Chrome149,
     },
     Profile {
         name: "chrome-windows",
-        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/149.0.0.0 Safari/537.36",
         client_hints: Some([
-            r#""Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24""#,
+            r#""Google Chrome";v="149", "Chromium";v="149", "Not)A;Brand";v="24""#,
             "?0",
             r#""Windows""#,
         ]),
         accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+        wire: wreq_util::Profile::Chrome149,
     },
     Profile {
         name: "firefox-windows",
-        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0",
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:151.0) Gecko/20100101 Firefox/151.0",
         client_hints: None,
         accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        wire: wreq_util::Profile::Firefox151,
     },
 ];
 

@@ -9,8 +9,6 @@ use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
-
 use super::ssrf;
 
 /// The future a [`Lookup`] returns.
@@ -65,30 +63,21 @@ impl GuardedResolver {
     /// makes: the proxy resolves the name itself, so this cannot pin the
     /// address it connects to, only refuse names that point inside.
     pub async fn check_public(&self, host: &str) -> Result<(), String> {
-        let name: Name = host
-            .parse()
-            .map_err(|_| format!("{host} is not a host name"))?;
-        self.resolve(name)
+        self.guarded(host.to_owned())
             .await
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
-}
 
-/// The typed error of a name with no allowed address, so callers need not read messages.
-#[derive(Debug, thiserror::Error)]
-#[error("{host} resolves to no public address{why}")]
-pub struct NoPublicAddress {
-    host: String,
-    why: String,
-}
-
-impl Resolve for GuardedResolver {
-    fn resolve(&self, name: Name) -> Resolving {
-        let host = name.as_str().to_owned();
+    /// The addresses of `host` that pass the filter, or why there are none.
+    fn guarded(
+        &self,
+        host: String,
+    ) -> impl Future<Output = Result<Vec<SocketAddr>, Box<dyn std::error::Error + Send + Sync>>>
+    {
         let lookup = self.lookup.clone();
         let allowed = self.allowed;
-        Box::pin(async move {
+        async move {
             let resolved = lookup.lookup(&host).await?;
             let (pass, blocked): (Vec<IpAddr>, Vec<IpAddr>) =
                 resolved.into_iter().partition(|ip| allowed(*ip));
@@ -102,7 +91,36 @@ impl Resolve for GuardedResolver {
                     .unwrap_or_default();
                 return Err(Box::new(NoPublicAddress { host, why }) as _);
             }
-            let addrs: Addrs = Box::new(pass.into_iter().map(|ip| SocketAddr::new(ip, 0)));
+            Ok(pass.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect())
+        }
+    }
+}
+
+/// The typed error of a name with no allowed address, so callers need not read messages.
+#[derive(Debug, thiserror::Error)]
+#[error("{host} resolves to no public address{why}")]
+pub struct NoPublicAddress {
+    host: String,
+    why: String,
+}
+
+/// The guard for the plain (reqwest) transport.
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let resolving = self.guarded(name.as_str().to_owned());
+        Box::pin(async move {
+            let addrs: reqwest::dns::Addrs = Box::new(resolving.await?.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+/// The same guard for the browser (wreq) transport.
+impl wreq::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: wreq::dns::Name) -> wreq::dns::Resolving {
+        let resolving = self.guarded(name.as_str().to_owned());
+        Box::pin(async move {
+            let addrs: wreq::dns::Addrs = Box::new(resolving.await?.into_iter());
             Ok(addrs)
         })
     }

@@ -8,7 +8,8 @@ use url::Url;
 
 use super::har::{Exchange, HarReplay};
 use super::policy::HttpLimits;
-use super::resolver::NoPublicAddress;
+use super::profile::Profile;
+use super::wire::{Answer, Failure, Wire};
 use super::{HttpError, DEFAULT_USER_AGENT};
 
 /// One request hop, before redirects are followed.
@@ -17,6 +18,9 @@ pub struct Hop<'a> {
     pub url: &'a Url,
     pub headers: &'a [(String, String)],
     pub body: Option<&'a [u8]>,
+    /// The session's browser, for a browser request (which then goes out
+    /// with that browser's fingerprint); none for a plain API call.
+    pub browser: Option<&'static Profile>,
 }
 
 /// The answer to one hop.
@@ -60,7 +64,7 @@ pub fn exchange(hop: &Hop<'_>, response: &HopResponse) -> Exchange {
 /// Sends one hop over `client`, retrying 429 and 503 within the limits;
 /// `proxy` names (redacted) the proxy the client goes through, if any.
 pub async fn network(
-    client: &reqwest::Client,
+    client: &Wire,
     target: &Url,
     hop: &Hop<'_>,
     limits: &HttpLimits,
@@ -88,26 +92,23 @@ pub async fn network(
 }
 
 async fn send_once(
-    client: &reqwest::Client,
+    client: &Wire,
     target: &Url,
     hop: &Hop<'_>,
     limits: &HttpLimits,
     deadline: Instant,
     proxy: Option<&str>,
 ) -> Result<HopResponse, HttpError> {
-    let method = reqwest::Method::from_bytes(hop.method.as_bytes())
-        .map_err(|_| HttpError::Transport(format!("invalid method {:?}", hop.method)))?;
-    let mut builder = client.request(method, target.clone());
+    let mut headers: Vec<(String, String)> = Vec::with_capacity(hop.headers.len() + 2);
     let mut has_agent = false;
     for (name, value) in hop.headers {
         has_agent |= name.eq_ignore_ascii_case("user-agent");
-        if name.eq_ignore_ascii_case("host") {
-            continue;
+        if !name.eq_ignore_ascii_case("host") {
+            headers.push((name.clone(), value.clone()));
         }
-        builder = builder.header(name.as_str(), value.as_str());
     }
     if !has_agent {
-        builder = builder.header("user-agent", DEFAULT_USER_AGENT);
+        headers.push(("user-agent".into(), DEFAULT_USER_AGENT.into()));
     }
     if target.host_str() != hop.url.host_str() {
         if let Some(host) = hop.url.host_str() {
@@ -115,30 +116,19 @@ async fn send_once(
                 Some(port) => format!("{host}:{port}"),
                 None => host.to_owned(),
             };
-            builder = builder.header("host", host);
+            headers.push(("host".into(), host));
         }
-    }
-    if let Some(body) = hop.body {
-        builder = builder.body(body.to_vec());
     }
     let first_byte =
         deadline.min(Instant::now() + Duration::from_millis(limits.first_byte_timeout_ms));
-    let response = tokio::time::timeout_at(first_byte.into(), builder.send())
+    let sent = client.send(hop.method, target, &headers, hop.body.map(<[u8]>::to_vec));
+    let answer = tokio::time::timeout_at(first_byte.into(), sent)
         .await
         .map_err(|_| HttpError::Timeout(format!("no response from {} in time", hop.url)))?
         .map_err(|e| describe_send_error(hop.url, e, proxy))?;
-    let status = response.status().as_u16();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(n, v)| {
-            (
-                n.as_str().to_owned(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
-    let body = read_capped(response, limits.max_response_bytes, deadline, hop.url).await?;
+    let status = answer.status;
+    let headers = answer.headers.clone();
+    let body = read_capped(answer, limits.max_response_bytes, deadline, hop.url).await?;
     Ok(HopResponse {
         status,
         headers,
@@ -147,18 +137,18 @@ async fn send_once(
 }
 
 async fn read_capped(
-    response: reqwest::Response,
+    answer: Answer,
     cap: usize,
     deadline: Instant,
     url: &Url,
 ) -> Result<Vec<u8>, HttpError> {
-    if response.content_length().is_some_and(|n| n as usize > cap) {
+    if answer.content_length.is_some_and(|n| n as usize > cap) {
         return Err(HttpError::TooLarge(format!(
             "{url} announces more than {cap} bytes"
         )));
     }
     let mut body = Vec::new();
-    let mut stream = response.bytes_stream();
+    let mut stream = answer.body;
     loop {
         let chunk = tokio::time::timeout_at(deadline.into(), stream.next())
             .await
@@ -175,28 +165,25 @@ async fn read_capped(
     Ok(body)
 }
 
-fn describe_send_error(url: &Url, e: reqwest::Error, proxy: Option<&str>) -> HttpError {
-    let mut message = e.to_string();
-    let mut denied = false;
-    let mut source = std::error::Error::source(&e);
-    while let Some(inner) = source {
-        message.push_str(": ");
-        message.push_str(&inner.to_string());
-        denied |= inner.downcast_ref::<NoPublicAddress>().is_some();
-        source = inner.source();
-    }
+fn describe_send_error(url: &Url, e: Failure, proxy: Option<&str>) -> HttpError {
+    let Failure {
+        message,
+        timeout,
+        connect,
+        denied,
+    } = e;
     if denied {
         return HttpError::Denied(format!(
             "{url}: {message}; plugins may only reach public addresses"
         ));
     }
-    if e.is_timeout() {
+    if timeout {
         return HttpError::Timeout(format!("{url}: {message}"));
     }
     // Through a proxy, every connection is the proxy's: one that cannot be
     // made (the proxy down, or refusing the tunnel or the credentials) is
     // the proxy's failure.
-    if let (Some(proxy), true) = (proxy, e.is_connect()) {
+    if let (Some(proxy), true) = (proxy, connect) {
         return HttpError::ProxyFailed(format!(
             "the proxy {proxy} did not carry the request to {url}: {message}; check its address \
              and credentials in [proxies] urls (or the plugin's proxies)"
