@@ -16,15 +16,6 @@ use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 use serde_json::json;
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A collector that keeps every `/v1/traces` export it receives.
 async fn collector() -> (SocketAddr, Arc<Mutex<Vec<ExportTraceServiceRequest>>>) {
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -60,7 +51,9 @@ fn text(attributes: &[KeyValue], key: &str) -> Option<String> {
 async fn a_request_trace_shows_its_plugin_calls_and_upstream_requests() {
     let (collector, received) = collector().await;
     let dir = common::plugin_dir(&["review-chunk", "customer-feedback-hub"]);
-    let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let addr: SocketAddr = format!("127.0.0.1:{}", common::free_port())
+        .parse()
+        .unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_gleaner"))
         .current_dir(common::root())
         .env("GLEANER_ADDR", addr.to_string())

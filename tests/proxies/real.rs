@@ -150,15 +150,6 @@ async fn https_site(certificates: &Certificates) -> (Arc<crate::sessions::Seen>,
     (seen, addr)
 }
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Waits until something listens on `port`.
 fn wait_for(port: u16, what: &str, log: &Path) {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -221,7 +212,7 @@ fn squid(password: &str) -> Running {
     let hash = String::from_utf8(hash.stdout).unwrap();
     std::fs::write(path.join("passwd"), format!("{USER}:{}", hash.trim())).unwrap();
     std::fs::write(path.join("hosts"), format!("127.0.0.1 {SITE}\n")).unwrap();
-    let port = free_port();
+    let port = common::free_port();
     let d = path.display();
     let config = format!(
         "http_port 127.0.0.1:{port}\npid_filename {d}/squid.pid\ncache_log {d}/cache.log\n\
@@ -247,7 +238,7 @@ fn squid(password: &str) -> Running {
 /// microsocks on loopback, for [`USER`] and [`PASSWORD`].
 fn microsocks() -> Running {
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
+    let port = common::free_port();
     let out = std::fs::File::create(dir.path().join("out.log")).unwrap();
     let child = Command::new("microsocks")
         .args([

@@ -24,15 +24,6 @@ pub fn rss_mib(pid: u32) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 impl Process {
     /// Starts the server with `plugins` and extra environment, and waits for /healthz.
     pub fn start(plugins: &[&str], env: &[(&str, String)]) -> Process {
@@ -51,7 +42,9 @@ impl Process {
 
     fn start_with(plugins: &[&str], env: &[(&str, String)], stderr: Stdio) -> Process {
         let dir = common::plugin_dir(plugins);
-        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let addr: SocketAddr = format!("127.0.0.1:{}", common::free_port())
+            .parse()
+            .unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_gleaner"));
         command
             .current_dir(common::root())

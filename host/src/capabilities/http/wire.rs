@@ -137,66 +137,51 @@ impl Wire {
         headers: &[(String, String)],
         body: Option<Vec<u8>>,
     ) -> Result<Answer, Failure> {
+        // The two clients have the same request and response API over their
+        // own types: one body, expanded for each.
+        macro_rules! send_with {
+            ($client:expr, $method:ty, $url:expr, $connect:expr) => {{
+                let method =
+                    <$method>::from_bytes(method.as_bytes()).map_err(|_| invalid_method(method))?;
+                let mut request = $client.request(method, $url);
+                for (name, value) in headers {
+                    request = request.header(name.as_str(), value.as_str());
+                }
+                if let Some(body) = body {
+                    request = request.body(body);
+                }
+                let response = request.send().await.map_err(|e| Failure {
+                    timeout: e.is_timeout(),
+                    connect: $connect(&e),
+                    ..failure(&e)
+                })?;
+                Ok(Answer {
+                    status: response.status().as_u16(),
+                    headers: head(
+                        response
+                            .headers()
+                            .iter()
+                            .map(|(n, v)| (n.as_str(), v.as_bytes())),
+                    ),
+                    content_length: response.content_length(),
+                    body: response
+                        .bytes_stream()
+                        .map(|c| c.map_err(|e| e.to_string()))
+                        .boxed(),
+                })
+            }};
+        }
         match self {
-            Wire::Plain(client) => {
-                let method = reqwest::Method::from_bytes(method.as_bytes())
-                    .map_err(|_| invalid_method(method))?;
-                let mut request = client.request(method, url.clone());
-                for (name, value) in headers {
-                    request = request.header(name.as_str(), value.as_str());
-                }
-                if let Some(body) = body {
-                    request = request.body(body);
-                }
-                let response = request.send().await.map_err(|e| Failure {
-                    timeout: e.is_timeout(),
-                    connect: e.is_connect(),
-                    ..failure(&e)
-                })?;
-                Ok(Answer {
-                    status: response.status().as_u16(),
-                    headers: head(
-                        response
-                            .headers()
-                            .iter()
-                            .map(|(n, v)| (n.as_str(), v.as_bytes())),
-                    ),
-                    content_length: response.content_length(),
-                    body: response
-                        .bytes_stream()
-                        .map(|c| c.map_err(|e| e.to_string()))
-                        .boxed(),
-                })
-            }
+            Wire::Plain(client) => send_with!(
+                client,
+                reqwest::Method,
+                url.clone(),
+                |e: &reqwest::Error| e.is_connect()
+            ),
             Wire::Browser(client) => {
-                let method = wreq::Method::from_bytes(method.as_bytes())
-                    .map_err(|_| invalid_method(method))?;
-                let mut request = client.request(method, url.as_str());
-                for (name, value) in headers {
-                    request = request.header(name.as_str(), value.as_str());
-                }
-                if let Some(body) = body {
-                    request = request.body(body);
-                }
-                let response = request.send().await.map_err(|e| Failure {
-                    timeout: e.is_timeout(),
-                    connect: e.is_connect() || e.is_proxy_connect(),
-                    ..failure(&e)
-                })?;
-                Ok(Answer {
-                    status: response.status().as_u16(),
-                    headers: head(
-                        response
-                            .headers()
-                            .iter()
-                            .map(|(n, v)| (n.as_str(), v.as_bytes())),
-                    ),
-                    content_length: response.content_length(),
-                    body: response
-                        .bytes_stream()
-                        .map(|c| c.map_err(|e| e.to_string()))
-                        .boxed(),
-                })
+                send_with!(client, wreq::Method, url.as_str(), |e: &wreq::Error| e
+                    .is_connect()
+                    || e.is_proxy_connect())
             }
         }
     }
