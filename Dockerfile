@@ -52,7 +52,8 @@ FROM ${BASE} AS runtime
 # A system user of its own; it owns only the compile cache and the data
 # directory. The binary and the plugins belong to root and cannot be changed by
 # the server (see docs/security.md, "Compiled code"). No extra packages: TLS roots are
-# built into the binary, and the health check is a bash script.
+# built into the binary, the health check is a bash script, and libstdc++ (for
+# BoringSSL) is in the base (bookworm-slim has it; build-local.sh includes it).
 RUN groupadd --system --gid 10001 gleaner \
     && useradd --system --uid 10001 --gid gleaner --no-create-home \
        --home-dir /var/lib/gleaner --shell /usr/sbin/nologin gleaner \

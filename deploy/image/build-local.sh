@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 image=${1:-gleaner:latest}
-base=localhost/gleaner-base:bookworm
+base=localhost/gleaner-base:bookworm-libstdcxx
 work=target/image
 mkdir -p "$work"
 
@@ -33,8 +33,9 @@ export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/deploy/image/containers.conf}
 
 if ! podman image exists "$base"; then
   echo "image: assembling the Debian bookworm base with mmdebstrap"
-  # essential + passwd (the Dockerfile adds a user), without documentation.
-  mmdebstrap --quiet --variant=essential --include=passwd \
+  # essential + passwd (the Dockerfile adds a user) + libstdc++6 (BoringSSL,
+  # which browser requests go out with, is C++), without documentation.
+  mmdebstrap --quiet --variant=essential --include=passwd,libstdc++6 \
     --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/man/*' \
     --dpkgopt='path-exclude=/usr/share/info/*' \
