@@ -178,16 +178,10 @@ fn host_of(query: &str) -> Option<String> {
         .map(str::to_ascii_lowercase)
 }
 
-/// A pasted http(s) URL, `https://` assumed when the scheme is missing.
+/// A pasted http(s) URL, `https://` assumed when the scheme is missing (the
+/// SDK's reading of a pasted address).
 pub fn parse_url(q: &str) -> Option<Url> {
-    let with_scheme = if q.contains("://") {
-        q.to_owned()
-    } else {
-        format!("https://{q}")
-    };
-    Url::parse(&with_scheme)
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https"))
+    gleaner_sdk::address::web_url(q).ok()
 }
 
 /// Every product with its wall URL forms, for the unknown-host message.

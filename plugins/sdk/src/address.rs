@@ -90,15 +90,7 @@ impl Site {
         if !q.contains(['.', '/']) {
             return Err(Refusal::NotUrl);
         }
-        let absolute = if has_scheme(q) {
-            q.to_owned()
-        } else {
-            format!("https://{q}")
-        };
-        let url = Url::parse(&absolute).map_err(|_| Refusal::NotUrl)?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(Refusal::NotWeb);
-        }
+        let url = web_url(q)?;
         let address = Address {
             host: normal_host(url.host_str().unwrap_or_default()),
             url,
@@ -202,6 +194,22 @@ impl Address {
 }
 
 /// Whether `text` begins with a scheme and `://`.
+/// A pasted web address as a URL: `https://` added when it names no scheme;
+/// refused unless the URL standard reads it and it is http(s).
+pub fn web_url(query: &str) -> Result<Url, Refusal> {
+    let q = query.trim();
+    let absolute = if has_scheme(q) {
+        q.to_owned()
+    } else {
+        format!("https://{q}")
+    };
+    let url = Url::parse(&absolute).map_err(|_| Refusal::NotUrl)?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Refusal::NotWeb);
+    }
+    Ok(url)
+}
+
 fn has_scheme(text: &str) -> bool {
     text.split_once("://").is_some_and(|(scheme, _)| {
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())

@@ -99,9 +99,9 @@ type ClientKey = (bool, u64, Option<String>, Option<&'static str>);
 
 /// Server-wide outbound HTTP state: connection pools, replay/record, overrides, per-host caps.
 pub struct HttpService {
-    /// Connection pools by (override target?, connect timeout in ms, proxy):
-    /// the connect timeout is per plugin and the proxy per session, and reqwest
-    /// sets both per client.
+    /// Connection pools by [`ClientKey`]: the connect timeout is per plugin,
+    /// the proxy and the browser per session, and the HTTP clients set all
+    /// of them per client.
     clients: Mutex<HashMap<ClientKey, wire::Wire>>,
     /// The operator's proxies and which hosts have blocked them.
     proxies: proxies::Proxies,
