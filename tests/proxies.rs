@@ -138,4 +138,4 @@ async fn when_every_proxy_is_blocked_the_answer_says_so_without_credentials() {
     assert!(!body.to_string().contains("s3cret"), "{body}");
 }
 
-mod real;
+pub(crate) mod real;

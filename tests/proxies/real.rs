@@ -1,11 +1,13 @@
 //! Proxies as operators run them, started by the test on loopback: Squid
 //! carrying HTTPS through `CONNECT` with basic authentication, and a SOCKS5
 //! proxy (microsocks) with a user name and password. Behind them is an HTTPS
-//! site whose certificate the server trusts through `upstream_ca_file`. A test
-//! whose proxy is not installed prints "skipped: … not installed" and returns
-//! (`make test` installs both). That no log line, HAR entry or metric holds a
-//! proxy's credentials is the secrets test's (`security::secrets`); here the
-//! answers are checked.
+//! site whose certificate the server trusts through `upstream_ca_file`. Both
+//! wires go through them: a plugin's fetch (browser requests, over wreq) and
+//! a plain API call the HTTP service makes (no profile, over reqwest and
+//! rustls). A test whose proxy is not installed prints "skipped: … not
+//! installed" and returns (`make test` installs both). That no log line, HAR
+//! entry or metric holds a proxy's credentials is the secrets test's
+//! (`security::secrets`); here the answers are checked.
 
 use crate::common;
 use crate::sessions::{site_router, PLUGIN, ROUTE};
@@ -17,6 +19,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use gleaner::capabilities::http::overrides::Overrides;
+use gleaner::capabilities::http::policy::Policy;
+use gleaner::capabilities::http::proxies::ProxySettings;
+use gleaner::capabilities::http::session::Session;
+use gleaner::capabilities::http::{HttpError, HttpService, HttpSettings, OutboundRequest};
+use gleaner::manifest::{Limits, Network};
 use serde_json::json;
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
@@ -29,7 +37,7 @@ const USER: &str = "gleaner";
 const PASSWORD: &str = "pr0xy-s3cret";
 
 /// Whether `tool` is installed; says so in the output when it is not.
-fn installed(tool: &str) -> bool {
+pub(crate) fn installed(tool: &str) -> bool {
     let found = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
         .iter()
         .any(|dir| Path::new(dir).join(tool).exists());
@@ -39,13 +47,15 @@ fn installed(tool: &str) -> bool {
     found
 }
 
-/// A test CA and a certificate it signed for [`SITE`] and 127.0.0.1.
-struct Certificates {
+/// A test CA and a certificate it signed for one name and 127.0.0.1, made
+/// with the openssl CLI.
+pub(crate) struct Certificates {
     dir: tempfile::TempDir,
 }
 
 impl Certificates {
-    fn new() -> Certificates {
+    /// A new CA, and a certificate for `name` and 127.0.0.1 signed by it.
+    pub(crate) fn new(name: &str) -> Certificates {
         let dir = tempfile::tempdir().unwrap();
         let run = |args: &[&str]| {
             let status = Command::new("openssl")
@@ -83,7 +93,7 @@ impl Certificates {
         std::fs::write(
             dir.path().join("site.ext"),
             format!(
-                "subjectAltName=DNS:{SITE},IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+                "subjectAltName=DNS:{name},IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
                  extendedKeyUsage=serverAuth\n"
             ),
         )
@@ -108,27 +118,36 @@ impl Certificates {
         Certificates { dir }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    /// One of the files: `ca.pem`, `site.pem`, `site.key`.
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
+    }
+
+    /// A rustls server configuration presenting the certificate, offering
+    /// the ALPN protocols `alpn` (none: no ALPN).
+    pub(crate) fn server_config(&self, alpn: &[&[u8]]) -> rustls::ServerConfig {
+        let certs: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_file_iter(self.path("site.pem"))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+        let key = PrivateKeyDer::from_pem_file(self.path("site.key")).unwrap();
+        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        config
     }
 }
 
 /// Serves the session site of `crate::sessions` over HTTPS on loopback.
 async fn https_site(certificates: &Certificates) -> (Arc<crate::sessions::Seen>, SocketAddr) {
-    let certs: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_file_iter(certificates.path("site.pem"))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-    let key = PrivateKeyDer::from_pem_file(certificates.path("site.key")).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(certs, key)
-    .unwrap();
+    let config = certificates.server_config(&[]);
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
     let (seen, router) = site_router();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -277,7 +296,7 @@ async fn squid_carries_every_https_request_of_a_fetch_through_connect() {
     if !installed("squid") || !installed("openssl") {
         return;
     }
-    let certificates = Certificates::new();
+    let certificates = Certificates::new(SITE);
     let (seen, addr) = https_site(&certificates).await;
     let proxy = squid(PASSWORD);
     let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
@@ -305,7 +324,7 @@ async fn a_proxy_that_refuses_the_credentials_is_retired_and_named_without_them(
     if !installed("squid") || !installed("openssl") {
         return;
     }
-    let certificates = Certificates::new();
+    let certificates = Certificates::new(SITE);
     let (seen, addr) = https_site(&certificates).await;
     let refusing = squid("another-password");
     let refusing_url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", refusing.port);
@@ -353,7 +372,7 @@ async fn a_socks5_proxy_with_a_password_carries_the_fetch() {
     if !installed("microsocks") || !installed("openssl") {
         return;
     }
-    let certificates = Certificates::new();
+    let certificates = Certificates::new(SITE);
     let (seen, addr) = https_site(&certificates).await;
     let proxy = microsocks();
     let url = format!("socks5://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
@@ -373,4 +392,92 @@ async fn a_socks5_proxy_with_a_password_carries_the_fetch() {
     let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
     assert_ne!(status, 200, "{body}");
     assert!(!body.to_string().contains(PASSWORD), "{body}");
+}
+
+/// The plugin whose plain API calls [`plain_call`] makes, and the host it
+/// names, which an upstream override sends to the site.
+const PLAIN_PLUGIN: &str = "plain-api";
+const API_HOST: &str = "api.plain.test";
+
+/// A plain API call (no browser profile, so reqwest over rustls) for the
+/// site's `/visit` at `base`, sent by Gleaner's HTTP service through `proxy`
+/// and trusting the test CA: the answer's status.
+async fn plain_call(
+    base: &str,
+    proxy: String,
+    certificates: &Certificates,
+) -> Result<u16, HttpError> {
+    let target = format!("{PLAIN_PLUGIN}:{API_HOST}");
+    let service = HttpService::new(HttpSettings {
+        overrides: Overrides::new(&[(target, base.to_owned())].into()).unwrap(),
+        proxies: ProxySettings {
+            urls: vec![proxy],
+            cooldown: Duration::from_secs(60),
+            ..ProxySettings::default()
+        },
+        trusted_roots: std::fs::read(certificates.path("ca.pem")).unwrap(),
+        ..HttpSettings::default()
+    })
+    .unwrap();
+    let network = Network {
+        allow: vec![format!("https://{API_HOST}")],
+        any_public_host: false,
+    };
+    let policy = Policy::new(PLAIN_PLUGIN, &network, &Limits::default()).unwrap();
+    let request = OutboundRequest {
+        method: "GET".into(),
+        url: format!("https://{API_HOST}/visit"),
+        headers: Vec::new(),
+        body: None,
+        profile: None,
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let session = Session::new();
+    let answer = service.send(&policy, &session, request, deadline).await;
+    answer.map(|a| a.status)
+}
+
+#[tokio::test]
+async fn squid_carries_a_plain_api_call_through_connect() {
+    if !installed("squid") || !installed("openssl") {
+        return;
+    }
+    let certificates = Certificates::new(SITE);
+    let (seen, addr) = https_site(&certificates).await;
+    let proxy = squid(PASSWORD);
+    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    // The site's name resolves only in Squid: an answer came through it.
+    let base = format!("https://{SITE}:{}", addr.port());
+    assert_eq!(plain_call(&base, url, &certificates).await, Ok(200));
+    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
+    let connect = format!("CONNECT {SITE}:{}", addr.port());
+    let log = proxy.log_with("access.log", &connect).await;
+    assert!(
+        log.contains(&connect) && log.contains(USER),
+        "Squid tunnelled the plain call as {USER}: {log}"
+    );
+}
+
+#[tokio::test]
+async fn a_socks5_proxy_with_a_password_carries_a_plain_api_call() {
+    if !installed("microsocks") || !installed("openssl") {
+        return;
+    }
+    let certificates = Certificates::new(SITE);
+    let (seen, addr) = https_site(&certificates).await;
+    let proxy = microsocks();
+    let url = format!("socks5://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    let base = format!("https://127.0.0.1:{}", addr.port());
+    assert_eq!(plain_call(&base, url.clone(), &certificates).await, Ok(200));
+    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
+    let log = proxy.log("out.log");
+    assert!(
+        log.contains(&format!("connected to 127.0.0.1:{}", addr.port())),
+        "the SOCKS5 proxy carried the plain call: {log}"
+    );
+    drop(proxy);
+    // Without its proxy the call cannot reach the site: it went through it.
+    let refused = plain_call(&base, url, &certificates).await;
+    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
 }
