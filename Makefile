@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit proxy-tools native-tools
+.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit proxy-tools native-tools browser-tools
 
 all: plugins host
 
@@ -106,7 +106,16 @@ proxy-tools:
 		|| echo "could not install$$need: the real-proxy tests will say skipped"; \
 	fi
 
-test: plugins proxy-tools
+## Installs Debian's chromium for the headless-browser tests when missing (best
+## effort: without it those tests say "skipped: chromium not installed").
+browser-tools:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+		echo "installing Debian's chromium for the headless-browser tests"; \
+		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		  $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+		|| echo "could not install chromium: the headless-browser tests will say skipped"; }
+
+test: plugins proxy-tools browser-tools
 	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test-output.log
 	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-output.log
 

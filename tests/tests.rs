@@ -7,6 +7,7 @@ mod common;
 mod api;
 mod attraction_booking_session;
 mod browser;
+mod browser_visits;
 mod cli;
 mod client_example;
 mod cluster;

@@ -45,7 +45,7 @@ use config::Config;
 const MAX_SESSIONS: usize = 10_000;
 
 /// Builds the server-wide services: outbound HTTP (with optional replay or
-/// recording), the plugin cache and the optional LLM.
+/// recording), the plugin cache, the optional LLM and the optional browser.
 pub fn services(
     config: &Config,
     replay: Option<HarReplay>,
@@ -64,14 +64,22 @@ pub fn services(
         observe,
         trusted_roots: config.upstream_roots()?,
     })?;
+    let sessions = Arc::new(Sessions::new(
+        std::time::Duration::from_secs(config.session_ttl_secs),
+        MAX_SESSIONS,
+    ));
+    let browser = Arc::new(capabilities::browser::BrowserService::new(&config.browser));
+    capabilities::browser::close_ended_periodically(
+        &browser,
+        &sessions,
+        std::time::Duration::from_secs(30),
+    );
     Ok(Services {
         http: Arc::new(http),
-        sessions: Arc::new(Sessions::new(
-            std::time::Duration::from_secs(config.session_ttl_secs),
-            MAX_SESSIONS,
-        )),
+        sessions,
         cache: Arc::new(CacheStore::default()),
         llm: Arc::new(capabilities::llm::LlmService::new(&config.llm)?),
+        browser,
     })
 }
 

@@ -81,6 +81,9 @@ pub struct Manifest {
     /// Whether the plugin may call the optional LLM.
     #[serde(default)]
     pub uses_llm: bool,
+    /// Whether the plugin may open pages in the host's headless browser.
+    #[serde(default)]
+    pub uses_browser: bool,
     /// A request body that works (`[example]`), shown in the OpenAPI document.
     #[serde(default)]
     pub example: Option<serde_json::Map<String, serde_json::Value>>,

@@ -29,6 +29,7 @@ macro_rules! with_imports {
             "gleaner:plugin/log@0.3.0" => log,
             "gleaner:plugin/llm@0.3.0" => llm,
             "gleaner:plugin/session@0.3.0" => session,
+            "gleaner:plugin/browser@0.3.0" => browser,
             "gleaner:plugin/types@0.3.0" => types,
         }
     };

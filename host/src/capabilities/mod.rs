@@ -1,7 +1,7 @@
 //! Host capabilities offered to plugins, one module each, with its policy beside it.
 //!
 //! State is split by lifetime, as in Spin's host:
-//! - server-wide: [`Services`] (connection pools, sessions, the cache store, the LLM client);
+//! - server-wide: [`Services`] (connection pools, sessions, the cache store, the LLM client, the browser);
 //! - per plugin: [`PluginGrant`] (policy and settings from its manifest);
 //! - per call: [`CallContext`] (request id, deadline, the host-data meter).
 //!
@@ -10,6 +10,7 @@
 //! wasi-http does with its context view. Adding a capability is one module here
 //! and one line in [`link`]; the runtime's store data only hands out its parts.
 
+pub mod browser;
 pub mod cache;
 pub mod http;
 pub mod llm;
@@ -31,6 +32,8 @@ pub struct Services {
     pub cache: Arc<cache::CacheStore>,
     /// The optional LLM.
     pub llm: Arc<llm::LlmService>,
+    /// The optional headless browser.
+    pub browser: Arc<browser::BrowserService>,
 }
 
 /// What a plugin is allowed, fixed when it is loaded from its manifest.
@@ -45,6 +48,8 @@ pub struct PluginGrant {
     pub settings: settings::Settings,
     /// Whether the manifest declares `uses_llm`.
     pub uses_llm: bool,
+    /// Whether the manifest declares `uses_browser`.
+    pub uses_browser: bool,
     /// Linear memory one instance may have, in bytes.
     pub memory_bytes: usize,
     /// Bytes one call may pass through host calls.
@@ -128,6 +133,14 @@ pub fn link<T: CallParts>(linker: &mut wasmtime::component::Linker<T>) -> wasmti
     settings::add_to_linker(linker, |s| settings::SettingsView { call: s.parts().0 })?;
     log::add_to_linker(linker, |s| log::LogView { call: s.parts().0 })?;
     session::add_to_linker(linker, |s| session::SessionView { call: s.parts().0 })?;
+    browser::add_to_linker(linker, |s| {
+        let (call, services) = s.parts();
+        browser::BrowserView {
+            call,
+            service: &services.browser,
+            http: &services.http,
+        }
+    })?;
     llm::add_to_linker(linker, |s| {
         let (call, services) = s.parts();
         llm::LlmView {

@@ -162,6 +162,10 @@ pub struct Config {
     pub token_secret: Option<String>,
     /// The optional LLM (`[llm]`; `GLEANER_LLM_URL`, `GLEANER_LLM_MODEL`, `GLEANER_LLM_API_KEY`, `GLEANER_LLM_TIMEOUT_MS`).
     pub llm: crate::capabilities::llm::LlmConfig,
+    /// The headless browser for plugins that declare `uses_browser`
+    /// (`[browser]`; `GLEANER_BROWSER`, `GLEANER_CHROMIUM` and the other
+    /// `GLEANER_BROWSER_*` settings).
+    pub browser: crate::capabilities::browser::BrowserConfig,
     /// Per-plugin settings and secrets: `[plugins.<name>] key = "value"`.
     /// Environment: `GLEANER_PLUGIN_<NAME>_<KEY>` (upper case, `-` as `_`).
     /// A list (`proxies = ["http://…", "socks5://…"]`) is kept comma-joined.
@@ -224,6 +228,7 @@ impl Default for Config {
             data_dir: PathBuf::from("target/gleaner-data"),
             token_secret: None,
             llm: Default::default(),
+            browser: Default::default(),
             plugins: BTreeMap::new(),
             cluster: Default::default(),
             compile_hook: None,

@@ -177,6 +177,7 @@ impl Runtime {
             policy,
             settings,
             uses_llm: manifest.uses_llm,
+            uses_browser: manifest.uses_browser,
             memory_bytes: manifest.limits.memory_mib.saturating_mul(1 << 20),
             max_host_data_bytes: manifest.limits.max_host_data_bytes,
         });

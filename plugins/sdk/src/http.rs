@@ -178,7 +178,7 @@ fn convert(result: Result<host::Response, host::Error>) -> Result<Response, Fetc
             headers: r.headers.into_iter().map(|h| (h.name, h.value)).collect(),
             body: r.body,
             final_url: r.final_url,
-            wall: r.wall.map(wall),
+            wall: r.wall.map(verdict),
         }),
         Err(host::Error::Timeout(m)) => Err(FetchError::Timeout(m)),
         Err(host::Error::Denied(m)) => Err(FetchError::Upstream(format!(
@@ -192,7 +192,7 @@ fn convert(result: Result<host::Response, host::Error>) -> Result<Response, Fetc
 }
 
 /// The host's wall verdict as the classifier names it.
-fn wall(verdict: host::Wall) -> Wall {
+pub(crate) fn verdict(verdict: host::Wall) -> Wall {
     match verdict {
         host::Wall::Cloudflare => Wall::Cloudflare,
         host::Wall::Datadome => Wall::DataDome,

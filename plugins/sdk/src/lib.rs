@@ -4,7 +4,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`http`], [`config`], [`cache`], [`log`], [`llm`], [`session`] | the host calls |
+//! | [`http`], [`config`], [`cache`], [`log`], [`llm`], [`session`], [`browser`] | the host calls |
 //! | [`botwall`] | recognising a bot challenge (Cloudflare, DataDome, Akamai, PerimeterX, CAPTCHA) |
 //! | [`request`] | a processor's typed input; a page request's filter, sort and cursor |
 //! | [`review`] | the review builder (the host checks every review again) |
@@ -206,6 +206,7 @@ pub mod wit {
 
 pub mod address;
 pub mod botwall;
+pub mod browser;
 pub mod cursor;
 pub mod date;
 pub mod embedded;

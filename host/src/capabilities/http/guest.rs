@@ -113,7 +113,7 @@ fn kind(profile: http::Profile) -> Kind {
 }
 
 /// The host's wall verdict as the plugin receives it.
-fn verdict(wall: Wall) -> http::Wall {
+pub(crate) fn verdict(wall: Wall) -> http::Wall {
     match wall {
         Wall::Cloudflare => http::Wall::Cloudflare,
         Wall::DataDome => http::Wall::Datadome,

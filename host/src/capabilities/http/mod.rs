@@ -283,6 +283,51 @@ impl HttpService {
         request: OutboundRequest,
         deadline: Instant,
     ) -> Result<OutboundResponse, HttpError> {
+        self.send_hops(policy, session, request, deadline, MAX_REDIRECTS)
+            .await
+    }
+
+    /// [`HttpService::send`] for a browser, which follows redirects itself:
+    /// one hop, a redirect answered as it came.
+    pub async fn send_unfollowed(
+        &self,
+        policy: &Policy,
+        session: &Session,
+        request: OutboundRequest,
+        deadline: Instant,
+    ) -> Result<OutboundResponse, HttpError> {
+        self.send_hops(policy, session, request, deadline, 0).await
+    }
+
+    /// The recorded answer to a request, when answering from recordings.
+    pub fn replayed(&self, method: &str, url: &str, body: Option<&[u8]>) -> Option<har::Exchange> {
+        self.replay.as_ref()?.find(method, url, body)
+    }
+
+    /// Adds `exchange` to the recording, if one is being made, with the
+    /// session's secrets redacted.
+    pub fn record(
+        &self,
+        exchange: har::Exchange,
+        session: &Session,
+        started: std::time::SystemTime,
+        elapsed_ms: f64,
+    ) {
+        if let Some(recorder) = &self.recorder {
+            if let Err(e) = recorder.record(exchange, started, elapsed_ms, &session.scrubber()) {
+                tracing::warn!(error = %e, "could not write the HAR recording");
+            }
+        }
+    }
+
+    async fn send_hops(
+        &self,
+        policy: &Policy,
+        session: &Session,
+        request: OutboundRequest,
+        deadline: Instant,
+        max_redirects: usize,
+    ) -> Result<OutboundResponse, HttpError> {
         let mut url = Url::parse(&request.url)
             .map_err(|e| HttpError::Transport(format!("invalid URL {:?}: {e}", request.url)))?;
         let mut method = request.method.to_ascii_uppercase();
@@ -291,7 +336,7 @@ impl HttpService {
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("cookie"));
         let mut body = request.body;
-        for _ in 0..=MAX_REDIRECTS {
+        for _ in 0..=max_redirects {
             policy.check(&url).map_err(HttpError::Denied)?;
             let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
             if let Some(why) = self.backoffs.refusal(&host) {
@@ -313,7 +358,7 @@ impl HttpService {
             };
             let response = self.send_hop(policy, session, hop, deadline).await?;
             session.store(&url, &response.headers);
-            let location = response_location(&response, &url);
+            let location = response_location(&response, &url).filter(|_| max_redirects > 0);
             let Some(next) = location else {
                 let mut answer = OutboundResponse {
                     status: response.status,
@@ -347,7 +392,7 @@ impl HttpService {
             url = next;
         }
         Err(HttpError::Transport(format!(
-            "more than {MAX_REDIRECTS} redirects starting at {}",
+            "more than {max_redirects} redirects starting at {}",
             request.url
         )))
     }
@@ -479,13 +524,14 @@ impl HttpService {
         let shown = proxy.map(|p| p.shown.as_str());
         let response =
             transport::network(&client, &target, hop, &policy.limits, deadline, shown).await?;
-        if let Some(recorder) = &self.recorder {
+        if self.recorder.is_some() {
             let exchange = transport::exchange(hop, &response);
-            let elapsed = clock.elapsed().as_secs_f64() * 1000.0;
-            let secrets = session.scrubber();
-            if let Err(e) = recorder.record(exchange, started, elapsed, &secrets) {
-                tracing::warn!(error = %e, "could not write the HAR recording");
-            }
+            self.record(
+                exchange,
+                session,
+                started,
+                clock.elapsed().as_secs_f64() * 1000.0,
+            );
         }
         Ok(response)
     }

@@ -277,6 +277,13 @@ impl Sessions {
         live.insert(session.id.clone(), (session, Instant::now()));
     }
 
+    /// Lets go of the sessions whose time to live has passed.
+    pub fn prune(&self) {
+        let now = Instant::now();
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.retain(|_, (_, used)| now.duration_since(*used) < self.ttl);
+    }
+
     /// The session `id` names if it is still alive, else a new one.
     pub fn open(&self, id: Option<&str>) -> (Arc<Session>, Opened) {
         let now = Instant::now();
