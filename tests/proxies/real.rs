@@ -2,9 +2,9 @@
 //! carrying HTTPS through `CONNECT` with basic authentication, and a SOCKS5
 //! proxy (microsocks) with a user name and password. Behind them is an HTTPS
 //! site whose certificate the server trusts through `upstream_ca_file`. Both
-//! wires go through them: a plugin's fetch (browser requests, over wreq) and
-//! a plain API call the HTTP service makes (no profile, over reqwest and
-//! rustls). A test whose proxy is not installed prints "skipped: … not
+//! wires go through them: a plugin's fetch (browser requests, over wreq), a
+//! plain API call the HTTP service makes (no profile, over reqwest and
+//! rustls), and the requests of a page open in the headless browser. A test whose proxy is not installed prints "skipped: … not
 //! installed" and returns (`make test` installs both). That no log line, HAR
 //! entry or metric holds a proxy's credentials is the secrets test's
 //! (`security::secrets`); here the answers are checked.
@@ -480,4 +480,83 @@ async fn a_socks5_proxy_with_a_password_carries_a_plain_api_call() {
     let refused = plain_call(&base, url, &certificates).await;
     assert!(refused.is_err(), "{refused:?}");
     assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
+}
+
+/// A headless-browser visit through Squid: the page's requests go through
+/// the session's proxy like every other request of a fetch, and the cookies
+/// the page set land in the session.
+#[tokio::test]
+async fn squid_carries_the_browser_s_requests_too() {
+    use gleaner::capabilities::browser::visit::{Egress, VisitRequest, Wait};
+    use gleaner::capabilities::browser::BrowserService;
+    if !installed("squid") || !installed("openssl") {
+        return;
+    }
+    let browser = BrowserService::new(&Default::default());
+    if let Some(why) = browser.unavailable() {
+        println!("skipped: chromium not installed ({why})");
+        return;
+    }
+    let certificates = Certificates::new(SITE);
+    let (seen, addr) = https_site(&certificates).await;
+    let proxy = squid(PASSWORD);
+    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    let plugin = "browser-source";
+    let base = format!("https://{SITE}:{}", addr.port());
+    let http = Arc::new(
+        HttpService::new(HttpSettings {
+            overrides: Overrides::new(&[(format!("{plugin}:shop.test"), base)].into()).unwrap(),
+            proxies: ProxySettings {
+                urls: vec![url],
+                cooldown: Duration::from_secs(60),
+                ..ProxySettings::default()
+            },
+            trusted_roots: std::fs::read(certificates.path("ca.pem")).unwrap(),
+            ..HttpSettings::default()
+        })
+        .unwrap(),
+    );
+    let network = Network {
+        allow: vec!["https://shop.test".into()],
+        any_public_host: false,
+    };
+    let session = Arc::new(Session::new());
+    let egress = Egress {
+        http,
+        grant: Arc::new(gleaner::capabilities::PluginGrant {
+            name: plugin.into(),
+            version: "0.1.0".into(),
+            policy: Policy::new(plugin, &network, &Limits::default()).unwrap(),
+            settings: Default::default(),
+            uses_llm: false,
+            uses_browser: true,
+            memory_bytes: 64 << 20,
+            max_host_data_bytes: 64 << 20,
+        }),
+        session: session.clone(),
+        request_id: "proxied-visit".into(),
+    };
+    let request = VisitRequest {
+        url: "https://shop.test/visit".parse().unwrap(),
+        wait: Wait::Idle,
+        keep: vec![],
+    };
+    let outcome = browser
+        .visit(&egress, &request, Instant::now() + Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, 200);
+    assert!(outcome.document.contains("Welcome"), "{}", outcome.document);
+    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
+    let connect = format!("CONNECT {SITE}:{}", addr.port());
+    let log = proxy.log_with("access.log", &connect).await;
+    assert!(
+        log.contains(&connect) && log.contains(USER),
+        "Squid tunnelled the browser's request as {USER}: {log}"
+    );
+    let page = url::Url::parse("https://shop.test/").unwrap();
+    assert!(
+        session.cookie(&page, "visitor").is_some(),
+        "the cookie the page set is in the session"
+    );
 }
