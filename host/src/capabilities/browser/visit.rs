@@ -434,6 +434,7 @@ async fn forward(pump: &Pump, params: &Value) -> Result<Value, &'static str> {
         body: post_data(request),
         profile: Some(if document { Kind::Document } else { Kind::Xhr }),
     };
+    let started = Instant::now();
     let sent = egress
         .http
         .send_unfollowed(
@@ -443,6 +444,7 @@ async fn forward(pump: &Pump, params: &Value) -> Result<Value, &'static str> {
             pump.deadline,
         )
         .await;
+    crate::capabilities::http::guest::count(&shown, &sent, started.elapsed());
     let response = match sent {
         Ok(response) => response,
         Err(e) => {

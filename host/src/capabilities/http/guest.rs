@@ -68,21 +68,12 @@ impl Outbound {
         let elapsed = started.elapsed();
         let elapsed_ms = elapsed.as_millis() as u64;
         let plugin = self.grant.name.as_str();
+        count(&url, &result, elapsed);
         match &result {
             Ok(r) => {
-                let outcome = UpstreamOutcome::of_answer(r.status, r.wall.is_some());
-                metrics::upstream(&r.final_url, Some(r.status), outcome, elapsed);
                 tracing::debug!(plugin, request_id = %self.request_id, %url, status = r.status, elapsed_ms, "upstream")
             }
             Err(e) => {
-                let outcome = match e {
-                    HttpError::Denied(_) => UpstreamOutcome::Denied,
-                    HttpError::Timeout(_) => UpstreamOutcome::Timeout,
-                    HttpError::TooLarge(_)
-                    | HttpError::Transport(_)
-                    | HttpError::ProxyFailed(_) => UpstreamOutcome::Error,
-                };
-                metrics::upstream(&url, None, outcome, elapsed);
                 // The error quotes the URL, and with it any secret the plugin put in it.
                 let error = credentials::redact_urls_in(&e.to_string());
                 let error = self.session.scrubber().scrub(&error).into_owned();
@@ -100,6 +91,31 @@ impl Outbound {
             final_url: response.final_url,
             wall: response.wall.map(verdict),
         })
+    }
+}
+
+/// Counts an upstream request's outcome in the metrics; `url` (redacted)
+/// names the host when no answer came.
+pub(crate) fn count(
+    url: &str,
+    result: &Result<super::OutboundResponse, HttpError>,
+    elapsed: std::time::Duration,
+) {
+    match result {
+        Ok(r) => {
+            let outcome = UpstreamOutcome::of_answer(r.status, r.wall.is_some());
+            metrics::upstream(&r.final_url, Some(r.status), outcome, elapsed);
+        }
+        Err(e) => {
+            let outcome = match e {
+                HttpError::Denied(_) => UpstreamOutcome::Denied,
+                HttpError::Timeout(_) => UpstreamOutcome::Timeout,
+                HttpError::TooLarge(_) | HttpError::Transport(_) | HttpError::ProxyFailed(_) => {
+                    UpstreamOutcome::Error
+                }
+            };
+            metrics::upstream(url, None, outcome, elapsed);
+        }
     }
 }
 
