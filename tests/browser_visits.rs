@@ -439,15 +439,18 @@ async fn without_a_browser_the_source_answers_502_naming_the_setting_and_package
 }
 
 /// A grant and egress for driving the browser service directly.
-mod direct {
+pub(crate) mod direct {
     use super::*;
     use gleaner::capabilities::browser::visit::{Egress, VisitRequest, Wait};
     use gleaner::capabilities::http::{
         policy::Policy, session::Session, HttpService, HttpSettings,
     };
 
+    /// The upstream override key that aims the plugin's `shop.test` elsewhere.
+    pub const SHOP: &str = "test-browser-source:shop.test";
+
     pub fn http(base: &str) -> Arc<HttpService> {
-        let overrides = BTreeMap::from([(format!("{PLUGIN}:shop.test"), base.to_owned())]);
+        let overrides = BTreeMap::from([(SHOP.to_owned(), base.to_owned())]);
         Arc::new(
             HttpService::new(HttpSettings {
                 overrides: gleaner::capabilities::http::overrides::Overrides::new(&overrides)

@@ -291,27 +291,56 @@ async fn server(base: String, proxies: Vec<String>, ca: PathBuf) -> common::Serv
     .await
 }
 
+/// The HTTPS site behind a Squid that knows `USER`/`PASSWORD`: the test CA,
+/// what the site has seen, the proxy and its URL, and the site's base URL
+/// under the name only Squid resolves.
+struct BehindSquid {
+    certificates: Certificates,
+    seen: Arc<crate::sessions::Seen>,
+    port: u16,
+    proxy: Running,
+    url: String,
+    base: String,
+}
+
+async fn behind_squid() -> BehindSquid {
+    let certificates = Certificates::new(SITE);
+    let (seen, addr) = https_site(&certificates).await;
+    let proxy = squid(PASSWORD);
+    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    let base = format!("https://{SITE}:{}", addr.port());
+    BehindSquid {
+        certificates,
+        seen,
+        port: addr.port(),
+        proxy,
+        url,
+        base,
+    }
+}
+
 #[tokio::test]
 async fn squid_carries_every_https_request_of_a_fetch_through_connect() {
     if !installed("squid") || !installed("openssl") {
         return;
     }
-    let certificates = Certificates::new(SITE);
-    let (seen, addr) = https_site(&certificates).await;
-    let proxy = squid(PASSWORD);
-    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
     // The site's name resolves only in Squid: every answer came through it.
-    let base = format!("https://{SITE}:{}", addr.port());
-    let s = server(base, vec![url], certificates.path("ca.pem")).await;
+    let site = behind_squid().await;
+    let ca = site.certificates.path("ca.pem");
+    let s = server(site.base.clone(), vec![site.url.clone()], ca).await;
     let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(common::ids(&body).len(), 6);
-    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
-    assert_eq!(seen.refused.load(Ordering::SeqCst), 0, "cookies went along");
+    assert_eq!(site.seen.visits.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        site.seen.refused.load(Ordering::SeqCst),
+        0,
+        "cookies went along"
+    );
     // The server's pooled tunnels close with it.
     drop(s);
-    let connect = format!("CONNECT {SITE}:{}", addr.port());
-    let log = proxy.log_with("access.log", &connect).await;
+    let connect = format!("CONNECT {SITE}:{}", site.port);
+    let log = site.proxy.log_with("access.log", &connect).await;
     assert!(
         log.contains(&connect) && log.contains(USER),
         "Squid tunnelled the fetch as {USER}: {log}"
@@ -442,16 +471,13 @@ async fn squid_carries_a_plain_api_call_through_connect() {
     if !installed("squid") || !installed("openssl") {
         return;
     }
-    let certificates = Certificates::new(SITE);
-    let (seen, addr) = https_site(&certificates).await;
-    let proxy = squid(PASSWORD);
-    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
     // The site's name resolves only in Squid: an answer came through it.
-    let base = format!("https://{SITE}:{}", addr.port());
-    assert_eq!(plain_call(&base, url, &certificates).await, Ok(200));
-    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
-    let connect = format!("CONNECT {SITE}:{}", addr.port());
-    let log = proxy.log_with("access.log", &connect).await;
+    let site = behind_squid().await;
+    let answer = plain_call(&site.base, site.url.clone(), &site.certificates).await;
+    assert_eq!(answer, Ok(200));
+    assert_eq!(site.seen.visits.load(Ordering::SeqCst), 1);
+    let connect = format!("CONNECT {SITE}:{}", site.port);
+    let log = site.proxy.log_with("access.log", &connect).await;
     assert!(
         log.contains(&connect) && log.contains(USER),
         "Squid tunnelled the plain call as {USER}: {log}"
@@ -487,7 +513,8 @@ async fn a_socks5_proxy_with_a_password_carries_a_plain_api_call() {
 /// the page set land in the session.
 #[tokio::test]
 async fn squid_carries_the_browser_s_requests_too() {
-    use gleaner::capabilities::browser::visit::{Egress, VisitRequest, Wait};
+    use crate::browser_visits::direct;
+    use gleaner::capabilities::browser::visit::{VisitRequest, Wait};
     use gleaner::capabilities::browser::BrowserService;
     if !installed("squid") || !installed("openssl") {
         return;
@@ -497,45 +524,23 @@ async fn squid_carries_the_browser_s_requests_too() {
         println!("skipped: chromium not installed ({why})");
         return;
     }
-    let certificates = Certificates::new(SITE);
-    let (seen, addr) = https_site(&certificates).await;
-    let proxy = squid(PASSWORD);
-    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
-    let plugin = "browser-source";
-    let base = format!("https://{SITE}:{}", addr.port());
+    let site = behind_squid().await;
     let http = Arc::new(
         HttpService::new(HttpSettings {
-            overrides: Overrides::new(&[(format!("{plugin}:shop.test"), base)].into()).unwrap(),
+            overrides: Overrides::new(&[(direct::SHOP.to_owned(), site.base.clone())].into())
+                .unwrap(),
             proxies: ProxySettings {
-                urls: vec![url],
+                urls: vec![site.url.clone()],
                 cooldown: Duration::from_secs(60),
                 ..ProxySettings::default()
             },
-            trusted_roots: std::fs::read(certificates.path("ca.pem")).unwrap(),
+            trusted_roots: std::fs::read(site.certificates.path("ca.pem")).unwrap(),
             ..HttpSettings::default()
         })
         .unwrap(),
     );
-    let network = Network {
-        allow: vec!["https://shop.test".into()],
-        any_public_host: false,
-    };
     let session = Arc::new(Session::new());
-    let egress = Egress {
-        http,
-        grant: Arc::new(gleaner::capabilities::PluginGrant {
-            name: plugin.into(),
-            version: "0.1.0".into(),
-            policy: Policy::new(plugin, &network, &Limits::default()).unwrap(),
-            settings: Default::default(),
-            uses_llm: false,
-            uses_browser: true,
-            memory_bytes: 64 << 20,
-            max_host_data_bytes: 64 << 20,
-        }),
-        session: session.clone(),
-        request_id: "proxied-visit".into(),
-    };
+    let egress = direct::egress(&http, &session);
     let request = VisitRequest {
         url: "https://shop.test/visit".parse().unwrap(),
         wait: Wait::Idle,
@@ -547,9 +552,9 @@ async fn squid_carries_the_browser_s_requests_too() {
         .unwrap();
     assert_eq!(outcome.status, 200);
     assert!(outcome.document.contains("Welcome"), "{}", outcome.document);
-    assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
-    let connect = format!("CONNECT {SITE}:{}", addr.port());
-    let log = proxy.log_with("access.log", &connect).await;
+    assert_eq!(site.seen.visits.load(Ordering::SeqCst), 1);
+    let connect = format!("CONNECT {SITE}:{}", site.port);
+    let log = site.proxy.log_with("access.log", &connect).await;
     assert!(
         log.contains(&connect) && log.contains(USER),
         "Squid tunnelled the browser's request as {USER}: {log}"
