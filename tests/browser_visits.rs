@@ -424,6 +424,14 @@ async fn without_a_browser_the_source_answers_502_naming_the_setting_and_package
         )
         .await;
     assert_eq!(status, 200, "every other plugin works: {body}");
+    let health = missing.get_json("/healthz").await;
+    assert_eq!(health["browser"]["available"], false, "{health}");
+    assert!(
+        health["browser"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("GLEANER_CHROMIUM")),
+        "{health}"
+    );
     let off = server(&base, |c| c.browser.enabled = false).await;
     let (status, body) = off
         .post(ROUTE, json!({"query": "https://shop.test/dom/"}))

@@ -91,7 +91,8 @@ pub fn router(state: AppState) -> Router {
 /// `GET /healthz`: `status` is `ok`, or `loading` while some plugin's first load
 /// (a compile) is under way; `loading` and `failed` name those plugins. Always
 /// 200: the server answers every ready route meanwhile. In cluster mode,
-/// `cluster` names the replica and says whether NATS is connected.
+/// `cluster` names the replica and says whether NATS is connected; `browser`
+/// says whether the headless browser can be used, and if not, why.
 async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
     let health = state.registry.health();
     let mut body = json!({
@@ -102,6 +103,8 @@ async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
         "loading": health.loading,
         "failed": health.failed,
     });
+    let browser = state.runtime.services().browser.unavailable();
+    body["browser"] = json!({"available": browser.is_none(), "reason": browser});
     if let Some(cluster) = &state.cluster {
         body["cluster"] = cluster.health();
     }

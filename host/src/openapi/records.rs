@@ -351,8 +351,35 @@ fn health() -> RefOr<Schema> {
             ("loading", names("The plugins still loading")),
             ("failed", names("The plugins whose latest load failed")),
         ])
-        .property("cluster", cluster_health()),
+        .property("cluster", cluster_health())
+        .property("browser", browser_health())
+        .required("browser"),
     )
+}
+
+/// The `browser` part of `/healthz`: whether plugins that declare
+/// `uses_browser` can open pages here.
+fn browser_health() -> RefOr<Schema> {
+    let object = record([
+        (
+            "available",
+            described(
+                typed(Type::Boolean, false),
+                "Whether the headless browser can be used (Chromium found and not switched off)",
+            ),
+        ),
+        (
+            "reason",
+            text(
+                true,
+                "Why not, naming the setting or the package; null when available",
+            ),
+        ),
+    ])
+    .description(Some(
+        "The optional headless browser ([browser], GLEANER_CHROMIUM)",
+    ));
+    closed(object)
 }
 
 /// The `cluster` part of `/healthz`, present in cluster mode only.
