@@ -10,6 +10,12 @@
 //!
 //! The order is declared newest-first only for the `newest` sort, and only when
 //! the page's dates really run from newest to oldest (also across pages).
+//!
+//! Plain HTTP first, the browser only after a wall: a review page that answers
+//! with a challenge a browser can pass (Akamai's "Access Denied", say) is
+//! opened in the host's headless browser ([`read_list`]), whose document is
+//! read like a plain answer; its cookies join the fetch's session, so the
+//! next pages are plain HTTP again.
 
 pub mod page;
 pub mod paging;
@@ -17,10 +23,11 @@ pub mod query;
 pub mod reviews;
 pub mod selectors;
 
+use gleaner_sdk::browser::{self, Wait};
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{
-    config, cursor, date, listing, FetchError, Order, Page, PageRequest, SourceMeta,
+    botwall, config, cursor, date, listing, log, FetchError, Order, Page, PageRequest, SourceMeta,
 };
 use serde_json::{json, Value};
 use url::Url;
@@ -54,7 +61,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         None => paging::first_url(&vehicle.slug, &params),
     };
     let page_no = state.as_ref().map_or(1, |s| s.page);
-    let response = checked(http::get_html(&url)?, &vehicle)?;
+    let response = read_list(&url, &vehicle)?;
     let resolved = resolved_vehicle(&vehicle, &url, &response)?;
     let ctx = Context {
         reviews_url: resolved.reviews_url(),
@@ -148,6 +155,80 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         })
     });
     Ok(page_of(parsed, reviews, next_cursor, order, &ctx, extra))
+}
+
+/// The review page at `url`, over plain HTTP; after a wall a browser can pass,
+/// the same page opened in the host's headless browser, until the review list
+/// or the page's statement that it has none is there ([`selectors::READY`]).
+fn read_list(url: &str, vehicle: &Vehicle) -> Result<Response, FetchError> {
+    let response = http::get_html(url)?;
+    if !browser::passable(response.wall) {
+        return checked(response, vehicle);
+    }
+    log::info(&format!(
+        "{} answered {}; opening it in the browser",
+        response.final_url,
+        botwall::answered(&response)
+    ));
+    let visit = browser::visit(url, Wait::Selector(selectors::READY.join(", ")), &[]);
+    past_wall(response, visit, vehicle)
+}
+
+/// The browser's page in place of `walled`, the plain answer that was a wall:
+/// checked and read as a plain answer would be. When the browser is missing,
+/// fails, or its page is a wall or a refusal too, the answer is `walled`'s
+/// "blocked", with its remedy and what the browser met.
+fn past_wall(
+    walled: Response,
+    visit: Result<browser::Page, FetchError>,
+    vehicle: &Vehicle,
+) -> Result<Response, FetchError> {
+    let why = match visit {
+        Ok(page) => {
+            let opened = as_response(page, &walled);
+            let answered = botwall::answered(&opened);
+            match checked(opened, vehicle) {
+                Err(FetchError::Blocked(_)) => format!("its page answered {answered}"),
+                read => return read,
+            }
+        }
+        Err(e) => message(&e).to_owned(),
+    };
+    match checked(walled, vehicle) {
+        Err(FetchError::Blocked(m)) => Err(FetchError::Blocked(format!(
+            "{m}; the host's headless browser did not get past it either ({why})"
+        ))),
+        other => other,
+    }
+}
+
+/// The browser's page as an answer: its status, final URL, document and the
+/// host's verdict, with the `Date` of the plain answer before it (the browser
+/// gives no headers; relative review dates resolve against that day).
+fn as_response(page: browser::Page, before: &Response) -> Response {
+    Response {
+        status: page.status,
+        headers: before
+            .header("date")
+            .map(|d| ("date".to_owned(), d.to_owned()))
+            .into_iter()
+            .collect(),
+        body: page.document.into_bytes(),
+        final_url: page.final_url,
+        wall: page.wall,
+    }
+}
+
+/// The text of an error.
+fn message(e: &FetchError) -> &str {
+    match e {
+        FetchError::BadQuery(m)
+        | FetchError::NotFound(m)
+        | FetchError::Blocked(m)
+        | FetchError::Upstream(m)
+        | FetchError::Timeout(m)
+        | FetchError::BadCursor(m) => m,
+    }
 }
 
 /// Maps a refusal: a bot wall (whatever its status) or 401/403/429 is
@@ -262,6 +343,86 @@ mod tests {
             &vehicle()
         )
         .is_ok());
+    }
+
+    const PAGE_1: &str = include_str!("../tests/samples/cx5-newest-1.html");
+
+    /// A page as the browser leaves it, with the host's verdict on it.
+    fn visited(status: u16, document: &str, final_url: &str) -> browser::Page {
+        let wall = answer(status, &[], document, final_url).wall;
+        browser::Page {
+            status,
+            final_url: final_url.to_owned(),
+            document: document.to_owned(),
+            kept: Vec::new(),
+            cookies: 2,
+            wall,
+        }
+    }
+
+    #[test]
+    fn the_browser_s_page_is_read_in_place_of_the_wall() {
+        let walled = answer(
+            403,
+            &[("date", "Mon, 03 Jun 2024 10:00:00 GMT")],
+            AKAMAI,
+            LIST,
+        );
+        let page = visited(200, PAGE_1, LIST);
+        let read = past_wall(walled, Ok(page), &vehicle()).unwrap();
+        assert_eq!((read.status, read.final_url.as_str()), (200, LIST));
+        assert_eq!(read.text(), PAGE_1);
+        assert_eq!(read.header("date"), Some("Mon, 03 Jun 2024 10:00:00 GMT"));
+        assert_eq!(read.wall, None);
+
+        let walled = answer(403, &[], AKAMAI, LIST);
+        let e = past_wall(walled, Ok(visited(404, "<html>", LIST)), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::NotFound(m) if m.contains("2021 mazda cx_5")),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_wall_the_browser_does_not_pass_is_blocked_saying_what_the_browser_met() {
+        let today =
+            "answered HTTP 403 with an Akamai \"Access Denied\" page; the site's pages need \
+                     no credentials, but this service lets few automated clients through";
+        let still = visited(403, AKAMAI, LIST);
+        let e = past_wall(answer(403, &[], AKAMAI, LIST), Ok(still), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains(today) && m.contains("residential proxy")
+                && m.ends_with("; the host's headless browser did not get past it either (its page \
+                                answered HTTP 403 with an Akamai \"Access Denied\" page)")),
+            "{e:?}"
+        );
+        let refused = visited(403, "<html><p>Forbidden</p></html>", LIST);
+        let e = past_wall(answer(403, &[], AKAMAI, LIST), Ok(refused), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains(today)
+                && m.contains("did not get past it either (its page answered HTTP 403 Forbidden)")),
+            "{e:?}"
+        );
+        let missing = FetchError::Upstream(
+            "this source needs the host's headless browser: no Chromium is installed; install \
+             Debian's chromium package (apt-get install chromium)"
+                .into(),
+        );
+        let e = past_wall(answer(403, &[], AKAMAI, LIST), Err(missing), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains(today)
+                && m.contains("did not get past it either (this source needs the host's headless browser: no Chromium")),
+            "{e:?}"
+        );
+        let late = FetchError::Timeout(format!(
+            "{LIST}: no element matched before the page's deadline"
+        ));
+        let e = past_wall(answer(200, &[], CLOUDFLARE, LIST), Err(late), &vehicle()).unwrap_err();
+        assert!(
+            matches!(&e, FetchError::Blocked(m) if m.contains("HTTP 200 with a Cloudflare bot challenge; retry later")
+                && m.contains("did not get past it either (https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/?page_size=50&sort=newest: no element matched")),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -78,3 +78,41 @@ pub const SELECTORS: Selectors = Selectors {
     recommend_share: ".reviews-recommended",
     category_average: ".ratings-breakdown .review-text",
 };
+
+/// What shows that the consumer-reviews page itself is there, for a browser
+/// waiting on it (any one of them, as one selector list): the review cards,
+/// the empty-list note, or the summary's average, which a page without
+/// reviews may show as its only sign of having none ("0.0 out of 5"). A
+/// challenge or block page shows none of them.
+pub const READY: [&str; 3] = [SELECTORS.review, SELECTORS.empty, SELECTORS.average];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gleaner_sdk::html::{self, Html};
+
+    fn ready(page: &str) -> bool {
+        let doc = Html::parse_document(page);
+        !html::select(&doc, &READY.join(", ")).unwrap().is_empty()
+    }
+
+    #[test]
+    fn the_browser_s_wait_ends_on_every_review_page_and_on_no_wall() {
+        for page in [
+            include_str!("../tests/samples/cx5-newest-1.html"),
+            include_str!("../tests/samples/cx5-newest-3.html"),
+            include_str!("../tests/samples/cx5-stars-1.html"),
+            include_str!("../tests/samples/no-reviews.html"),
+            include_str!("../tests/samples/no-reviews-zero-counts.html"),
+            include_str!("../tests/samples/layout-changed.html"),
+        ] {
+            assert!(ready(page), "{page}");
+        }
+        for wall in [
+            include_str!("../tests/samples/akamai-denied.html"),
+            include_str!("../tests/samples/cloudflare-challenge.html"),
+        ] {
+            assert!(!ready(wall), "{wall}");
+        }
+    }
+}
