@@ -39,8 +39,9 @@ pub fn fetch(
     parse(&v, target, page)
 }
 
-/// The answer as JSON, or the error naming every refusal: `(recipe, what it
-/// answered)` of the recipes tried before.
+/// The answer as JSON, or the error naming every refusal: `(what, what it
+/// answered)` of the activity page (when its wall was not passed) and of the
+/// recipes tried before.
 fn json(response: &Response, refusals: &[(&str, Option<&str>)]) -> Result<Value, FetchError> {
     let mut first: String = refusals
         .iter()
@@ -208,6 +209,10 @@ mod tests {
             &response(403, wall),
             &[
                 (
+                    "activity page",
+                    Some("HTTP 403 with a DataDome CAPTCHA, which the host's headless browser did not get past (no Chromium)"),
+                ),
+                (
                     "review API",
                     Some("HTTP 403 with a Cloudflare bot challenge"),
                 ),
@@ -216,7 +221,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(&e, FetchError::Blocked(m) if m.contains("its review API answered HTTP 403 with a Cloudflare bot challenge, its activity reviews API answered HTTP 429, and its reviews.json listing answered HTTP 403 with a Cloudflare")
+            matches!(&e, FetchError::Blocked(m) if m.contains("refused the reviews: its activity page answered HTTP 403 with a DataDome CAPTCHA, which the host's headless browser did not get past (no Chromium), its review API answered HTTP 403 with a Cloudflare bot challenge, its activity reviews API answered HTTP 429, and its reviews.json listing answered HTTP 403 with a Cloudflare")
                 && m.contains("proxy")),
             "{e:?}"
         );

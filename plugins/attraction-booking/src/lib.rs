@@ -4,10 +4,11 @@
 //! POST, 20 a page by offset). That API expects the visitor's cookies, and
 //! some of their values as headers: the host keeps one cookie jar per fetch,
 //! across its pages and continuation tokens, and a page first visits the
-//! activity page whenever that jar has no visitor cookie yet ([`session`]),
-//! so the first page visits and reads reviews in the same call. Where the
-//! review API refuses (a bot wall, 400/401/403/429, 5xx, or a page instead
-//! of JSON), the activity reviews API public clients read takes over
+//! activity page whenever that jar has no visitor cookie yet ([`session`];
+//! in the host's headless browser when plain HTTP meets a JavaScript
+//! challenge), so the first page visits and reads reviews in the same call.
+//! Where the review API refuses (a bot wall, 400/401/403/429, 5xx, or a page
+//! instead of JSON), the activity reviews API public clients read takes over
 //! ([`activities`]), and where that refuses too, the older `reviews.json`
 //! listing beside the activity page ([`legacy`]); the cursor keeps the
 //! recipe that serves for the rest of the fetch.
@@ -288,19 +289,28 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let mut cursor = req.cursor_state::<Cursor>()?.unwrap_or_else(Cursor::start);
     // A new session (or one the host let expire) visits the activity page
     // first; its metadata is kept from the first visit that gave any.
+    let mut page_wall = None;
     if !cursor.cookieless && !session::has_visitor(&target) {
-        let activity = session::visit(&target)?;
-        if activity != Activity::default() {
-            cursor.activity = activity;
+        let visit = session::visit(&target)?;
+        if visit.activity != Activity::default() {
+            cursor.activity = visit.activity;
         }
         cursor.cookieless = !session::has_visitor(&target);
+        page_wall = visit.wall;
     }
-    page(&target, sort, cursor)
+    page(&target, sort, cursor, page_wall.as_deref())
 }
 
 /// A page of reviews, by the cursor's recipe, falling to the next recipe
-/// when one refuses.
-fn page(target: &Target, sort: Sort, mut cursor: Cursor) -> Result<Page, FetchError> {
+/// when one refuses. `page_wall` is the wall this call's visit of the
+/// activity page met and did not get past, named in the error when every
+/// recipe refuses.
+fn page(
+    target: &Target,
+    sort: Sort,
+    mut cursor: Cursor,
+    page_wall: Option<&str>,
+) -> Result<Page, FetchError> {
     if cursor.recipe == Recipe::Blocks {
         match blocks::fetch(target, sort, cursor.offset)? {
             blocks::Outcome::Listing(listing) => return finish(target, sort, cursor, listing),
@@ -330,6 +340,7 @@ fn page(target: &Target, sort: Sort, mut cursor: Cursor) -> Result<Page, FetchEr
         }
     }
     let refusals = [
+        ("activity page", page_wall),
         ("review API", cursor.fallback.as_deref()),
         ("activity reviews API", cursor.refused.as_deref()),
     ];

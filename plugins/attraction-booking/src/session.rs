@@ -9,11 +9,18 @@
 //! activity page whenever the jar holds no `visitor_id` for it (a new fetch,
 //! or a continuation whose session expired in the host), and the header
 //! values are read back from the jar on every call, so a cookie the API
-//! renews is echoed from then on. A visit that fails or sets no visitor
-//! cookie is no error: the fetch goes on without one (the review API may then
-//! refuse, and the older listing take over), and its later pages do not visit
-//! again. Only a 404 of the page itself ends the fetch.
+//! renews is echoed from then on. The visit is plain HTTP; only when the page
+//! answers with a JavaScript challenge a browser can pass (Cloudflare,
+//! DataDome, Akamai, PerimeterX) is it opened in the host's headless browser,
+//! whose cookies (the challenge's clearance and the page's own) join the jar,
+//! and the activity is read from the document the browser ended with. A
+//! visit that fails or sets no visitor cookie (the browser missing, failing
+//! or stopped by the wall too) is no error: the fetch goes on without one
+//! (the review API may then refuse, and the older listing take over), and its
+//! later pages do not visit again. Only a 404 of the page itself ends the
+//! fetch.
 
+use gleaner_sdk::browser::{self, Wait};
 use gleaner_sdk::{botwall, http, log, session, FetchError};
 
 use crate::activity::Activity;
@@ -23,6 +30,20 @@ use crate::query::Target;
 /// The cookie whose absence means the session has not visited the page.
 pub const VISITOR_COOKIE: &str = "visitor_id";
 
+/// What tells the browser the activity page itself is there, not a
+/// challenge: the schema.org JSON-LD [`Activity::from_page`] reads.
+pub const PAGE_READY: &str = r#"script[type="application/ld+json"]"#;
+
+/// What a visit of the activity page gave.
+#[derive(Debug, Default)]
+pub struct Visit {
+    /// What the page says of the activity (nothing when it could not be read).
+    pub activity: Activity,
+    /// The wall the page answered and why the browser did not get past it,
+    /// for the error of a fetch that every recipe refuses afterwards.
+    pub wall: Option<String>,
+}
+
 /// Whether the session holds the visitor cookie for the activity page.
 pub fn has_visitor(target: &Target) -> bool {
     cookie(&target.url, VISITOR_COOKIE).is_some()
@@ -30,8 +51,9 @@ pub fn has_visitor(target: &Target) -> bool {
 
 /// Visits the activity page, as a browser would before the page's API
 /// calls: the host keeps the cookies it sets. Returns what the page says of
-/// the activity (nothing when the visit failed or was refused).
-pub fn visit(target: &Target) -> Result<Activity, FetchError> {
+/// the activity (nothing when the visit failed or was refused) and, when
+/// its wall was not passed, what it answered.
+pub fn visit(target: &Target) -> Result<Visit, FetchError> {
     let response = match http::prime(&target.url) {
         Ok(r) => r,
         Err(e) => {
@@ -39,24 +61,85 @@ pub fn visit(target: &Target) -> Result<Activity, FetchError> {
                 "the activity page {} could not be visited ({e:?}); going on without its cookies",
                 target.url
             ));
-            return Ok(Activity::default());
+            return Ok(Visit::default());
         }
     };
     let wall = botwall::detect(&response);
     if matches!(response.status, 404 | 410) && wall.is_none() {
-        return Err(FetchError::NotFound(format!(
-            "GetYourGuide has no activity page at {} (HTTP {}); check the URL",
-            response.final_url, response.status
-        )));
+        return Err(not_found(&response.final_url, response.status));
     }
     if response.is_success() && wall.is_none() {
-        return Ok(Activity::from_page(&response.text()));
+        return Ok(Visit {
+            activity: Activity::from_page(&response.text()),
+            wall: None,
+        });
+    }
+    if browser::passable(wall) {
+        return in_browser(target, &botwall::answered(&response));
     }
     log::info(&format!(
         "the activity page answered {}; going on with the cookies it set, if any",
         botwall::seen(&response)
     ));
-    Ok(Activity::default())
+    Ok(Visit::default())
+}
+
+/// Opens the activity page in the host's headless browser after plain HTTP
+/// met a wall the browser can pass (`answered`, in words), and reads the
+/// activity from the document the browser ended with. A browser that is
+/// missing, fails or meets the wall too is logged, and the fetch goes on.
+fn in_browser(target: &Target, answered: &str) -> Result<Visit, FetchError> {
+    log::info(&format!(
+        "the activity page answered {answered}; opening it in the browser"
+    ));
+    let why = match browser::visit(&target.url, Wait::Selector(PAGE_READY.into()), &[]) {
+        Ok(page) => match page.wall {
+            None if matches!(page.status, 404 | 410) => {
+                return Err(not_found(&page.final_url, page.status));
+            }
+            None => {
+                return Ok(Visit {
+                    activity: Activity::from_page(&page.document),
+                    wall: None,
+                });
+            }
+            Some(wall) => format!("it met {} too", wall.phrase()),
+        },
+        Err(e) => failure(&e),
+    };
+    log::warn(&format!(
+        "the browser did not get past the activity page's wall ({why}); going on with the cookies the session holds, if any"
+    ));
+    Ok(Visit {
+        activity: Activity::default(),
+        wall: Some(format!(
+            "{answered}, which the host's headless browser did not get past ({why})"
+        )),
+    })
+}
+
+/// The error of an activity page that is not there.
+fn not_found(url: &str, status: u16) -> FetchError {
+    FetchError::NotFound(format!(
+        "GetYourGuide has no activity page at {url} (HTTP {status}); check the URL"
+    ))
+}
+
+/// Why a visit failed, in words. The SDK words a missing browser for sources
+/// that cannot do without one; this one can, so that claim is left out.
+fn failure(e: &FetchError) -> String {
+    let m = match e {
+        FetchError::BadQuery(m)
+        | FetchError::NotFound(m)
+        | FetchError::Blocked(m)
+        | FetchError::Upstream(m)
+        | FetchError::Timeout(m)
+        | FetchError::BadCursor(m) => m.as_str(),
+    };
+    match m.strip_prefix("this source needs the host's headless browser: ") {
+        Some(why) => format!("the host's browser is unavailable: {why}"),
+        None => m.to_owned(),
+    }
 }
 
 /// The review API's headers that carry cookie values. Each value is the one
@@ -78,4 +161,27 @@ pub fn api_headers(target: &Target) -> Vec<(&'static str, String)> {
 /// The non-empty value of cookie `name` that a request to `url` would send.
 fn cookie(url: &str, name: &str) -> Option<String> {
     session::cookie(url, name).filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_browser_is_named_without_saying_the_source_needs_it() {
+        let missing = FetchError::Upstream(
+            "this source needs the host's headless browser: no Chromium is installed; \
+             install Debian's chromium package"
+                .into(),
+        );
+        assert_eq!(
+            failure(&missing),
+            "the host's browser is unavailable: no Chromium is installed; install Debian's chromium package"
+        );
+        let late = FetchError::Timeout("no element matched before the page's deadline".into());
+        assert_eq!(
+            failure(&late),
+            "no element matched before the page's deadline"
+        );
+    }
 }
