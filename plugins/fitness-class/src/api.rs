@@ -1,10 +1,23 @@
 //! GET requests to the ClassPass API, with its answers mapped to clear errors:
 //! a Cloudflare challenge or a refusal → blocked (502), 404 → not found, other
 //! failures and bodies that are not JSON → upstream (502).
+//!
+//! The API is called directly first; when it answers with a JavaScript
+//! challenge a browser can pass, the studio's page on classpass.com is opened
+//! in the host's headless browser, whose cookies (Cloudflare's clearance for
+//! the site and its subdomains) join the fetch's session, and the request is
+//! sent once more ([`browser::after_wall`]). A challenge the browser does not
+//! pass either is answered as it came.
 
+use gleaner_sdk::browser::{self, Wait};
 use gleaner_sdk::http::{self, Response};
 use gleaner_sdk::{botwall, FetchError};
 use serde_json::Value;
+
+/// What tells the browser the studio's page itself is there, not the
+/// challenge: the page's canonical link or its Open Graph title, which a
+/// challenge page has neither of.
+pub const PAGE_READY: &str = r#"link[rel="canonical"], meta[property="og:title"]"#;
 
 /// What to tell the user when ClassPass refuses this address.
 const WHAT_HELPS: &str = "ClassPass sits behind Cloudflare, which refuses some addresses \
@@ -12,9 +25,14 @@ const WHAT_HELPS: &str = "ClassPass sits behind Cloudflare, which refuses some a
 or a larger `min_delay_ms`), or through a proxy with a residential address";
 
 /// GETs `url` as a script's JSON request and parses the answer; `what` names
-/// it in errors, `missing` says what a 404 means ("no studio …").
-pub fn get_json(url: &str, what: &str, missing: &str) -> Result<Value, FetchError> {
-    json(http::get_as(http::Profile::Json, url, &[])?, what, missing)
+/// it in errors, `missing` says what a 404 means ("no studio …"). After a
+/// challenge a browser can pass, `page` (the studio's page on classpass.com)
+/// is opened in the browser and `url` asked again.
+pub fn get_json(url: &str, page: &str, what: &str, missing: &str) -> Result<Value, FetchError> {
+    let response = browser::after_wall(page, Wait::Selector(PAGE_READY.into()), || {
+        http::get_as(http::Profile::Json, url, &[])
+    })?;
+    json(response, what, missing)
 }
 
 /// Whether the answer is a refusal: a bot wall (whatever the status), or

@@ -6,7 +6,9 @@
 //! plugin cache), then every page reads 50 reviews of
 //! `GET /v2/venues/{id}/reviews?page_size=50&page={0-based}` ([`reviews`]).
 //! A page with fewer than 50 reviews is the last. The API lists reviews newest
-//! first, so `sync_date` stops early.
+//! first, so `sync_date` stops early. The API is called directly; only after
+//! a JavaScript challenge (ClassPass sits behind Cloudflare) is the studio's
+//! page opened in the host's headless browser for the clearance ([`api`]).
 
 mod api;
 pub mod endpoints;
@@ -46,6 +48,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     };
     let answer = api::get_json(
         &endpoints::reviews(venue.id, page),
+        &venue.url(),
         "the studio's reviews",
         &format!("ClassPass has no reviews of venue {}", venue.id),
     )?;

@@ -102,6 +102,7 @@ pub fn resolve(target: &Target) -> Result<(Venue, Origin), FetchError> {
     }
     let answer = api::get_json(
         &endpoints::venue(&target.alias),
+        &target.url(),
         "the studio's venue details",
         &format!("ClassPass has no studio {:?}", target.alias),
     )?;
