@@ -118,6 +118,25 @@ Promise.all(Object.entries(targets).map(([name, url]) =>
 });
 </script></body></html>"#;
 
+const CHALLENGE_SCRIPTS_PAGE: &str = r#"<!doctype html><html><body><div id="out"></div>
+<script>
+const targets = {
+  "turnstile": "https://challenges.cloudflare.com/turnstile/v0/api.js",
+  "elsewhere": "https://elsewhere.example/x.js",
+};
+Promise.all(Object.entries(targets).map(([name, url]) =>
+  fetch(url).then(r => [name, 'loaded ' + r.status], () => [name, 'blocked'])
+)).then(results => {
+  for (const [name, result] of results) {
+    const p = document.createElement('p');
+    p.className = 'review';
+    p.dataset.id = name;
+    p.textContent = result;
+    document.getElementById('out').appendChild(p);
+  }
+});
+</script></body></html>"#;
+
 /// The test site on loopback.
 async fn site() -> (Arc<Seen>, String) {
     let seen = Arc::new(Seen::default());
@@ -167,6 +186,11 @@ async fn site() -> (Arc<Seen>, String) {
                     api(&s4, &headers, q.get("page").copied().unwrap_or(1))
                 },
             ),
+        )
+        .route("/challenge-scripts/", get(|| async { Html(CHALLENGE_SCRIPTS_PAGE) }))
+        .route(
+            "/turnstile/v0/api.js",
+            get(|| async { ([("access-control-allow-origin", "*")], "/* a challenge script */") }),
         )
         .route(
             "/escape/",
@@ -359,6 +383,32 @@ async fn a_page_s_requests_to_files_private_addresses_and_other_hosts_are_refuse
             .any(|l| l.contains("the browser reported an error") && l.contains("file")),
         "the browser's own refusal of the file: URL is logged:\n{text}"
     );
+}
+
+/// A challenge's scripts come from its vendor's host: a page may load them
+/// whatever the plugin's allowlist says, and nothing else outside it.
+#[tokio::test]
+async fn a_page_may_load_the_wall_vendors_challenge_scripts_only() {
+    if !chromium() {
+        return;
+    }
+    let (_, base) = site().await;
+    let vendor = base.clone();
+    let s = server(&base, move |c| {
+        c.upstream_override
+            .insert(format!("{PLUGIN}:challenges.cloudflare.com"), vendor);
+    })
+    .await;
+    let (status, body) = s
+        .post(
+            ROUTE,
+            json!({"query": "https://shop.test/challenge-scripts/"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let results: BTreeMap<String, String> = texts(&body).into_iter().collect();
+    assert_eq!(results["turnstile"], "loaded 200", "{body}");
+    assert_eq!(results["elsewhere"], "blocked", "{body}");
 }
 
 #[tokio::test]

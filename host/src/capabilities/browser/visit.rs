@@ -13,10 +13,29 @@ use url::Url;
 
 use super::cdp::{Cdp, Event};
 use super::BrowserError;
+use crate::capabilities::http::policy::Policy;
 use crate::capabilities::http::profile::Kind;
 use crate::capabilities::http::session::Session;
 use crate::capabilities::http::{credentials, HttpError, HttpService, OutboundRequest};
 use crate::capabilities::PluginGrant;
+
+/// Where the bot-wall vendors serve the scripts of their JavaScript
+/// challenges from, when not from the protected site itself: a page open in
+/// the browser may load them whatever the plugin's allowlist says, so a
+/// challenge can finish (the SSRF guard and everything else still apply).
+/// CAPTCHAs are left out: they want a person, not a browser.
+pub const CHALLENGE_ORIGINS: &[&str] = &[
+    // Cloudflare's Turnstile and managed challenge.
+    "https://challenges.cloudflare.com",
+    // DataDome's device check and its tags.
+    "https://*.captcha-delivery.com",
+    "https://js.datadome.co",
+    "https://api-js.datadome.co",
+    // PerimeterX (HUMAN): the sensor, its CDN and collectors.
+    "https://client.perimeterx.net",
+    "https://*.px-cdn.net",
+    "https://*.px-cloud.net",
+];
 
 /// How long the network must be quiet for [`Wait::Idle`].
 const QUIET: Duration = Duration::from_millis(500);
@@ -136,12 +155,18 @@ pub async fn run(
         .as_str()
         .unwrap_or_default()
         .to_owned();
+    let policy = egress
+        .grant
+        .policy
+        .widened(CHALLENGE_ORIGINS)
+        .map_err(BrowserError::Failed)?;
     let events = cdp.events(&session);
     let seen: Shared = Arc::default();
     let pump = tokio::spawn(pump(
         events,
         Pump {
             cdp: cdp.clone(),
+            policy,
             session: session.clone(),
             main_frame: page.target.clone(),
             egress: egress.clone(),
@@ -306,6 +331,8 @@ async fn evaluate(
 /// What the event pump needs.
 struct Pump {
     cdp: Arc<Cdp>,
+    /// The plugin's policy with [`CHALLENGE_ORIGINS`] allowed.
+    policy: Policy,
     session: String,
     main_frame: String,
     egress: Egress,
@@ -437,12 +464,7 @@ async fn forward(pump: &Pump, params: &Value) -> Result<Value, &'static str> {
     let started = Instant::now();
     let sent = egress
         .http
-        .send_unfollowed(
-            &egress.grant.policy,
-            &egress.session,
-            outbound,
-            pump.deadline,
-        )
+        .send_unfollowed(&pump.policy, &egress.session, outbound, pump.deadline)
         .await;
     crate::capabilities::http::guest::count(&shown, &sent, started.elapsed());
     let response = match sent {

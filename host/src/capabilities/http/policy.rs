@@ -132,6 +132,16 @@ impl Policy {
         })
     }
 
+    /// This policy with `origins` allowed too (each `scheme://host[:port]`,
+    /// as in a manifest).
+    pub fn widened(&self, origins: &[&str]) -> Result<Policy, String> {
+        let mut widened = self.clone();
+        for origin in origins {
+            widened.origins.push(Origin::parse(origin)?);
+        }
+        Ok(widened)
+    }
+
     /// Checks a URL against the allowlist. An empty allowlist denies everything.
     pub fn check(&self, url: &Url) -> Result<(), String> {
         if !matches!(url.scheme(), "http" | "https") {
