@@ -291,10 +291,9 @@ async fn server(base: String, proxies: Vec<String>, ca: PathBuf) -> common::Serv
     .await
 }
 
-/// The HTTPS site behind a Squid that knows `USER`/`PASSWORD`: the test CA,
-/// what the site has seen, the proxy and its URL, and the site's base URL
-/// under the name only Squid resolves.
-struct BehindSquid {
+/// The HTTPS site behind a proxy that knows `USER`/`PASSWORD`: the test CA,
+/// what the site has seen, the proxy and its URL, and the site's base URL.
+struct Behind {
     certificates: Certificates,
     seen: Arc<crate::sessions::Seen>,
     port: u16,
@@ -303,13 +302,31 @@ struct BehindSquid {
     base: String,
 }
 
-async fn behind_squid() -> BehindSquid {
+/// Behind microsocks (SOCKS5), the site is reached by its address.
+async fn behind_socks() -> Behind {
+    let certificates = Certificates::new(SITE);
+    let (seen, addr) = https_site(&certificates).await;
+    let proxy = microsocks();
+    let url = format!("socks5://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    let base = format!("https://127.0.0.1:{}", addr.port());
+    Behind {
+        certificates,
+        seen,
+        port: addr.port(),
+        proxy,
+        url,
+        base,
+    }
+}
+
+/// Behind Squid, the site's name resolves only in Squid's `hosts_file`.
+async fn behind_squid() -> Behind {
     let certificates = Certificates::new(SITE);
     let (seen, addr) = https_site(&certificates).await;
     let proxy = squid(PASSWORD);
     let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
     let base = format!("https://{SITE}:{}", addr.port());
-    BehindSquid {
+    Behind {
         certificates,
         seen,
         port: addr.port(),
@@ -401,11 +418,14 @@ async fn a_socks5_proxy_with_a_password_carries_the_fetch() {
     if !installed("microsocks") || !installed("openssl") {
         return;
     }
-    let certificates = Certificates::new(SITE);
-    let (seen, addr) = https_site(&certificates).await;
-    let proxy = microsocks();
-    let url = format!("socks5://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
-    let base = format!("https://127.0.0.1:{}", addr.port());
+    let Behind {
+        certificates,
+        seen,
+        port,
+        proxy,
+        url,
+        base,
+    } = behind_socks().await;
     let s = server(base, vec![url], certificates.path("ca.pem")).await;
     let (status, body) = s.post(ROUTE, json!({"query": "q"})).await;
     assert_eq!(status, 200, "{body}");
@@ -413,7 +433,7 @@ async fn a_socks5_proxy_with_a_password_carries_the_fetch() {
     assert_eq!(seen.refused.load(Ordering::SeqCst), 0, "cookies went along");
     let log = proxy.log("out.log");
     assert!(
-        log.contains(&format!("connected to 127.0.0.1:{}", addr.port())),
+        log.contains(&format!("connected to 127.0.0.1:{}", port)),
         "the SOCKS5 proxy carried the fetch: {log}"
     );
     drop(proxy);
@@ -489,16 +509,19 @@ async fn a_socks5_proxy_with_a_password_carries_a_plain_api_call() {
     if !installed("microsocks") || !installed("openssl") {
         return;
     }
-    let certificates = Certificates::new(SITE);
-    let (seen, addr) = https_site(&certificates).await;
-    let proxy = microsocks();
-    let url = format!("socks5://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
-    let base = format!("https://127.0.0.1:{}", addr.port());
+    let Behind {
+        certificates,
+        seen,
+        port,
+        proxy,
+        url,
+        base,
+    } = behind_socks().await;
     assert_eq!(plain_call(&base, url.clone(), &certificates).await, Ok(200));
     assert_eq!(seen.visits.load(Ordering::SeqCst), 1);
     let log = proxy.log("out.log");
     assert!(
-        log.contains(&format!("connected to 127.0.0.1:{}", addr.port())),
+        log.contains(&format!("connected to 127.0.0.1:{}", port)),
         "the SOCKS5 proxy carried the plain call: {log}"
     );
     drop(proxy);
