@@ -50,6 +50,8 @@ fn chromium() -> bool {
 struct Seen {
     dom_pages: AtomicUsize,
     dom_api: AtomicUsize,
+    /// The `user-agent` and `sec-ch-ua` the page's own `fetch()` arrived with.
+    dom_api_client: std::sync::Mutex<Option<(String, Option<String>)>>,
     challenges: AtomicUsize,
     cleared_pages: AtomicUsize,
     api_refused: AtomicUsize,
@@ -157,8 +159,16 @@ async fn site() -> (Arc<Seen>, String) {
         )
         .route(
             "/api/dom-reviews",
-            get(move || async move {
+            get(move |headers: HeaderMap| async move {
                 s2.dom_api.fetch_add(1, Ordering::SeqCst);
+                let header = |name: &str| {
+                    headers
+                        .get(name)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned)
+                };
+                *s2.dom_api_client.lock().unwrap() =
+                    Some((header("user-agent").unwrap_or_default(), header("sec-ch-ua")));
                 axum::Json(json!([
                     {"id": "d1", "text": "Inserted by the page's script."},
                     {"id": "d2", "text": "After a fetch()."},
@@ -282,6 +292,24 @@ async fn reviews_a_script_inserts_are_read_from_the_rendered_page() {
         1,
         "the page's own fetch() went through the host to the site"
     );
+    // The page presents the session's browser, client hints included.
+    let (agent, hints) = seen.dom_api_client.lock().unwrap().clone().unwrap();
+    if agent.contains("Firefox/") {
+        assert_eq!(hints, None, "Firefox sends no client hints");
+    } else {
+        let version = agent
+            .split("Chrome/")
+            .nth(1)
+            .unwrap()
+            .split('.')
+            .next()
+            .unwrap();
+        let hints = hints.expect("Chrome sends client hints");
+        assert!(
+            hints.contains(&format!("\"Google Chrome\";v=\"{version}\"")),
+            "{agent} with {hints}"
+        );
+    }
     println!("one browser visit (Chromium started cold): {elapsed:?}");
 }
 

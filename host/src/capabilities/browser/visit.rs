@@ -14,7 +14,7 @@ use url::Url;
 use super::cdp::{Cdp, Event};
 use super::BrowserError;
 use crate::capabilities::http::policy::Policy;
-use crate::capabilities::http::profile::Kind;
+use crate::capabilities::http::profile::{Kind, Profile};
 use crate::capabilities::http::session::Session;
 use crate::capabilities::http::{credentials, HttpError, HttpService, OutboundRequest};
 use crate::capabilities::PluginGrant;
@@ -185,11 +185,10 @@ pub async fn run(
         .await?;
         cdp.call(s, "Page.enable", json!({})).await?;
         cdp.call(s, "Log.enable", json!({})).await?;
-        let profile = egress.session.profile;
         cdp.call(
             s,
             "Emulation.setUserAgentOverride",
-            json!({"userAgent": profile.user_agent, "acceptLanguage": "en-US,en;q=0.9"}),
+            presented_as(egress.session.profile),
         )
         .await?;
         lock(&seen).last_activity = Some(Instant::now());
@@ -216,6 +215,38 @@ pub async fn run(
     cdp.forget(&session);
     drop(page);
     outcome
+}
+
+/// The browser the page presents itself as: the session's profile, so a
+/// clearance a wall binds to the user agent holds for the plain requests
+/// after the visit. Its client hints (`sec-ch-ua*` and
+/// `navigator.userAgentData`) name the profile's browser too; a profile
+/// without them (Firefox) sends none, as Firefox does.
+fn presented_as(profile: &Profile) -> Value {
+    let windows = profile.user_agent.contains("Windows");
+    let mut params = json!({
+        "userAgent": profile.user_agent,
+        "acceptLanguage": "en-US,en;q=0.9",
+        "platform": if windows { "Win32" } else { "Linux x86_64" },
+    });
+    if let Some([brands, mobile, platform]) = profile.client_hints {
+        let brands: Vec<Value> = brands
+            .split(", ")
+            .filter_map(|b| {
+                let (name, version) = b.split_once(";v=")?;
+                Some(json!({"brand": name.trim_matches('"'), "version": version.trim_matches('"')}))
+            })
+            .collect();
+        params["userAgentMetadata"] = json!({
+            "brands": brands,
+            "platform": platform.trim_matches('"'),
+            "platformVersion": if windows { "10.0.0" } else { "" },
+            "architecture": "x86",
+            "model": "",
+            "mobile": mobile == "?1",
+        });
+    }
+    params
 }
 
 /// A page target, closed when dropped.
@@ -530,4 +561,46 @@ fn post_data(request: &Value) -> Option<Vec<u8>> {
         return Some(body);
     }
     request["postData"].as_str().map(|s| s.as_bytes().to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capabilities::http::profile::PROFILES;
+
+    #[test]
+    fn the_page_presents_the_session_s_browser_with_matching_client_hints() {
+        for profile in &PROFILES {
+            let params = presented_as(profile);
+            assert_eq!(params["userAgent"], profile.user_agent);
+            match profile.client_hints {
+                Some([brands, _, platform]) => {
+                    let metadata = &params["userAgentMetadata"];
+                    let shown: Vec<String> = metadata["brands"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|b| {
+                            format!(
+                                "\"{}\";v=\"{}\"",
+                                b["brand"].as_str().unwrap(),
+                                b["version"].as_str().unwrap()
+                            )
+                        })
+                        .collect();
+                    assert_eq!(shown.join(", "), brands, "{}", profile.name);
+                    assert_eq!(
+                        format!("\"{}\"", metadata["platform"].as_str().unwrap()),
+                        platform
+                    );
+                    assert_eq!(metadata["mobile"], false);
+                }
+                None => assert!(
+                    params.get("userAgentMetadata").is_none(),
+                    "{}",
+                    profile.name
+                ),
+            }
+        }
+    }
 }
