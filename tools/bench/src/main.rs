@@ -623,6 +623,13 @@ async fn main() -> anyhow::Result<()> {
         jobs::report().await?;
         return report::write(&bench_dir().join("jobs.md"));
     }
+    if args.get(1).map(String::as_str) == Some("--sources") {
+        // Every source's fetch-page, with its first-call cost, written to
+        // target/bench/sources.md.
+        report::header(machine());
+        sources::fetch_page_per_source().await?;
+        return report::write(&bench_dir().join("sources.md"));
+    }
     if args.get(1).map(String::as_str) == Some("--tax") {
         // The WASM tax section alone, written to target/bench/tax.md.
         report::header(machine());

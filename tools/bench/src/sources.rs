@@ -118,6 +118,7 @@ pub async fn fetch_page_per_source() -> anyhow::Result<Vec<String>> {
             &format!("instantiate+call {name} fetch-page() (replayed first page)"),
             samples,
         );
+        crate::tax::first_call_cost(&runtime, &plugin, &bench.request, 100).await?;
         corpus.extend(crate::corpus::texts(&runtime, &plugin, &bench.request).await);
     }
     Ok(crate::corpus::distinct(corpus))

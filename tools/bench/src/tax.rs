@@ -160,6 +160,45 @@ async fn phases(
     Ok(phases)
 }
 
+/// The goal for what a plugin may build on its first call in a fresh
+/// instance that a second call in the same instance finds ready.
+const FIRST_CALL_GOAL: Duration = Duration::from_micros(10);
+
+/// Records what a source's first `fetch-page` in a fresh instance costs over
+/// the same call again in that instance (`n` pairs).
+pub async fn first_call_cost(
+    runtime: &Runtime,
+    plugin: &LoadedPlugin,
+    request: &PageRequest,
+    n: usize,
+) -> anyhow::Result<()> {
+    let phases = phases(runtime, plugin, Export::FetchPage(request), n).await?;
+    let (first, again) = (Summary::of(&phases.call), Summary::of(&phases.again));
+    let extra = first.median.saturating_sub(again.median);
+    let verdict = if extra < FIRST_CALL_GOAL {
+        "within"
+    } else {
+        "over"
+    };
+    report::row(Row {
+        what: format!(
+            "{}: first fetch-page() in a fresh instance against the same call again in it",
+            plugin.manifest.name
+        ),
+        n: Some(first.n),
+        median: Some(duration(first.median)),
+        p99: Some(duration(first.p99)),
+        value: Some(format!(
+            "{} more than again ({}); {verdict} the {} goal",
+            duration(extra),
+            duration(again.median),
+            duration(FIRST_CALL_GOAL)
+        )),
+        ratio: None,
+    });
+    Ok(())
+}
+
 /// Records the phases of a call, each as a share of their sum, the call against `native`.
 fn report_phases(name: &str, export: &str, phases: &Phases, native: Duration) {
     let parts = [
