@@ -99,45 +99,49 @@ document.cookie = "clearance=" + a + "; path=/";
 location.reload();
 </script></body></html>"#;
 
-const ESCAPE_PAGE: &str = r#"<!doctype html><html><body><div id="out"></div>
+/// A page that fetches each of `targets` (`name`, URL) and lists the
+/// outcomes as `.review` elements: `loaded <status>` or `blocked`.
+fn probe_page(targets: &[(&str, &str)]) -> String {
+    let targets: serde_json::Map<String, Value> = targets
+        .iter()
+        .map(|(name, url)| (name.to_string(), json!(url)))
+        .collect();
+    format!(
+        r#"<!doctype html><html><body><div id="out"></div>
 <script>
-const targets = {
-  "file": "file:///etc/passwd",
-  "private": "http://10.0.0.1/secret",
-  "metadata": "http://169.254.169.254/latest/meta-data/",
-  "outside": "https://outside.example/collect",
-};
-Promise.all(Object.entries(targets).map(([name, url]) =>
-  fetch(url).then(() => [name, 'loaded'], () => [name, 'blocked'])
-)).then(results => {
-  for (const [name, result] of results) {
-    const p = document.createElement('p');
-    p.className = 'review';
-    p.dataset.id = name;
-    p.textContent = result;
-    document.getElementById('out').appendChild(p);
-  }
-});
-</script></body></html>"#;
-
-const CHALLENGE_SCRIPTS_PAGE: &str = r#"<!doctype html><html><body><div id="out"></div>
-<script>
-const targets = {
-  "turnstile": "https://challenges.cloudflare.com/turnstile/v0/api.js",
-  "elsewhere": "https://elsewhere.example/x.js",
-};
+const targets = {};
 Promise.all(Object.entries(targets).map(([name, url]) =>
   fetch(url).then(r => [name, 'loaded ' + r.status], () => [name, 'blocked'])
-)).then(results => {
-  for (const [name, result] of results) {
+)).then(results => {{
+  for (const [name, result] of results) {{
     const p = document.createElement('p');
     p.className = 'review';
     p.dataset.id = name;
     p.textContent = result;
     document.getElementById('out').appendChild(p);
-  }
-});
-</script></body></html>"#;
+  }}
+}});
+</script></body></html>"#,
+        Value::Object(targets)
+    )
+}
+
+/// The escape attempts: a file, private addresses, a host outside the allowlist.
+const ESCAPES: [(&str, &str); 4] = [
+    ("file", "file:///etc/passwd"),
+    ("private", "http://10.0.0.1/secret"),
+    ("metadata", "http://169.254.169.254/latest/meta-data/"),
+    ("outside", "https://outside.example/collect"),
+];
+
+/// A challenge vendor's script, and a host that is no vendor's.
+const CHALLENGE_SCRIPTS: [(&str, &str); 2] = [
+    (
+        "turnstile",
+        "https://challenges.cloudflare.com/turnstile/v0/api.js",
+    ),
+    ("elsewhere", "https://elsewhere.example/x.js"),
+];
 
 /// The test site on loopback.
 async fn site() -> (Arc<Seen>, String) {
@@ -197,7 +201,10 @@ async fn site() -> (Arc<Seen>, String) {
                 },
             ),
         )
-        .route("/challenge-scripts/", get(|| async { Html(CHALLENGE_SCRIPTS_PAGE) }))
+        .route(
+            "/challenge-scripts/",
+            get(|| async { Html(probe_page(&CHALLENGE_SCRIPTS)) }),
+        )
         .route(
             "/turnstile/v0/api.js",
             get(|| async { ([("access-control-allow-origin", "*")], "/* a challenge script */") }),
@@ -206,7 +213,7 @@ async fn site() -> (Arc<Seen>, String) {
             "/escape/",
             get(move || async move {
                 s5.escape_pages.fetch_add(1, Ordering::SeqCst);
-                Html(ESCAPE_PAGE)
+                Html(probe_page(&ESCAPES))
             }),
         );
     let addr: SocketAddr = common::upstream(router).await;

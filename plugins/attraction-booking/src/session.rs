@@ -105,7 +105,7 @@ fn in_browser(target: &Target, answered: &str) -> Result<Visit, FetchError> {
             }
             Some(wall) => format!("it met {} too", wall.phrase()),
         },
-        Err(e) => failure(&e),
+        Err(e) => http::message(&e).to_owned(),
     };
     log::warn(&format!(
         "the browser did not get past the activity page's wall ({why}); going on with the cookies the session holds, if any"
@@ -123,23 +123,6 @@ fn not_found(url: &str, status: u16) -> FetchError {
     FetchError::NotFound(format!(
         "GetYourGuide has no activity page at {url} (HTTP {status}); check the URL"
     ))
-}
-
-/// Why a visit failed, in words. The SDK words a missing browser for sources
-/// that cannot do without one; this one can, so that claim is left out.
-fn failure(e: &FetchError) -> String {
-    let m = match e {
-        FetchError::BadQuery(m)
-        | FetchError::NotFound(m)
-        | FetchError::Blocked(m)
-        | FetchError::Upstream(m)
-        | FetchError::Timeout(m)
-        | FetchError::BadCursor(m) => m.as_str(),
-    };
-    match m.strip_prefix("this source needs the host's headless browser: ") {
-        Some(why) => format!("the host's browser is unavailable: {why}"),
-        None => m.to_owned(),
-    }
 }
 
 /// The review API's headers that carry cookie values. Each value is the one
@@ -161,27 +144,4 @@ pub fn api_headers(target: &Target) -> Vec<(&'static str, String)> {
 /// The non-empty value of cookie `name` that a request to `url` would send.
 fn cookie(url: &str, name: &str) -> Option<String> {
     session::cookie(url, name).filter(|v| !v.is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_missing_browser_is_named_without_saying_the_source_needs_it() {
-        let missing = FetchError::Upstream(
-            "this source needs the host's headless browser: no Chromium is installed; \
-             install Debian's chromium package"
-                .into(),
-        );
-        assert_eq!(
-            failure(&missing),
-            "the host's browser is unavailable: no Chromium is installed; install Debian's chromium package"
-        );
-        let late = FetchError::Timeout("no element matched before the page's deadline".into());
-        assert_eq!(
-            failure(&late),
-            "no element matched before the page's deadline"
-        );
-    }
 }

@@ -192,7 +192,7 @@ fn past_wall(
                 read => return read,
             }
         }
-        Err(e) => message(&e).to_owned(),
+        Err(e) => http::message(&e).to_owned(),
     };
     match checked(walled, vehicle) {
         Err(FetchError::Blocked(m)) => Err(FetchError::Blocked(format!(
@@ -216,18 +216,6 @@ fn as_response(page: browser::Page, before: &Response) -> Response {
         body: page.document.into_bytes(),
         final_url: page.final_url,
         wall: page.wall,
-    }
-}
-
-/// The text of an error.
-fn message(e: &FetchError) -> &str {
-    match e {
-        FetchError::BadQuery(m)
-        | FetchError::NotFound(m)
-        | FetchError::Blocked(m)
-        | FetchError::Upstream(m)
-        | FetchError::Timeout(m)
-        | FetchError::BadCursor(m) => m,
     }
 }
 

@@ -68,7 +68,7 @@ pub fn visit(url: &str, wait: Wait, keep: &[&str]) -> Result<Page, FetchError> {
             wall: page.wall.map(crate::http::verdict),
         }),
         Err(host::Error::Unavailable(m)) => Err(FetchError::Upstream(format!(
-            "this source needs the host's headless browser: {m}"
+            "the host's browser is unavailable: {m}"
         ))),
         Err(host::Error::Denied(m)) => Err(FetchError::Upstream(format!(
             "browser visit denied by the host: {m}"

@@ -204,6 +204,18 @@ pub(crate) fn verdict(verdict: host::Wall) -> Wall {
     }
 }
 
+/// The text a fetch error carries, whatever its kind.
+pub fn message(e: &FetchError) -> &str {
+    match e {
+        FetchError::BadQuery(m)
+        | FetchError::NotFound(m)
+        | FetchError::Blocked(m)
+        | FetchError::Upstream(m)
+        | FetchError::Timeout(m)
+        | FetchError::BadCursor(m) => m,
+    }
+}
+
 /// A plain message for a fetch error, for processors that report it to the user.
 pub fn describe(e: &FetchError) -> String {
     match e {

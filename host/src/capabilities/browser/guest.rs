@@ -113,9 +113,11 @@ impl BrowserView<'_> {
                 .await?;
             let lines = self.service.cookies(&session).await;
             cookies::store_lines(&session, &lines);
-            let elapsed = started.1.elapsed().as_secs_f64() * 1000.0;
-            let entry = record::exchange(&request, &outcome, &lines);
-            self.http.record(entry, &session, started.0, elapsed);
+            if self.http.is_recording() {
+                let elapsed = started.1.elapsed().as_secs_f64() * 1000.0;
+                let entry = record::exchange(&request, &outcome, &lines);
+                self.http.record(entry, &session, started.0, elapsed);
+            }
             outcome
         };
         let count = Url::parse(&outcome.final_url)

@@ -102,11 +102,16 @@ impl BrowserService {
         if config.enabled && binary.is_none() {
             tracing::info!("no Chromium found: plugins that need the browser answer 502 (install Debian's chromium package, or set [browser] chromium)");
         }
+        // At least one page, so a visit can ever be made.
+        let config = BrowserConfig {
+            max_pages: config.max_pages.max(1),
+            ..config.clone()
+        };
         BrowserService {
-            config: config.clone(),
+            pages: Arc::new(tokio::sync::Semaphore::new(config.max_pages)),
+            config,
             binary,
             running: tokio::sync::Mutex::new(None),
-            pages: Arc::new(tokio::sync::Semaphore::new(config.max_pages.max(1))),
         }
     }
 
@@ -168,7 +173,7 @@ impl BrowserService {
         let mut running = self.running.lock().await;
         let dead = running.as_mut().is_some_and(|r| !r.chromium.is_alive());
         // Over its memory cap, Chromium restarts once no other page is open.
-        let idle = self.pages.available_permits() + 1 == self.config.max_pages.max(1);
+        let idle = self.pages.available_permits() + 1 == self.config.max_pages;
         let cap = self.config.max_memory_mib.saturating_mul(1024 * 1024);
         let heavy = running
             .as_ref()

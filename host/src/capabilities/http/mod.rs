@@ -304,6 +304,11 @@ impl HttpService {
         self.replay.as_ref()?.find(method, url, body)
     }
 
+    /// Whether exchanges are being recorded.
+    pub fn is_recording(&self) -> bool {
+        self.recorder.is_some()
+    }
+
     /// Adds `exchange` to the recording, if one is being made, with the
     /// session's secrets redacted.
     pub fn record(
@@ -524,7 +529,7 @@ impl HttpService {
         let shown = proxy.map(|p| p.shown.as_str());
         let response =
             transport::network(&client, &target, hop, &policy.limits, deadline, shown).await?;
-        if self.recorder.is_some() {
+        if self.is_recording() {
             let exchange = transport::exchange(hop, &response);
             self.record(
                 exchange,
