@@ -244,31 +244,80 @@ fn char_len(s: &str) -> usize {
     s.chars().count()
 }
 
+// The character classes below are `matches!` patterns rather than strings
+// searched with `contains`: they are tested for every character of a text,
+// and a pattern compiles to a few comparisons where a search scans the list.
+
 /// Full stops that always end a sentence, even without a following space.
-const STRONG_STOPS: &str = "。！？｡।॥؟۔።፧။";
-/// Marks that end a sentence unless a lower-case word follows ("Yahoo! in").
-const WEAK_STOPS: &str = "!?‼⁇⁈⁉";
-/// Closing quotes and brackets, which stay with the sentence they close.
-const CLOSERS: &str = "\"'”’)]}»›」』）］】》〉〕＂＇";
-/// Opening quotes and brackets, skipped when looking at how a word begins.
-const OPENERS: &str = "\"'“‘„‚([{«‹¿¡*_「『（［【《〈〔";
-/// Bullet characters that unambiguously start a list item.
-const BULLETS: &str = "•⁃‣◦▪●";
-
 fn is_strong(c: char) -> bool {
-    STRONG_STOPS.contains(c)
+    matches!(
+        c,
+        '。' | '！' | '？' | '｡' | '।' | '॥' | '؟' | '۔' | '።' | '፧' | '။'
+    )
 }
 
+/// Marks that end a sentence unless a lower-case word follows ("Yahoo! in").
+fn is_weak_stop(c: char) -> bool {
+    matches!(c, '!' | '?' | '‼' | '⁇' | '⁈' | '⁉')
+}
+
+/// Closing quotes and brackets, which stay with the sentence they close.
 fn is_closer(c: char) -> bool {
-    CLOSERS.contains(c)
+    matches!(
+        c,
+        '"' | '\''
+            | '”'
+            | '’'
+            | ')'
+            | ']'
+            | '}'
+            | '»'
+            | '›'
+            | '」'
+            | '』'
+            | '）'
+            | '］'
+            | '】'
+            | '》'
+            | '〉'
+            | '〕'
+            | '＂'
+            | '＇'
+    )
 }
 
+/// Opening quotes and brackets, skipped when looking at how a word begins.
 fn is_opener(c: char) -> bool {
-    OPENERS.contains(c)
+    matches!(
+        c,
+        '"' | '\''
+            | '“'
+            | '‘'
+            | '„'
+            | '‚'
+            | '('
+            | '['
+            | '{'
+            | '«'
+            | '‹'
+            | '¿'
+            | '¡'
+            | '*'
+            | '_'
+            | '「'
+            | '『'
+            | '（'
+            | '［'
+            | '【'
+            | '《'
+            | '〈'
+            | '〔'
+    )
 }
 
+/// Bullet characters that unambiguously start a list item.
 fn is_bullet(c: char) -> bool {
-    BULLETS.contains(c)
+    matches!(c, '•' | '⁃' | '‣' | '◦' | '▪' | '●')
 }
 
 /// A token consisting of a single bullet, dash or asterisk.
@@ -430,7 +479,7 @@ fn ends_sentence(words: &[&str], i: usize, sentence_start: usize) -> bool {
     if is_strong(last) {
         return true;
     }
-    if WEAK_STOPS.contains(last) {
+    if is_weak_stop(last) {
         return next != Next::Lower;
     }
     if (last != '.' && last != '…') || is_omission(word, core) {

@@ -79,6 +79,8 @@
 
 use std::ops::Range;
 
+use phf::Set;
+
 use crate::lexicon::*;
 use crate::segment::quote_spans;
 
@@ -112,7 +114,13 @@ const CLAUSE_PUNCT: &[char] = &[',', ';', ':', '，', '、', '；', '：'];
 const TERMINALS: &[char] = &['.', '!', '?', '…', '。', '！', '？'];
 const DASHES: &[char] = &['—', '–'];
 const CURRENCIES: &[char] = &['$', '€', '£', '¥'];
-const CLOSERS: &str = "\"'”’)]}»›」』）";
+/// Closing quotes and brackets (a pattern: it is tested for every character).
+fn is_closer(c: char) -> bool {
+    matches!(
+        c,
+        '"' | '\'' | '”' | '’' | ')' | ']' | '}' | '»' | '›' | '」' | '』' | '）'
+    )
+}
 /// Symbols that belong to the number before them ("40%").
 const UNIT_SUFFIXES: &str = "%‰°+";
 /// Opening quotes and brackets with their closing partners.
@@ -306,32 +314,32 @@ fn classify(w: &str) -> Class {
     if w.is_empty() {
         return Class::default();
     }
-    let elided = |list: &[&str]| {
-        list.contains(&w) || w.rsplit_once('\'').is_some_and(|(_, s)| list.contains(&s))
+    let elided = |list: &Set<&str>| {
+        list.contains(w) || w.rsplit_once('\'').is_some_and(|(_, s)| list.contains(s))
     };
-    let negation = NEGATIONS.contains(&w) || w.ends_with("n't") || w.starts_with("n'");
-    let praise = if elided(PRAISE) {
+    let negation = NEGATIONS.contains(w) || w.ends_with("n't") || w.starts_with("n'");
+    let praise = if elided(&PRAISE) {
         2
     } else {
-        u8::from(elided(MILD_PRAISE))
+        u8::from(elided(&MILD_PRAISE))
     };
     Class {
         negation,
         modal_negation: MODAL_NEGATIONS.contains(&w),
-        bad: HEDGES.contains(&w) || COMPLAINTS.contains(&w),
+        bad: HEDGES.contains(w) || COMPLAINTS.contains(w),
         praise,
-        superlative: SUPERLATIVES.contains(&w),
-        outcome: OUTCOMES.contains(&w),
-        first_person_verb: FIRST_PERSON_VERBS.contains(&w),
+        superlative: SUPERLATIVES.contains(w),
+        outcome: OUTCOMES.contains(w),
+        first_person_verb: FIRST_PERSON_VERBS.contains(w),
         first_person: FIRST_PERSON.contains(&w),
-        number: w.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&w),
+        number: w.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(w),
         multiplier: w
             .strip_suffix('x')
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
-        target: LITOTES_TARGETS.contains(&w) || COMPLAINTS.contains(&w),
+        target: LITOTES_TARGETS.contains(w) || COMPLAINTS.contains(w),
         modal_target: MODAL_LITOTES_TARGETS.contains(&w),
         only: w == "only",
-        outcome_object: OUTCOME_OBJECTS.contains(&w),
+        outcome_object: OUTCOME_OBJECTS.contains(w),
         ..Class::default()
     }
 }
@@ -410,7 +418,7 @@ fn mark_phrases(toks: &mut [Token]) {
         let est = w.ends_with("est")
             && w.chars().count() >= 6
             && w.chars().all(char::is_alphabetic)
-            && !NOT_SUPERLATIVES.contains(&w);
+            && !NOT_SUPERLATIVES.contains(w);
         let most = w == "most" && p > 0 && words[p - 1] == "the" && p + 1 < words.len();
         if after_determiner && est || most {
             toks[idx[p]].class.superlative = true;
@@ -452,7 +460,7 @@ fn push_token(out: &mut Vec<Token>, pending: &mut bool, text: &str, range: Range
         range,
         break_before: *pending,
     });
-    let core = raw.trim_end_matches(|c| CLOSERS.contains(c));
+    let core = raw.trim_end_matches(is_closer);
     *pending = core.ends_with(CLAUSE_PUNCT) || core.ends_with(TERMINALS);
 }
 

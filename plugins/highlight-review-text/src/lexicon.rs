@@ -1,9 +1,13 @@
 //! The word lists the highlighter scores with (see [`crate::highlight`]).
-//! Words are lower-case, with `’` read as `'`.
+//! Words are lower-case, with `’` read as `'`. The lists a word is looked
+//! up in are perfect-hash sets built at compile time: one hash per lookup,
+//! and nothing built when an instance starts.
+
+use phf::{phf_set, Set};
 
 /// Strong praise: 2 points each.
 #[rustfmt::skip]
-pub const PRAISE: &[&str] = &[
+pub static PRAISE: Set<&str> = phf_set! {
     // English
     "love", "loved", "loves", "lovely", "amazing", "amazed", "excellent", "best", "recommend",
     "recommended", "recommending", "recommends", "great", "fantastic", "helpful", "easy", "fast",
@@ -29,11 +33,11 @@ pub const PRAISE: &[&str] = &[
     "ausgezeichnet", "toll", "tolle", "empfehlen", "empfehle", "empfehlenswert", "hervorragend",
     "perfekt", "schnell", "zuverlässig", "großartig", "fantastisch", "beste", "besten", "klasse",
     "prima", "begeistert", "wunderbar", "hilfreich", "nützlich",
-];
+};
 
 /// Plain praise, weaker on its own: 1 point each.
 #[rustfmt::skip]
-pub const MILD_PRAISE: &[&str] = &[
+pub static MILD_PRAISE: Set<&str> = phf_set! {
     "useful", "handy", "convenient", "straightforward", "simple", "clean", "affordable",
     "reasonable", "fair", "stable", "solid", "secure", "flexible", "powerful", "elegant",
     "responsive", "prompt", "promptly", "knowledgeable", "professional", "courteous", "attentive",
@@ -47,7 +51,7 @@ pub const MILD_PRAISE: &[&str] = &[
     // French, Spanish, German
     "bien", "bon", "bonne", "bons", "bonnes", "pratique", "buen", "buena", "buenos", "buenas",
     "bueno", "gut", "gute", "guter", "gutes", "praktisch",
-];
+};
 
 /// Words that make the mild praise after them strong ("very useful").
 pub const INTENSIFIERS: &[&str] = &[
@@ -111,23 +115,23 @@ pub const PRAISE_PHRASES: &[&[&str]] = &[
 
 /// Superlatives that need no article ("best app ever").
 #[rustfmt::skip]
-pub const SUPERLATIVES: &[&str] = &[
+pub static SUPERLATIVES: Set<&str> = phf_set! {
     "best", "greatest", "easiest", "fastest", "quickest", "simplest", "smoothest", "nicest",
     "finest", "friendliest", "coolest", "cleanest", "meilleur", "meilleure", "mejor", "beste",
     "besten",
-];
+};
 
 /// Words ending in "-est" that are no superlative, or a superlative that is no
 /// praise ("the slowest"); any other "the/my/our … -est" word is a superlative.
 #[rustfmt::skip]
-pub const NOT_SUPERLATIVES: &[&str] = &[
+pub static NOT_SUPERLATIVES: Set<&str> = phf_set! {
     "honest", "interest", "request", "suggest", "latest", "modest", "forest", "harvest",
-    "manifest", "protest", "invest", "digest", "contest", "arrest", "manifest", "earnest",
+    "manifest", "protest", "invest", "digest", "contest", "arrest", "earnest",
     "biggest", "slowest", "hardest", "weakest", "poorest", "dumbest", "ugliest", "saddest",
     "harshest", "messiest", "buggiest", "laziest", "rudest", "dirtiest", "loudest", "costliest",
     "priciest", "longest", "oldest", "smallest", "largest", "worst", "least", "rest", "test",
     "guest", "quest", "west", "chest", "nest", "pest", "vest", "zest", "lowest", "highest",
-];
+};
 
 /// Words before which a "-est" word reads as a superlative.
 pub const DETERMINERS: &[&str] = &["the", "my", "our", "its", "their", "his", "her", "your"];
@@ -162,28 +166,28 @@ pub const EXPERIENCE_PHRASES: &[&[&str]] = &[
 ];
 
 #[rustfmt::skip]
-pub const OUTCOMES: &[&str] = &[
+pub static OUTCOMES: Set<&str> = phf_set! {
     "saved", "save", "saves", "saving", "increased", "increase", "boosted", "doubled", "tripled",
     "halved", "reduced", "cut", "improved", "grew", "gained", "solved", "eliminated", "streamlined",
     "transformed", "achieved", "won", "faster", "quicker", "cheaper", "easier", "better",
     "smoother", "simplifies", "simplified",
-];
+};
 
 /// What an outcome is measured in: "saves us time", "cut our costs".
 #[rustfmt::skip]
-pub const OUTCOME_OBJECTS: &[&str] = &[
+pub static OUTCOME_OBJECTS: Set<&str> = phf_set! {
     "time", "hours", "minutes", "days", "weeks", "money", "cost", "costs", "effort", "stress",
     "headaches", "work", "clicks",
-];
+};
 
 /// Numbers written out (a "one" is too often a pronoun to count).
 #[rustfmt::skip]
-pub const NUMBER_WORDS: &[&str] = &[
+pub static NUMBER_WORDS: Set<&str> = phf_set! {
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "hundred", "hundreds", "thousand",
     "thousands", "million", "millions", "half", "dozen", "dozens", "deux", "trois", "dix", "dos",
     "tres", "diez", "zwei", "drei", "zehn",
-];
+};
 
 /// Words between "from/to" and its number ("to under two").
 pub const RANGE_FILLERS: &[&str] = &[
@@ -194,18 +198,18 @@ pub const FIRST_PERSON: &[&str] = &["i", "we", "our", "my", "i've", "we've"];
 
 /// Verbs that signal an outcome only right after a first-person subject.
 #[rustfmt::skip]
-pub const FIRST_PERSON_VERBS: &[&str] = &[
+pub static FIRST_PERSON_VERBS: Set<&str> = phf_set! {
     "got", "made", "found", "finished", "reached", "landed", "hit",
-];
+};
 
 #[rustfmt::skip]
-pub const NEGATIONS: &[&str] = &[
+pub static NEGATIONS: Set<&str> = phf_set! {
     "not", "never", "no", "nothing", "nobody", "none", "nowhere", "neither", "nor", "hardly",
     "barely", "cannot", "dont", "didnt", "doesnt", "isnt", "wasnt", "cant", "wont", "wouldnt",
     "shouldnt", "couldnt", "arent", "werent", "havent", "hasnt", "pas", "jamais", "rien", "aucun",
     "aucune", "ne", "ni", "nunca", "nada", "ningún", "ninguna", "tampoco", "nicht", "nie",
     "niemals", "kein", "keine", "keinen", "nichts",
-];
+};
 
 /// Negations that deny a possibility: "can't beat", "couldn't be happier".
 pub const MODAL_NEGATIONS: &[&str] = &["can't", "cannot", "cant", "couldn't", "couldnt"];
@@ -213,7 +217,7 @@ pub const MODAL_NEGATIONS: &[&str] = &["can't", "cannot", "cant", "couldn't", "c
 /// What a negation may deny for the phrase to be praise: "never failed",
 /// "no hidden costs", "haven't had any issues", "wouldn't hesitate".
 #[rustfmt::skip]
-pub const LITOTES_TARGETS: &[&str] = &[
+pub static LITOTES_TARGETS: Set<&str> = phf_set! {
     "issue", "issues", "problem", "problems", "complaint", "complaints", "complain", "hassle",
     "hassles", "glitch", "glitches", "regret", "regrets", "hesitate", "hesitation", "fail",
     "fails", "failed", "disappoint", "disappoints", "disappointed", "wrong", "downtime", "bug",
@@ -221,20 +225,20 @@ pub const LITOTES_TARGETS: &[&str] = &[
     "crashed", "lag", "error", "errors", "fault", "hiccup", "hiccups", "headache", "headaches",
     "difficulty", "difficulties", "cluttered", "confusing", "complicated", "unnecessary",
     "misunderstand", "doubt", "down", "bad", "need", "mess",
-];
+};
 
 /// What only a [`MODAL_NEGATIONS`] word may deny for praise: "can't recommend
 /// it enough", "couldn't be happier", "can't beat the price".
 pub const MODAL_LITOTES_TARGETS: &[&str] = &["enough", "happier", "better", "beat", "fault"];
 
 #[rustfmt::skip]
-pub const HEDGES: &[&str] = &[
+pub static HEDGES: Set<&str> = phf_set! {
     "maybe", "might", "perhaps", "somewhat", "seems", "seem", "seemed", "probably", "possibly",
     "kinda", "sorta", "guess", "peut-être", "probablement", "quizás", "quizá", "probablemente",
     "vielleicht", "wahrscheinlich",
     // Wishes and requests: what is missing, not what is good.
     "wish", "wished", "wishes", "hopefully", "hoping", "please", "pls", "suggestion",
-];
+};
 
 /// Hedges, wishes and requests of several words: every word of one makes a
 /// span unfit.
@@ -275,7 +279,7 @@ pub const HEDGE_PHRASES: &[&[&str]] = &[
 ];
 
 #[rustfmt::skip]
-pub const COMPLAINTS: &[&str] = &[
+pub static COMPLAINTS: Set<&str> = phf_set! {
     "however", "unfortunately", "disappointed", "disappointing", "disappointment", "terrible",
     "bad", "worst", "slow", "expensive", "broken", "rude", "awful", "horrible", "poor", "useless",
     "crashed", "crashes", "buggy", "waste", "refund", "overpriced", "annoying", "frustrating",
@@ -283,7 +287,7 @@ pub const COMPLAINTS: &[&str] = &[
     "desafortunadamente", "lamentablemente", "decepcionado", "malo", "mala", "pésimo", "lento",
     "caro", "roto", "leider", "enttäuscht", "enttäuschend", "schlecht", "schrecklich", "langsam",
     "teuer", "kaputt",
-];
+};
 
 pub const COMPLAINT_PHRASES: &[&[&str]] = &[
     &["but", "the"],

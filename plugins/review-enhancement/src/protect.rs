@@ -22,22 +22,30 @@ const CODE_CHARS: &[char] = &['/', '\\', '_', '=', '<', '>', '{', '}', '|', '~',
 pub(crate) fn mask(c: &[char]) -> Vec<bool> {
     let mut protected = vec![false; c.len()];
     for token in runs(c, |ch| !ch.is_whitespace()) {
-        let lower = c[token.clone()].iter().collect::<String>().to_lowercase();
-        if lower.contains("://") || lower.contains("www.") || lower.contains('@') {
+        let t = &c[token.clone()];
+        if t.contains(&'@') || has(t, &[':', '/', '/']) || has(t, &['w', 'w', 'w', '.']) {
             protected[token].fill(true);
             continue;
         }
         // The token without surrounding quotes, brackets and punctuation.
         let mut start = token.start;
-        while start < token.end && "\"'“‘([«".contains(c[start]) {
+        while start < token.end && matches!(c[start], '"' | '\'' | '“' | '‘' | '(' | '[' | '«')
+        {
             start += 1;
         }
         let mut end = token.end;
-        while end > start && "\"'”’)]».,;:!?".contains(c[end - 1]) {
+        while end > start
+            && matches!(
+                c[end - 1],
+                '"' | '\'' | '”' | '’' | ')' | ']' | '»' | '.' | ',' | ';' | ':' | '!' | '?'
+            )
+        {
             end -= 1;
         }
-        let core: String = c[start..end].iter().collect();
-        if core.contains(CODE_CHARS) || is_domain(&core) {
+        let core = &c[start..end];
+        if core.iter().any(|ch| CODE_CHARS.contains(ch))
+            || (core.contains(&'.') && is_domain(&core.iter().collect::<String>()))
+        {
             protected[start..end].fill(true);
         }
     }
@@ -71,6 +79,14 @@ pub(crate) fn mask(c: &[char]) -> Vec<bool> {
         protected[o..].fill(true);
     }
     protected
+}
+
+/// Whether `needle` occurs in `token`, ASCII letters in any case (as in the
+/// token's lower-case form; the needles are ASCII).
+fn has(token: &[char], needle: &[char]) -> bool {
+    token
+        .windows(needle.len())
+        .any(|w| w.iter().zip(needle).all(|(a, b)| a.eq_ignore_ascii_case(b)))
 }
 
 /// `name.tld` or `a.b.tld` (labels of letters, digits and hyphens).

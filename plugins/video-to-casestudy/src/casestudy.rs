@@ -16,7 +16,6 @@
 //! 8–30 words, still verbatim.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use crate::segment;
 use crate::transcript::{self, Speaker};
@@ -44,25 +43,145 @@ const SUBJECTS: &str = "that we i it the our they everything this";
 /// Places to cut when no marker comes within `MAX_WORDS`.
 const SOFT_MARKERS: &str = "and because which we i it when then";
 
-/// Cue phrases grouped by weight ("WEIGHT cue cue ...; ..."): `_` stands for
-/// a space and a trailing `*` matches any word with that prefix.
-const CHALLENGE: &str = "3 used_to; 2 problem* struggl* before by_hand difficult* pain painful \
-    manual* frustrat* headache* tedious challeng* chaos chaotic nightmare overwhelm* exhausting; \
-    1 hard spent spend* slow* issue issues mess messy wast* error* mistake* couldn't \
-    spreadsheet* stress*";
-const SOLUTION: &str = "3 started_using began_using now_we_use; 2 start_using switched \
-    implement* set_up setup rolled_out roll_out onboard* adopted brought_in signed_up integrat* \
-    migrat* moved_to went_with deploy* installed; 1 switch we_use go_with chose trial demo \
-    training";
-const RESULTS: &str = "2 percent % saved increas* reduc* cut grew faster roi revenue dropped \
-    fell doubled tripled halved improv* boost*; 1 save* grow* more less fewer now better \
-    productiv* efficien* quicker results";
-const POSITIVE: &str = "3 game_changer game-changer; 2 love* amazing recommend* fantastic \
-    incredible awesome transform* thrilled excellent brilliant impressed couldn't_imagine \
-    can't_imagine wish_we; 1 great best easy easier happy helped changed perfect simple worth \
-    finally huge";
-const NEGATIVE: &str = "1 hate* terrible awful worst disappoint* not_happy didn't_work \
-    doesn't_work wouldn't_recommend don't_recommend not_recommend";
+/// Cue phrases with their weights: `_` stands for a space and a trailing `*`
+/// matches any word with that prefix. They are matched as written, with no
+/// table built at start.
+const CHALLENGE: &[Cue] = &[
+    ("used_to", 3),
+    ("problem*", 2),
+    ("struggl*", 2),
+    ("before", 2),
+    ("by_hand", 2),
+    ("difficult*", 2),
+    ("pain", 2),
+    ("painful", 2),
+    ("manual*", 2),
+    ("frustrat*", 2),
+    ("headache*", 2),
+    ("tedious", 2),
+    ("challeng*", 2),
+    ("chaos", 2),
+    ("chaotic", 2),
+    ("nightmare", 2),
+    ("overwhelm*", 2),
+    ("exhausting", 2),
+    ("hard", 1),
+    ("spent", 1),
+    ("spend*", 1),
+    ("slow*", 1),
+    ("issue", 1),
+    ("issues", 1),
+    ("mess", 1),
+    ("messy", 1),
+    ("wast*", 1),
+    ("error*", 1),
+    ("mistake*", 1),
+    ("couldn't", 1),
+    ("spreadsheet*", 1),
+    ("stress*", 1),
+];
+const SOLUTION: &[Cue] = &[
+    ("started_using", 3),
+    ("began_using", 3),
+    ("now_we_use", 3),
+    ("start_using", 2),
+    ("switched", 2),
+    ("implement*", 2),
+    ("set_up", 2),
+    ("setup", 2),
+    ("rolled_out", 2),
+    ("roll_out", 2),
+    ("onboard*", 2),
+    ("adopted", 2),
+    ("brought_in", 2),
+    ("signed_up", 2),
+    ("integrat*", 2),
+    ("migrat*", 2),
+    ("moved_to", 2),
+    ("went_with", 2),
+    ("deploy*", 2),
+    ("installed", 2),
+    ("switch", 1),
+    ("we_use", 1),
+    ("go_with", 1),
+    ("chose", 1),
+    ("trial", 1),
+    ("demo", 1),
+    ("training", 1),
+];
+const RESULTS: &[Cue] = &[
+    ("percent", 2),
+    ("%", 2),
+    ("saved", 2),
+    ("increas*", 2),
+    ("reduc*", 2),
+    ("cut", 2),
+    ("grew", 2),
+    ("faster", 2),
+    ("roi", 2),
+    ("revenue", 2),
+    ("dropped", 2),
+    ("fell", 2),
+    ("doubled", 2),
+    ("tripled", 2),
+    ("halved", 2),
+    ("improv*", 2),
+    ("boost*", 2),
+    ("save*", 1),
+    ("grow*", 1),
+    ("more", 1),
+    ("less", 1),
+    ("fewer", 1),
+    ("now", 1),
+    ("better", 1),
+    ("productiv*", 1),
+    ("efficien*", 1),
+    ("quicker", 1),
+    ("results", 1),
+];
+const POSITIVE: &[Cue] = &[
+    ("game_changer", 3),
+    ("game-changer", 3),
+    ("love*", 2),
+    ("amazing", 2),
+    ("recommend*", 2),
+    ("fantastic", 2),
+    ("incredible", 2),
+    ("awesome", 2),
+    ("transform*", 2),
+    ("thrilled", 2),
+    ("excellent", 2),
+    ("brilliant", 2),
+    ("impressed", 2),
+    ("couldn't_imagine", 2),
+    ("can't_imagine", 2),
+    ("wish_we", 2),
+    ("great", 1),
+    ("best", 1),
+    ("easy", 1),
+    ("easier", 1),
+    ("happy", 1),
+    ("helped", 1),
+    ("changed", 1),
+    ("perfect", 1),
+    ("simple", 1),
+    ("worth", 1),
+    ("finally", 1),
+    ("huge", 1),
+];
+const NEGATIVE: &[Cue] = &[
+    ("hate*", 1),
+    ("terrible", 1),
+    ("awful", 1),
+    ("worst", 1),
+    ("disappoint*", 1),
+    ("not_happy", 1),
+    ("didn't_work", 1),
+    ("doesn't_work", 1),
+    ("wouldn't_recommend", 1),
+    ("don't_recommend", 1),
+    ("not_recommend", 1),
+];
 
 /// Verbs that state an outcome with an object ("cut reporting time by 40 percent").
 const OUTCOME_VERBS: &str = "cut reduced increased saved grew doubled tripled halved improved \
@@ -173,7 +292,8 @@ struct Word<'a> {
 impl<'a> Unit<'a> {
     fn new(text: &'a str, product: Option<&str>) -> Self {
         let words = words(text);
-        let [challenge, solution, results, positive, negative] = cue_lists();
+        let [challenge, solution, results, positive, negative] =
+            [CHALLENGE, SOLUTION, RESULTS, POSITIVE, NEGATIVE];
         let mut score = [
             cues(&words, challenge),
             cues(&words, solution),
@@ -273,44 +393,26 @@ fn words(s: &str) -> Vec<Word<'_>> {
     out
 }
 
-/// A compiled cue: its words (text, whether a prefix) and its weight.
-type Cue = (Vec<(&'static str, bool)>, u32);
-
-/// The cue lists, compiled once: challenge, solution, results, positive, negative.
-fn cue_lists() -> &'static [Vec<Cue>; 5] {
-    static LISTS: OnceLock<[Vec<Cue>; 5]> = OnceLock::new();
-    LISTS.get_or_init(|| [CHALLENGE, SOLUTION, RESULTS, POSITIVE, NEGATIVE].map(compile))
-}
-
-/// Parses a cue list (see [`CHALLENGE`]).
-fn compile(list: &'static str) -> Vec<Cue> {
-    let mut out = Vec::new();
-    for group in list.split(';') {
-        let mut cues = group.split_whitespace();
-        let weight = cues.next().and_then(|w| w.parse().ok()).unwrap_or(0);
-        for cue in cues {
-            let word = |p: &'static str| p.strip_suffix('*').map_or((p, false), |s| (s, true));
-            out.push((cue.split('_').map(word).collect(), weight));
-        }
-    }
-    out
-}
+/// A cue phrase (see [`CHALLENGE`]) and its weight.
+type Cue = (&'static str, u32);
 
 /// Sum of the weights of the cues of `list` that occur in `words`.
 fn cues(words: &[Word], list: &[Cue]) -> u32 {
-    let matches = |w: &Word, &(p, prefix): &(&str, bool)| {
-        if prefix {
-            w.lower.starts_with(p)
-        } else {
-            w.lower == p
-        }
+    let matches = |w: &Word, part: &str| match part.strip_suffix('*') {
+        Some(prefix) => w.lower.starts_with(prefix),
+        None => w.lower == part,
     };
-    let occurs = |parts: &Vec<(&str, bool)>| {
-        let window = |win: &[Word]| win.iter().zip(parts).all(|(w, p)| matches(w, p));
-        words.windows(parts.len().max(1)).any(window)
+    let occurs = |phrase: &str| {
+        let len = phrase.split('_').count();
+        let window = |win: &[Word]| {
+            win.iter()
+                .zip(phrase.split('_'))
+                .all(|(w, p)| matches(w, p))
+        };
+        words.windows(len).any(window)
     };
     list.iter()
-        .filter(|(parts, _)| occurs(parts))
+        .filter(|(phrase, _)| occurs(phrase))
         .map(|(_, weight)| weight)
         .sum()
 }
