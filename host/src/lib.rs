@@ -165,7 +165,7 @@ impl App {
                 .rollout
                 .follow(runtime.clone(), registry.clone(), config.clone());
         }
-        let state = api::AppState {
+        let state = api::AppState::new(api::Shared {
             runtime,
             registry,
             bulkheads,
@@ -177,7 +177,7 @@ impl App {
             keys,
             admin_keys,
             tokens,
-        };
+        });
         Ok(App { state })
     }
 

@@ -35,9 +35,28 @@ use crate::runtime::LoadedPlugin;
 use crate::runtime::Runtime;
 use auth::ApiKeys;
 
-/// Everything a request handler needs.
+/// Everything a request handler needs. Every request clones it, so it is one
+/// shared reference: a clone is one reference count, not one per service.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    /// The state of a server holding `shared`.
+    pub fn new(shared: Shared) -> AppState {
+        AppState(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The services and settings behind [`AppState`].
+pub struct Shared {
     /// The WebAssembly runtime.
     pub runtime: Arc<Runtime>,
     /// Loaded plugins.
