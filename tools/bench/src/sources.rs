@@ -5,15 +5,18 @@
 //! corpus of the sentence benchmark.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gleaner::bindings::types::PageRequest;
 use gleaner::config::Config;
 use gleaner::manifest::{Kind, Manifest};
+use gleaner::runtime::LoadedPlugin;
 use gleaner::App;
 use serde_json::Value;
 
-use crate::{report, root, timed};
+use crate::tax::Export;
+use crate::{first_call, report, root, timed};
 
 #[derive(serde::Deserialize)]
 struct Cases {
@@ -84,23 +87,35 @@ fn benches() -> anyhow::Result<Vec<Bench>> {
     Ok(found)
 }
 
+/// The app serving `bench`'s source, upstream answered from the plugin's own
+/// HAR with the settings of its replay cases, and the loaded plugin (none,
+/// said on stdout, when it is not built).
+async fn loaded(bench: &Bench) -> anyhow::Result<Option<(App, Arc<LoadedPlugin>)>> {
+    let name = &bench.manifest.name;
+    let config = Config {
+        plugin_dir: root().join("target/plugins"),
+        cache_dir: Some(root().join("target/gleaner-cache")),
+        replay: Some(root().join("plugins").join(name).join("tests")),
+        watch: false,
+        plugins: BTreeMap::from([(name.clone(), bench.settings.clone())]),
+        ..Config::default()
+    };
+    let app = App::build(config).await?;
+    let Some(plugin) = app.state.registry.get(&bench.manifest.route) else {
+        println!("{name}: not loaded (make plugins)");
+        return Ok(None);
+    };
+    Ok(Some((app, plugin)))
+}
+
 /// Times one `fetch-page` per source, upstream answered from the plugin's own
-/// HAR; returns the distinct review texts of the recorded pages.
+/// HAR, with its first-call check; returns the distinct review texts of the
+/// recorded pages.
 pub async fn fetch_page_per_source() -> anyhow::Result<Vec<String>> {
     let mut corpus = Vec::new();
     for bench in benches()? {
         let name = bench.manifest.name.clone();
-        let config = Config {
-            plugin_dir: root().join("target/plugins"),
-            cache_dir: Some(root().join("target/gleaner-cache")),
-            replay: Some(root().join("plugins").join(&name).join("tests")),
-            watch: false,
-            plugins: BTreeMap::from([(name.clone(), bench.settings.clone())]),
-            ..Config::default()
-        };
-        let app = App::build(config).await?;
-        let Some(plugin) = app.state.registry.get(&bench.manifest.route) else {
-            println!("{name}: not loaded (make plugins)");
+        let Some((app, plugin)) = loaded(&bench).await? else {
             continue;
         };
         let runtime = app.state.runtime.clone();
@@ -118,8 +133,19 @@ pub async fn fetch_page_per_source() -> anyhow::Result<Vec<String>> {
             &format!("instantiate+call {name} fetch-page() (replayed first page)"),
             samples,
         );
-        crate::tax::first_call_cost(&runtime, &plugin, &bench.request, 100).await?;
+        first_call::check(&runtime, &plugin, Export::FetchPage(&bench.request), 100).await?;
         corpus.extend(crate::corpus::texts(&runtime, &plugin, &bench.request).await);
     }
     Ok(crate::corpus::distinct(corpus))
+}
+
+/// The first-call check alone for every source (`bench --first-call`).
+pub async fn first_calls(n: usize) -> anyhow::Result<()> {
+    for bench in benches()? {
+        if let Some((app, plugin)) = loaded(&bench).await? {
+            let runtime = app.state.runtime.clone();
+            first_call::check(&runtime, &plugin, Export::FetchPage(&bench.request), n).await?;
+        }
+    }
+    Ok(())
 }

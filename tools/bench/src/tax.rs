@@ -52,22 +52,27 @@ fn name_of(route: &str) -> &str {
 /// The phases of one plugin call, timed apart, and a second call in the same
 /// instance (its statics set and its memory touched by the first).
 #[derive(Default)]
-struct Phases {
+pub struct Phases {
     setup: Vec<Duration>,
     instantiate: Vec<Duration>,
-    call: Vec<Duration>,
-    again: Vec<Duration>,
+    /// The export call in a fresh instance.
+    pub call: Vec<Duration>,
+    /// The same call again in that instance, in a fresh session.
+    pub again: Vec<Duration>,
     drop: Vec<Duration>,
+    /// Bytes the instance's memory grew by during the first call.
+    pub grown: Vec<usize>,
 }
 
 impl Phases {
-    fn push(&mut self, times: [Duration; 5]) {
+    fn push(&mut self, times: [Duration; 5], grown: usize) {
         let [setup, instantiate, call, again, dropped] = times;
         self.setup.push(setup);
         self.instantiate.push(instantiate);
         self.call.push(call);
         self.again.push(again);
         self.drop.push(dropped);
+        self.grown.push(grown);
     }
 }
 
@@ -78,14 +83,12 @@ fn store(
     plugin: &LoadedPlugin,
     engine: &wasmtime::Engine,
 ) -> wasmtime::Store<CallState> {
-    let deadline = Instant::now() + Duration::from_secs(10);
     let memory = MemoryBudget::new(
         MemoryPool::new(2048 << 20, 100),
         plugin.grant.name.as_str().into(),
         plugin.grant.memory_bytes,
     );
-    let call = CallContext::new(plugin.grant.clone(), "bench".into(), deadline, None);
-    let state = CallState::new(call, runtime.services().clone(), memory);
+    let state = CallState::new(call_context(plugin), runtime.services().clone(), memory);
     let mut store = wasmtime::Store::new(engine, state);
     store.limiter_async(|s| &mut s.memory);
     store.set_epoch_deadline(1);
@@ -93,110 +96,78 @@ fn store(
     store
 }
 
+/// A call's context in a session of its own, ten seconds to run.
+fn call_context(plugin: &LoadedPlugin) -> CallContext {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    CallContext::new(plugin.grant.clone(), "bench".into(), deadline, None)
+}
+
 /// What a phase measurement calls.
-enum Export<'a> {
+pub enum Export<'a> {
     /// A processor's `process(input)`.
     Process(&'a str),
     /// A source's `fetch-page(request)`.
     FetchPage(&'a PageRequest),
+    /// A post source's `fetch-post(query)`.
+    FetchPost(&'a str),
 }
 
-/// Times the phases of a call, `n` times (after 20 unrecorded).
-async fn phases(
+/// Times the phases of a call, `n` times (after 20 unrecorded). The second
+/// call in the instance runs in a new session, so it repeats the first one's
+/// upstream requests (cookies and tokens are the session's, not the instance's)
+/// and differs only by what the instance kept.
+pub async fn phases(
     runtime: &Runtime,
     plugin: &LoadedPlugin,
     export: Export<'_>,
     n: usize,
 ) -> anyhow::Result<Phases> {
+    // Both calls of one export, timed: `$pre` instantiates, `$iface` finds the
+    // interface, `$call(args)` calls it.
+    macro_rules! timed_pair {
+        ($pre:expr, $iface:ident, $call:ident, $($arg:expr),*) => {{
+            let t = Instant::now();
+            let mut store = store(runtime, plugin, $pre.engine());
+            let setup = t.elapsed();
+            let t = Instant::now();
+            let instance = $pre.instantiate_async(&mut store).await?;
+            let instantiate = t.elapsed();
+            let export = instance.$iface();
+            let before = store.data().memory.held();
+            let t = Instant::now();
+            let out = export.$call(&mut store, $($arg),*).await?;
+            let call = t.elapsed();
+            let grown = store.data().memory.held() - before;
+            std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+            store.data_mut().call = call_context(plugin);
+            let t = Instant::now();
+            let out = export.$call(&mut store, $($arg),*).await?;
+            let again = t.elapsed();
+            std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+            let t = Instant::now();
+            drop(store);
+            ([setup, instantiate, call, again, t.elapsed()], grown)
+        }};
+    }
     let mut phases = Phases::default();
     for i in 0..n + 20 {
-        let times = match (&plugin.prepared, &export) {
+        let (times, grown) = match (&plugin.prepared, &export) {
             (Prepared::Processor(pre), Export::Process(input)) => {
-                let t = Instant::now();
-                let mut store = store(runtime, plugin, pre.engine());
-                let setup = t.elapsed();
-                let t = Instant::now();
-                let instance = pre.instantiate_async(&mut store).await?;
-                let instantiate = t.elapsed();
-                let export = instance.gleaner_plugin_processor_plugin();
-                let t = Instant::now();
-                let out = export.call_process(&mut store, input).await?;
-                let call = t.elapsed();
-                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
-                let t = Instant::now();
-                let out = export.call_process(&mut store, input).await?;
-                let again = t.elapsed();
-                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
-                let t = Instant::now();
-                drop(store);
-                [setup, instantiate, call, again, t.elapsed()]
+                timed_pair!(pre, gleaner_plugin_processor_plugin, call_process, input)
             }
             (Prepared::Source(pre), Export::FetchPage(request)) => {
-                let t = Instant::now();
-                let mut store = store(runtime, plugin, pre.engine());
-                let setup = t.elapsed();
-                let t = Instant::now();
-                let instance = pre.instantiate_async(&mut store).await?;
-                let instantiate = t.elapsed();
-                let export = instance.gleaner_plugin_source_plugin();
-                let t = Instant::now();
-                let out = export.call_fetch_page(&mut store, request).await?;
-                let call = t.elapsed();
-                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
-                let t = Instant::now();
-                let out = export.call_fetch_page(&mut store, request).await?;
-                let again = t.elapsed();
-                std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
-                let t = Instant::now();
-                drop(store);
-                [setup, instantiate, call, again, t.elapsed()]
+                timed_pair!(pre, gleaner_plugin_source_plugin, call_fetch_page, request)
+            }
+            (Prepared::Post(pre), Export::FetchPost(query)) => {
+                timed_pair!(pre, gleaner_plugin_post_plugin, call_fetch_post, query)
             }
             _ => anyhow::bail!("{}: not that kind of plugin", plugin.manifest.name),
         };
         if i >= 20 {
-            phases.push(times);
+            phases.push(times, grown);
         }
     }
     Ok(phases)
-}
-
-/// The goal for what a plugin may build on its first call in a fresh
-/// instance that a second call in the same instance finds ready.
-const FIRST_CALL_GOAL: Duration = Duration::from_micros(10);
-
-/// Records what a source's first `fetch-page` in a fresh instance costs over
-/// the same call again in that instance (`n` pairs).
-pub async fn first_call_cost(
-    runtime: &Runtime,
-    plugin: &LoadedPlugin,
-    request: &PageRequest,
-    n: usize,
-) -> anyhow::Result<()> {
-    let phases = phases(runtime, plugin, Export::FetchPage(request), n).await?;
-    let (first, again) = (Summary::of(&phases.call), Summary::of(&phases.again));
-    let extra = first.median.saturating_sub(again.median);
-    let verdict = if extra < FIRST_CALL_GOAL {
-        "within"
-    } else {
-        "over"
-    };
-    report::row(Row {
-        what: format!(
-            "{}: first fetch-page() in a fresh instance against the same call again in it",
-            plugin.manifest.name
-        ),
-        n: Some(first.n),
-        median: Some(duration(first.median)),
-        p99: Some(duration(first.p99)),
-        value: Some(format!(
-            "{} more than again ({}); {verdict} the {} goal",
-            duration(extra),
-            duration(again.median),
-            duration(FIRST_CALL_GOAL)
-        )),
-        ratio: None,
-    });
-    Ok(())
 }
 
 /// Records the phases of a call, each as a share of their sum, the call against `native`.
@@ -223,7 +194,6 @@ fn report_phases(name: &str, export: &str, phases: &Phases, native: Duration) {
         });
     }
     let again = Summary::of(&phases.again);
-    let first = Summary::of(&phases.call).median;
     report::row(Row {
         what: format!(
             "{name}: the same call again in the same instance (statics set, memory touched)"
@@ -232,8 +202,8 @@ fn report_phases(name: &str, export: &str, phases: &Phases, native: Duration) {
         median: Some(duration(again.median)),
         p99: Some(duration(again.p99)),
         value: Some(format!(
-            "first call in a fresh instance costs {} more",
-            duration(first.saturating_sub(again.median))
+            "first call in a fresh instance costs {:.1} µs more (median of the pairs' differences)",
+            crate::first_call::paired_extra_us(phases)
         )),
         ratio: ratio(again.median, native, "native (guest code vs native code)"),
     });
@@ -565,8 +535,14 @@ fn spawn_native(port: u16, replay: &Path) -> anyhow::Result<ServerProcess> {
     Ok(ServerProcess(child))
 }
 
-/// Per HTTP request: requests/s at `connections` connections, native route against plugin route.
-pub async fn per_request(connections: usize, seconds: u64) -> anyhow::Result<()> {
+/// The ratio goal per HTTP request: plugin route at most this × native.
+pub const ROUTE_GOAL: f64 = 1.5;
+
+/// Per HTTP request at `connections` connections, `seconds` each: every
+/// route natively and as a plugin, `runs` times (the routes interleaved, so
+/// drift in the machine reaches every route alike); then the table of
+/// medians with the spread of the ratio, which [`write_summary`] keeps.
+pub async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::Result<()> {
     let replay = root().join("plugins/customer-feedback-hub/tests");
     let (plugin_port, native_port) = (crate::free_port(), crate::free_port());
     let cache = root().join("target/gleaner-cache");
@@ -589,72 +565,157 @@ pub async fn per_request(connections: usize, seconds: u64) -> anyhow::Result<()>
         json!({"query": TRUSTPILOT_QUERY, "reviews_to_fetch": 20}).to_string(),
     ));
     let run_for = Duration::from_secs(seconds);
-    for (route, body) in cases {
-        let bodies = Arc::new(vec![body]);
-        let mut rates = Vec::new();
-        let servers = [
-            ("native route", native_port, native_server.0.id()),
-            ("plugin route", plugin_port, plugin_server.0.id()),
-        ];
-        for (form, port, pid) in servers {
-            let url = format!("http://127.0.0.1:{port}{route}");
-            load::drive(
-                &client,
-                &url,
-                bodies.clone(),
-                connections,
-                Duration::from_secs(1),
-            )
-            .await?;
-            let (faults, tlb) = (memory::minor_faults(pid), memory::tlb_shootdowns());
-            let run = load::drive(&client, &url, bodies.clone(), connections, run_for).await?;
-            let per_request = |n: u64| n as f64 / run.ok().max(1) as f64;
-            let faults = per_request(memory::minor_faults(pid).saturating_sub(faults));
-            let tlb = per_request(memory::tlb_shootdowns().saturating_sub(tlb));
-            let s = Summary::of(&run.latencies);
-            let baseline: Option<f64> = rates.first().copied();
-            report::row(Row {
-                what: format!("{route}: {form}, {connections} connections, {seconds} s"),
-                n: Some(run.ok()),
-                median: Some(duration_or_dash(s)),
-                p99: Some(duration(s.p99)),
-                value: Some(format!(
-                    "{:.0} requests/s, {} failed; per request {faults:.1} page faults in the server, \
-                     {tlb:.1} TLB shootdowns (machine-wide)",
-                    run.rate(),
-                    run.failed()
-                )),
-                ratio: baseline.map(|b| {
-                    format!(
-                        "{} native (time per request)",
-                        times(b / run.rate().max(1e-9))
-                    )
-                }),
-            });
-            if run.failed() > 0 {
-                report::note(format!("{route} {form}: {}", run.failure_summary()));
+    // Per route, per run: (native requests/s, plugin requests/s).
+    let mut rates: Vec<Vec<(f64, f64)>> = vec![Vec::new(); cases.len()];
+    for run in 1..=runs {
+        for (case, (route, body)) in cases.iter().enumerate() {
+            let bodies = Arc::new(vec![body.clone()]);
+            let mut pair = Vec::new();
+            let servers = [
+                ("native route", native_port, native_server.0.id()),
+                ("plugin route", plugin_port, plugin_server.0.id()),
+            ];
+            for (form, port, pid) in servers {
+                let url = format!("http://127.0.0.1:{port}{route}");
+                load::drive(
+                    &client,
+                    &url,
+                    bodies.clone(),
+                    connections,
+                    Duration::from_secs(1),
+                )
+                .await?;
+                let (faults, tlb) = (memory::minor_faults(pid), memory::tlb_shootdowns());
+                let run = load::drive(&client, &url, bodies.clone(), connections, run_for).await?;
+                let per_request = |n: u64| n as f64 / run.ok().max(1) as f64;
+                let faults = per_request(memory::minor_faults(pid).saturating_sub(faults));
+                let tlb = per_request(memory::tlb_shootdowns().saturating_sub(tlb));
+                let s = Summary::of(&run.latencies);
+                let baseline: Option<f64> = pair.first().copied();
+                report::row(Row {
+                    what: format!("{route}: {form}, {connections} connections, {seconds} s"),
+                    n: Some(run.ok()),
+                    median: Some(duration_or_dash(s)),
+                    p99: Some(duration(s.p99)),
+                    value: Some(format!(
+                        "{:.0} requests/s, {} failed; per request {faults:.1} page faults in the server, \
+                         {tlb:.1} TLB shootdowns (machine-wide)",
+                        run.rate(),
+                        run.failed()
+                    )),
+                    ratio: baseline.map(|b| {
+                        format!(
+                            "{} native (time per request)",
+                            times(b / run.rate().max(1e-9))
+                        )
+                    }),
+                });
+                if run.failed() > 0 {
+                    report::note(format!("{route} {form}: {}", run.failure_summary()));
+                }
+                pair.push(run.rate());
             }
-            rates.push(run.rate());
-        }
-        let per_call = PER_CALL
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&route)
-            .copied();
-        if let (&[native_rate, plugin_rate], Some((native, wasm))) = (rates.as_slice(), per_call) {
-            // At saturation the machine's cores are shared by server and load
-            // generator: cores × (1 / rate) is the CPU time one request costs.
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-            let extra = cores * (1.0 / plugin_rate.max(1e-9) - 1.0 / native_rate.max(1e-9));
-            report::note(format!(
-                "{route}: the plugin route costs about {:.0} µs more CPU per request than the native route \
-                 ({cores:.0} cores × the difference of 1/requests-per-second); in-process, one call at a time, \
-                 the plugin call costs {:.0} µs more than the native one",
-                extra * 1e6,
-                wasm.saturating_sub(native).as_secs_f64() * 1e6
-            ));
+            if let &[native_rate, plugin_rate] = pair.as_slice() {
+                rates[case].push((native_rate, plugin_rate));
+            }
+            if run == runs {
+                per_call_note(route, rates[case].last().copied());
+            }
         }
     }
+    summary_table(&cases, &rates, connections, seconds);
+    Ok(())
+}
+
+/// The note comparing the CPU a plugin request costs over a native one with
+/// what the in-process calls measured.
+fn per_call_note(route: &str, rates: Option<(f64, f64)>) {
+    let per_call = PER_CALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(route)
+        .copied();
+    if let (Some((native_rate, plugin_rate)), Some((native, wasm))) = (rates, per_call) {
+        // At saturation the machine's cores are shared by server and load
+        // generator: cores × (1 / rate) is the CPU time one request costs.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let extra = cores * (1.0 / plugin_rate.max(1e-9) - 1.0 / native_rate.max(1e-9));
+        report::note(format!(
+            "{route}: the plugin route costs about {:.0} µs more CPU per request than the native route \
+             ({cores:.0} cores × the difference of 1/requests-per-second); in-process, one call at a time, \
+             the plugin call costs {:.0} µs more than the native one",
+            extra * 1e6,
+            wasm.saturating_sub(native).as_secs_f64() * 1e6
+        ));
+    }
+}
+
+/// The last summary table, kept for [`write_summary`].
+static SUMMARY: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+/// Records the table of the runs: per route the median requests/s of each
+/// form, the median ratio of time per request, and the ratio's spread.
+fn summary_table(
+    cases: &[(String, String)],
+    rates: &[Vec<(f64, f64)>],
+    connections: usize,
+    seconds: u64,
+) {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let runs = rates.iter().map(Vec::len).max().unwrap_or(0);
+    let mut table = format!(
+        "Per HTTP request, {connections} connections, {seconds} s per form and run, {runs} runs \
+         (medians; the spread is the lowest and highest ratio of the runs):\n\n\
+         | route | native req/s | plugin req/s | ratio | spread over {runs} runs | goal ≤ {ROUTE_GOAL}× |\n\
+         |---|---:|---:|---:|---:|---|\n"
+    );
+    for ((route, _), runs) in cases.iter().zip(rates) {
+        let ratios: Vec<f64> = runs.iter().map(|(n, p)| n / p.max(1e-9)).collect();
+        let lowest = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let highest = ratios.iter().copied().fold(0.0, f64::max);
+        let ratio = median(ratios.clone());
+        let _ = std::fmt::Write::write_fmt(
+            &mut table,
+            format_args!(
+                "| {route} | {:.0} | {:.0} | {ratio:.2}× | {lowest:.2}–{highest:.2}× | {} |\n",
+                median(runs.iter().map(|r| r.0).collect()),
+                median(runs.iter().map(|r| r.1).collect()),
+                if ratio <= ROUTE_GOAL { "met" } else { "missed" },
+            ),
+        );
+    }
+    report::table(table.clone());
+    *SUMMARY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = table;
+}
+
+/// Writes the last summary table to `path` (kept in `docs/`), with the
+/// machine it was measured on and the command.
+pub fn write_summary(path: &Path, machine: &str, command: &str) -> anyhow::Result<()> {
+    let table = SUMMARY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    if table.is_empty() {
+        return Ok(());
+    }
+    let written = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let text = format!(
+        "# The WASM tax: the last report\n\n\
+         Written by `{command}` at {written} (UTC) on {machine}. Each plugin route of \
+         `target/release/gleaner` is loaded against the same algorithm called natively behind the \
+         same kind of axum route (`bench --native-server`, its own process). The whole report, with \
+         the per-call phases and each run's rows, is `target/bench/tax.md` (or `report.md`); how the \
+         figures are read is in [testing.md](testing.md#benchmarks).\n\n{table}"
+    );
+    std::fs::write(path, text)?;
+    println!("wrote {}", path.display());
     Ok(())
 }
 

@@ -1,0 +1,140 @@
+//! What a plugin builds on its first call: the first call in a fresh
+//! instance against the same call again in that instance, for every plugin,
+//! with the goal that the difference stays under 10 µs.
+//!
+//! Sources are checked on their replayed first page (from `sources.rs`);
+//! processors on their manifest's `[example]` body, website processors
+//! answered from the HAR fixtures; the post source on its example under its
+//! own recording. The difference is the median of the pairwise differences
+//! (each pair measured back to back), so slow drift in a long call cancels.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use gleaner::config::Config;
+use gleaner::manifest::{Kind, Manifest};
+use gleaner::runtime::{LoadedPlugin, Runtime};
+use gleaner::App;
+
+use crate::report::{self, duration, Row, Summary};
+use crate::root;
+use crate::tax::{phases, Export, Phases};
+
+/// The goal for what a plugin may build on its first call in a fresh
+/// instance that a second call in the same instance finds ready.
+pub const GOAL: Duration = Duration::from_micros(10);
+
+/// The median of `first[i] - again[i]`, in µs (negative when the first call
+/// was the faster).
+pub fn paired_extra_us(phases: &Phases) -> f64 {
+    let mut differences: Vec<f64> = phases
+        .call
+        .iter()
+        .zip(&phases.again)
+        .map(|(first, again)| (first.as_secs_f64() - again.as_secs_f64()) * 1e6)
+        .collect();
+    if differences.is_empty() {
+        return 0.0;
+    }
+    differences.sort_by(f64::total_cmp);
+    differences[differences.len() / 2]
+}
+
+/// Measures `n` pairs of `export` calls of `plugin` and records the row.
+pub async fn check(
+    runtime: &Runtime,
+    plugin: &LoadedPlugin,
+    export: Export<'_>,
+    n: usize,
+) -> anyhow::Result<()> {
+    let phases = phases(runtime, plugin, export, n).await?;
+    let (first, again) = (Summary::of(&phases.call), Summary::of(&phases.again));
+    let extra = paired_extra_us(&phases);
+    let verdict = if extra < GOAL.as_secs_f64() * 1e6 {
+        "within"
+    } else {
+        "over"
+    };
+    let mut grown = phases.grown.clone();
+    grown.sort_unstable();
+    let grown_kib = grown.get(grown.len() / 2).copied().unwrap_or(0) >> 10;
+    report::row(Row {
+        what: format!(
+            "{}: first call in a fresh instance against the same call again in it",
+            plugin.manifest.name
+        ),
+        n: Some(first.n),
+        median: Some(duration(first.median)),
+        p99: Some(duration(first.p99)),
+        value: Some(format!(
+            "{extra:.1} µs more than again ({}; median of the pairs' differences); \
+             memory grown by the first call: {grown_kib} KiB; {verdict} the {} goal",
+            duration(again.median),
+            duration(GOAL)
+        )),
+        ratio: None,
+    });
+    Ok(())
+}
+
+/// The non-source plugins (processors and the post source) with an
+/// `[example]` in their manifest: manifest, and the example as JSON.
+fn examples() -> anyhow::Result<Vec<(Manifest, serde_json::Value)>> {
+    let mut found = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(root().join("plugins"))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let Ok(text) = std::fs::read_to_string(dir.join("manifest.toml")) else {
+            continue;
+        };
+        let manifest: Manifest = toml::from_str(&text)?;
+        if manifest.kind == Kind::Source {
+            continue;
+        }
+        if let Some(example) = manifest.example.clone() {
+            found.push((manifest, serde_json::Value::Object(example)));
+        }
+    }
+    Ok(found)
+}
+
+/// The check for every processor and post source, on its example.
+pub async fn every_other_plugin(n: usize) -> anyhow::Result<()> {
+    for (manifest, example) in examples()? {
+        let name = manifest.name.clone();
+        // A post source replays its own recording; processors the fixtures.
+        let replay = match manifest.kind {
+            Kind::PostSource => root().join("plugins").join(&name).join("tests"),
+            _ => root().join("tests/fixtures/har"),
+        };
+        let config = Config {
+            plugin_dir: root().join("target/plugins"),
+            cache_dir: Some(root().join("target/gleaner-cache")),
+            replay: Some(replay),
+            watch: false,
+            plugins: BTreeMap::new(),
+            ..Config::default()
+        };
+        let app = App::build(config).await?;
+        let Some(plugin) = app.state.registry.get(&manifest.route) else {
+            report::note(format!("{name}: not loaded (make plugins)"));
+            continue;
+        };
+        let runtime = app.state.runtime.clone();
+        let input = example.to_string();
+        let query = example["query"].as_str().unwrap_or_default();
+        let export = match manifest.kind {
+            Kind::PostSource => Export::FetchPost(query),
+            _ => Export::Process(&input),
+        };
+        if let Err(e) = check(&runtime, &plugin, export, n).await {
+            report::note(format!(
+                "{name}: its example fails under replay, so its first call was not measured: {e:#}"
+            ));
+        }
+    }
+    Ok(())
+}
