@@ -81,12 +81,7 @@ pub async fn check(
 /// `[example]` in their manifest: manifest, and the example as JSON.
 fn examples() -> anyhow::Result<Vec<(Manifest, serde_json::Value)>> {
     let mut found = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(root().join("plugins"))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
+    for dir in crate::sources::plugin_dirs()? {
         let Ok(text) = std::fs::read_to_string(dir.join("manifest.toml")) else {
             continue;
         };

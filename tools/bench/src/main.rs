@@ -639,7 +639,7 @@ async fn main() -> anyhow::Result<()> {
             "first call",
             "Every plugin's first call in a fresh instance against the same call again in it.",
         );
-        sources::first_calls(100).await?;
+        sources::first_calls(300).await?;
         first_call::every_other_plugin(100).await?;
         return report::write(&bench_dir().join("first-call.md"));
     }

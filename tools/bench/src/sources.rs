@@ -32,14 +32,19 @@ struct Bench {
     settings: BTreeMap<String, String>,
 }
 
-fn benches() -> anyhow::Result<Vec<Bench>> {
-    let mut found = Vec::new();
+/// The plugins' source directories (`plugins/*`), in name order.
+pub fn plugin_dirs() -> anyhow::Result<Vec<std::path::PathBuf>> {
     let mut dirs: Vec<_> = std::fs::read_dir(root().join("plugins"))?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .collect();
     dirs.sort();
-    for dir in dirs {
+    Ok(dirs)
+}
+
+fn benches() -> anyhow::Result<Vec<Bench>> {
+    let mut found = Vec::new();
+    for dir in plugin_dirs()? {
         let (Ok(manifest), Ok(cases)) = (
             std::fs::read_to_string(dir.join("manifest.toml")),
             std::fs::read_to_string(dir.join("tests/replay.toml")),
@@ -133,7 +138,7 @@ pub async fn fetch_page_per_source() -> anyhow::Result<Vec<String>> {
             &format!("instantiate+call {name} fetch-page() (replayed first page)"),
             samples,
         );
-        first_call::check(&runtime, &plugin, Export::FetchPage(&bench.request), 100).await?;
+        first_call::check(&runtime, &plugin, Export::FetchPage(&bench.request), 300).await?;
         corpus.extend(crate::corpus::texts(&runtime, &plugin, &bench.request).await);
     }
     Ok(crate::corpus::distinct(corpus))

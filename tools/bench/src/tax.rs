@@ -708,7 +708,8 @@ pub fn write_summary(path: &Path, machine: &str, command: &str) -> anyhow::Resul
         .unwrap_or_default();
     let text = format!(
         "# The WASM tax: the last report\n\n\
-         Written by `{command}` at {written} (UTC) on {machine}. Each plugin route of \
+         Written by `{command}` at {written} (UTC). The {machine}.\n\n\
+         Each plugin route of \
          `target/release/gleaner` is loaded against the same algorithm called natively behind the \
          same kind of axum route (`bench --native-server`, its own process). The whole report, with \
          the per-call phases and each run's rows, is `target/bench/tax.md` (or `report.md`); how the \
