@@ -302,13 +302,13 @@ struct Behind {
     base: String,
 }
 
-/// Behind microsocks (SOCKS5), the site is reached by its address.
-async fn behind_socks() -> Behind {
+/// The site behind `proxy`, which the plugin reaches as `scheme://` with the
+/// user and password, the site named `host`.
+async fn behind(proxy: Running, scheme: &str, host: &str) -> Behind {
     let certificates = Certificates::new(SITE);
     let (seen, addr) = https_site(&certificates).await;
-    let proxy = microsocks();
-    let url = format!("socks5://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
-    let base = format!("https://127.0.0.1:{}", addr.port());
+    let url = format!("{scheme}://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
+    let base = format!("https://{host}:{}", addr.port());
     Behind {
         certificates,
         seen,
@@ -319,21 +319,14 @@ async fn behind_socks() -> Behind {
     }
 }
 
+/// Behind microsocks (SOCKS5), the site is reached by its address.
+async fn behind_socks() -> Behind {
+    behind(microsocks(), "socks5", "127.0.0.1").await
+}
+
 /// Behind Squid, the site's name resolves only in Squid's `hosts_file`.
 async fn behind_squid() -> Behind {
-    let certificates = Certificates::new(SITE);
-    let (seen, addr) = https_site(&certificates).await;
-    let proxy = squid(PASSWORD);
-    let url = format!("http://{USER}:{PASSWORD}@127.0.0.1:{}", proxy.port);
-    let base = format!("https://{SITE}:{}", addr.port());
-    Behind {
-        certificates,
-        seen,
-        port: addr.port(),
-        proxy,
-        url,
-        base,
-    }
+    behind(squid(PASSWORD), "http", SITE).await
 }
 
 #[tokio::test]

@@ -292,12 +292,10 @@ struct Word<'a> {
 impl<'a> Unit<'a> {
     fn new(text: &'a str, product: Option<&str>) -> Self {
         let words = words(text);
-        let [challenge, solution, results, positive, negative] =
-            [CHALLENGE, SOLUTION, RESULTS, POSITIVE, NEGATIVE];
         let mut score = [
-            cues(&words, challenge),
-            cues(&words, solution),
-            cues(&words, results),
+            cues(&words, CHALLENGE),
+            cues(&words, SOLUTION),
+            cues(&words, RESULTS),
         ];
         if words
             .iter()
@@ -319,12 +317,12 @@ impl<'a> Unit<'a> {
         if score[1] > 0 && names_product {
             score[1] += 1;
         }
-        let positive = cues(&words, positive);
+        let positive = cues(&words, POSITIVE);
         if positive >= score[0] {
             // "I'd recommend it to anyone struggling with ..." is no challenge.
             score[0] = 0;
         }
-        let quotable = cues(&words, negative) == 0 && (6..=40).contains(&words.len());
+        let quotable = cues(&words, NEGATIVE) == 0 && (6..=40).contains(&words.len());
         let quote = quotable.then_some(if positive > 0 || score[2] >= 3 {
             2 * positive + score[2]
         } else {

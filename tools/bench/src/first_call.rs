@@ -8,7 +8,6 @@
 //! own recording. The difference is the median of the pairwise differences
 //! (each pair measured back to back), so slow drift in a long call cancels.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use gleaner::config::Config;
@@ -27,17 +26,13 @@ pub const GOAL: Duration = Duration::from_micros(10);
 /// The median of `first[i] - again[i]`, in µs (negative when the first call
 /// was the faster).
 pub fn paired_extra_us(phases: &Phases) -> f64 {
-    let mut differences: Vec<f64> = phases
+    let differences: Vec<f64> = phases
         .call
         .iter()
         .zip(&phases.again)
         .map(|(first, again)| (first.as_secs_f64() - again.as_secs_f64()) * 1e6)
         .collect();
-    if differences.is_empty() {
-        return 0.0;
-    }
-    differences.sort_by(f64::total_cmp);
-    differences[differences.len() / 2]
+    report::median(differences).unwrap_or(0.0)
 }
 
 /// Measures `n` pairs of `export` calls of `plugin` and records the row.
@@ -55,9 +50,7 @@ pub async fn check(
     } else {
         "over"
     };
-    let mut grown = phases.grown.clone();
-    grown.sort_unstable();
-    let grown_kib = grown.get(grown.len() / 2).copied().unwrap_or(0) >> 10;
+    let grown_kib = report::median(phases.grown.clone()).unwrap_or(0) >> 10;
     report::row(Row {
         what: format!(
             "{}: first call in a fresh instance against the same call again in it",
@@ -93,39 +86,44 @@ fn examples() -> anyhow::Result<Vec<(Manifest, serde_json::Value)>> {
             found.push((manifest, serde_json::Value::Object(example)));
         }
     }
+    // Processors first, so those sharing the fixtures share one app.
+    found.sort_by_key(|(manifest, _)| manifest.kind == Kind::PostSource);
     Ok(found)
 }
 
-/// The check for every processor and post source, on its example.
+/// The check for every processor and post source, on its example: one app
+/// for the processors (website processors answered from the HAR fixtures),
+/// one per post source (its own recording).
 pub async fn every_other_plugin(n: usize) -> anyhow::Result<()> {
+    let mut app: Option<(std::path::PathBuf, App)> = None;
     for (manifest, example) in examples()? {
         let name = manifest.name.clone();
-        // A post source replays its own recording; processors the fixtures.
         let replay = match manifest.kind {
             Kind::PostSource => root().join("plugins").join(&name).join("tests"),
             _ => root().join("tests/fixtures/har"),
         };
-        let config = Config {
-            plugin_dir: root().join("target/plugins"),
-            cache_dir: Some(root().join("target/gleaner-cache")),
-            replay: Some(replay),
-            watch: false,
-            plugins: BTreeMap::new(),
-            ..Config::default()
-        };
-        let app = App::build(config).await?;
+        if app.as_ref().is_none_or(|(dir, _)| *dir != replay) {
+            let config = Config {
+                plugin_dir: root().join("target/plugins"),
+                cache_dir: Some(root().join("target/gleaner-cache")),
+                replay: Some(replay.clone()),
+                watch: false,
+                ..Config::default()
+            };
+            app = Some((replay, App::build(config).await?));
+        }
+        let Some((_, app)) = &app else { continue };
         let Some(plugin) = app.state.registry.get(&manifest.route) else {
             report::note(format!("{name}: not loaded (make plugins)"));
             continue;
         };
-        let runtime = app.state.runtime.clone();
         let input = example.to_string();
         let query = example["query"].as_str().unwrap_or_default();
         let export = match manifest.kind {
             Kind::PostSource => Export::FetchPost(query),
             _ => Export::Process(&input),
         };
-        if let Err(e) = check(&runtime, &plugin, export, n).await {
+        if let Err(e) = check(&app.state.runtime, &plugin, export, n).await {
             report::note(format!(
                 "{name}: its example fails under replay, so its first call was not measured: {e:#}"
             ));

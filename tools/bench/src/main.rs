@@ -647,8 +647,13 @@ async fn main() -> anyhow::Result<()> {
         // The WASM tax section alone, written to target/bench/tax.md.
         report::header(machine());
         tax::per_call().await?;
-        tax::per_request(64, 8, 3).await?;
-        tax::write_summary(&root().join("docs/wasm-tax.md"), &machine(), "bench --tax")?;
+        let table = tax::per_request(64, 8, 3).await?;
+        tax::write_summary(
+            &root().join("docs/wasm-tax.md"),
+            &table,
+            &machine(),
+            "bench --tax",
+        )?;
         return report::write(&bench_dir().join("tax.md"));
     }
     let started = Instant::now();
@@ -694,8 +699,13 @@ async fn main() -> anyhow::Result<()> {
          against the plugin route of `target/release/gleaner`. Goal: per HTTP request, plugin ≤ 1.5× native.",
     );
     tax::per_call().await?;
-    tax::per_request(64, 8, 3).await?;
-    tax::write_summary(&root().join("docs/wasm-tax.md"), &machine(), "make bench")?;
+    let table = tax::per_request(64, 8, 3).await?;
+    tax::write_summary(
+        &root().join("docs/wasm-tax.md"),
+        &table,
+        &machine(),
+        "make bench",
+    )?;
 
     report::section(
         "peers",

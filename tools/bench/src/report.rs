@@ -127,6 +127,12 @@ pub fn percentile<T: Copy>(sorted: &[T], p: f64) -> T {
     sorted[index]
 }
 
+/// The median of `values` (nearest rank, as [`percentile`]); `None` when empty.
+pub fn median<T: Copy + PartialOrd>(mut values: Vec<T>) -> Option<T> {
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    (!values.is_empty()).then(|| percentile(&values, 0.5))
+}
+
 /// A duration with a unit that suits it.
 pub fn duration(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;

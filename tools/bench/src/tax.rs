@@ -541,8 +541,8 @@ pub const ROUTE_GOAL: f64 = 1.5;
 /// Per HTTP request at `connections` connections, `seconds` each: every
 /// route natively and as a plugin, `runs` times (the routes interleaved, so
 /// drift in the machine reaches every route alike); then the table of
-/// medians with the spread of the ratio, which [`write_summary`] keeps.
-pub async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::Result<()> {
+/// medians with the spread of the ratio, returned for [`write_summary`].
+pub async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::Result<String> {
     let replay = root().join("plugins/customer-feedback-hub/tests");
     let (plugin_port, native_port) = (crate::free_port(), crate::free_port());
     let cache = root().join("target/gleaner-cache");
@@ -567,7 +567,7 @@ pub async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyho
     let run_for = Duration::from_secs(seconds);
     // Per route, per run: (native requests/s, plugin requests/s).
     let mut rates: Vec<Vec<(f64, f64)>> = vec![Vec::new(); cases.len()];
-    for run in 1..=runs {
+    for round in 1..=runs {
         for (case, (route, body)) in cases.iter().enumerate() {
             let bodies = Arc::new(vec![body.clone()]);
             let mut pair = Vec::new();
@@ -618,13 +618,12 @@ pub async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyho
             if let &[native_rate, plugin_rate] = pair.as_slice() {
                 rates[case].push((native_rate, plugin_rate));
             }
-            if run == runs {
+            if round == runs {
                 per_call_note(route, rates[case].last().copied());
             }
         }
     }
-    summary_table(&cases, &rates, connections, seconds);
-    Ok(())
+    Ok(summary_table(&cases, &rates, connections, seconds))
 }
 
 /// The note comparing the CPU a plugin request costs over a native one with
@@ -650,21 +649,16 @@ fn per_call_note(route: &str, rates: Option<(f64, f64)>) {
     }
 }
 
-/// The last summary table, kept for [`write_summary`].
-static SUMMARY: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
-
-/// Records the table of the runs: per route the median requests/s of each
-/// form, the median ratio of time per request, and the ratio's spread.
+/// Records and returns the table of the runs: per route the median
+/// requests/s of each form, the median ratio of time per request, and the
+/// ratio's spread.
 fn summary_table(
     cases: &[(String, String)],
     rates: &[Vec<(f64, f64)>],
     connections: usize,
     seconds: u64,
-) {
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(0.0)
-    };
+) -> String {
+    let median = |v: Vec<f64>| report::median(v).unwrap_or(0.0);
     let runs = rates.iter().map(Vec::len).max().unwrap_or(0);
     let mut table = format!(
         "Per HTTP request, {connections} connections, {seconds} s per form and run, {runs} runs \
@@ -688,21 +682,12 @@ fn summary_table(
         );
     }
     report::table(table.clone());
-    *SUMMARY
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = table;
+    table
 }
 
-/// Writes the last summary table to `path` (kept in `docs/`), with the
-/// machine it was measured on and the command.
-pub fn write_summary(path: &Path, machine: &str, command: &str) -> anyhow::Result<()> {
-    let table = SUMMARY
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
-    if table.is_empty() {
-        return Ok(());
-    }
+/// Writes `table` (from [`per_request`]) to `path` (kept in `docs/`), with
+/// the machine it was measured on and the command.
+pub fn write_summary(path: &Path, table: &str, machine: &str, command: &str) -> anyhow::Result<()> {
     let written = time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();
