@@ -57,5 +57,12 @@ echo "image: building $image with podman"
 podman build --quiet --isolation=chroot --format docker \
   --build-arg BASE="$base" --build-arg ARTIFACTS=prebuilt \
   --file Dockerfile --tag "$image" "$context" >/dev/null
+# Each build leaves untagged images behind: the builder stage's layers and the
+# image the tag named before. Removing untagged images keeps repeated builds
+# from filling the disk (a full disk fails the build half-way through). Set
+# GLEANER_IMAGE_KEEP_UNTAGGED=1 to keep them, as a layer cache.
+if [[ -z ${GLEANER_IMAGE_KEEP_UNTAGGED:-} ]]; then
+  podman image prune --force >/dev/null
+fi
 size=$(podman image inspect --format '{{.Size}}' "$image")
 echo "image: $image built, $((size / 1024 / 1024)) MiB ($size bytes)"
