@@ -42,9 +42,7 @@ impl Pace {
         let jitter = if self.delay_jitter_ms == 0 {
             0
         } else {
-            let mut bytes = [0u8; 8];
-            let random = getrandom::getrandom(&mut bytes).map_or(0, |()| u64::from_le_bytes(bytes));
-            random % (self.delay_jitter_ms + 1)
+            fastrand::u64(0..=self.delay_jitter_ms)
         };
         let delay = Duration::from_millis(self.min_delay_ms + jitter);
         let rate = match self.requests_per_minute {

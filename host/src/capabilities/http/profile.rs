@@ -68,12 +68,7 @@ pub enum Kind {
 impl Profile {
     /// A profile picked at random.
     pub fn pick() -> &'static Profile {
-        let mut byte = [0u8; 1];
-        let index = match getrandom::getrandom(&mut byte) {
-            Ok(()) => byte[0] as usize % PROFILES.len(),
-            Err(_) => 0,
-        };
-        &PROFILES[index]
+        &PROFILES[fastrand::usize(..PROFILES.len())]
     }
 
     /// The profile named `name`, if there is one.

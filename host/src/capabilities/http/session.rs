@@ -10,12 +10,13 @@
 //! ([`SharedSessions`]) after each fetch, so a continuation that reaches
 //! another replica goes on in the same session, cookies included.
 
-use std::collections::HashMap;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use cookie_store::CookieStore;
+use lru::LruCache;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
@@ -208,21 +209,39 @@ impl Opened {
 }
 
 /// Every live session of the server, each kept for a time to live after its last use.
+///
+/// Sessions are kept in the order of their last use, so the expired ones and
+/// the one to evict at capacity are at one end: opening a session costs the
+/// same with ten thousand sessions alive as with one.
 pub struct Sessions {
-    live: Mutex<HashMap<String, (Arc<Session>, Instant)>>,
+    live: Mutex<LruCache<String, (Arc<Session>, Instant)>>,
     ttl: Duration,
-    capacity: usize,
     shared: OnceLock<Arc<dyn SharedSessions>>,
 }
 
 impl Sessions {
     /// A store keeping sessions `ttl` after their last use, at most `capacity` at once.
     pub fn new(ttl: Duration, capacity: usize) -> Sessions {
+        let capacity = NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN);
         Sessions {
-            live: Mutex::new(HashMap::new()),
+            live: Mutex::new(LruCache::new(capacity)),
             ttl,
-            capacity: capacity.max(1),
             shared: OnceLock::new(),
+        }
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, LruCache<String, (Arc<Session>, Instant)>> {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Lets go of the sessions unused for `ttl` at `now`: the least recently
+    /// used ones, so it stops at the first one still alive.
+    fn expire(&self, live: &mut LruCache<String, (Arc<Session>, Instant)>, now: Instant) {
+        while live
+            .peek_lru()
+            .is_some_and(|(_, (_, used))| now.saturating_duration_since(*used) >= self.ttl)
+        {
+            live.pop_lru();
         }
     }
 
@@ -267,45 +286,36 @@ impl Sessions {
     }
 
     fn is_live(&self, id: &str) -> bool {
-        let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        live.get(id)
+        self.live()
+            .peek(id)
             .is_some_and(|(_, used)| used.elapsed() < self.ttl)
     }
 
     fn insert(&self, session: Arc<Session>) {
-        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        live.insert(session.id.clone(), (session, Instant::now()));
+        self.live()
+            .put(session.id.clone(), (session, Instant::now()));
     }
 
     /// Lets go of the sessions whose time to live has passed.
     pub fn prune(&self) {
-        let now = Instant::now();
-        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        live.retain(|_, (_, used)| now.duration_since(*used) < self.ttl);
+        let mut live = self.live();
+        self.expire(&mut live, Instant::now());
     }
 
-    /// The session `id` names if it is still alive, else a new one.
+    /// The session `id` names if it is still alive, else a new one. At
+    /// capacity, the least recently used session makes room.
     pub fn open(&self, id: Option<&str>) -> (Arc<Session>, Opened) {
         let now = Instant::now();
-        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        live.retain(|_, (_, used)| now.duration_since(*used) < self.ttl);
+        let mut live = self.live();
+        self.expire(&mut live, now);
         if let Some(id) = id {
             if let Some((session, used)) = live.get_mut(id) {
                 *used = now;
                 return (session.clone(), Opened::Continued);
             }
         }
-        if live.len() >= self.capacity {
-            let oldest = live
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(k, _)| k.clone());
-            if let Some(oldest) = oldest {
-                live.remove(&oldest);
-            }
-        }
         let session = Arc::new(Session::new());
-        live.insert(session.id.clone(), (session.clone(), now));
+        live.put(session.id.clone(), (session.clone(), now));
         let opened = if id.is_some() {
             Opened::Restarted
         } else {
@@ -316,10 +326,7 @@ impl Sessions {
 
     /// Live sessions now.
     pub fn len(&self) -> usize {
-        self.live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.live().len()
     }
 
     /// Whether no session is alive.
@@ -409,5 +416,30 @@ mod tests {
         let _ = store.open(None);
         assert_eq!(store.len(), 2, "the oldest is evicted at capacity");
         assert_eq!(store.open(Some(&other.id)).1, Opened::Continued);
+    }
+
+    #[test]
+    fn at_capacity_the_least_recently_used_session_makes_room() {
+        let store = Sessions::new(Duration::from_secs(60), 2);
+        let (a, _) = store.open(None);
+        let (b, _) = store.open(None);
+        // Using a makes b the least recently used.
+        assert_eq!(store.open(Some(&a.id)).1, Opened::Continued);
+        let _ = store.open(None);
+        assert_eq!(store.len(), 2);
+        assert_eq!(store.open(Some(&a.id)).1, Opened::Continued);
+        assert_eq!(store.open(Some(&b.id)).1, Opened::Restarted);
+    }
+
+    #[test]
+    fn prune_lets_go_of_expired_sessions_only() {
+        let store = Sessions::new(Duration::from_millis(50), 10);
+        let (old, _) = store.open(None);
+        std::thread::sleep(Duration::from_millis(60));
+        let (recent, _) = store.open(None);
+        store.prune();
+        assert_eq!(store.len(), 1);
+        assert!(store.is_live(&recent.id));
+        assert!(!store.is_live(&old.id));
     }
 }
