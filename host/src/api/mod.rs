@@ -259,7 +259,7 @@ fn reach(state: &AppState, plugin: &LoadedPlugin) -> bulkhead::Reach {
 }
 
 /// Accepts a JSON `Content-Type` (`application/json`, `*/*+json`) or none at all.
-fn check_content_type(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+pub fn check_content_type(headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
     let Some(value) = headers.get(axum::http::header::CONTENT_TYPE) else {
         return Ok(());
     };

@@ -3,13 +3,18 @@
 //! benchmark runs it as a process of its own (`bench --native-server PORT`),
 //! as the plugin routes run in the `gleaner` process, and loads both alike.
 //!
-//! Per request it does what the host's dispatcher and handlers do (request id,
-//! API key check, method and content type, body read under its limits, the
-//! bulkheads, validation against the plugin's manifest, the response headers),
-//! then calls the algorithm natively. The review route pages through one page
-//! as the driver does for a `reviews_to_fetch` within the first page: one
-//! session, the page through the host's HTTP service (replayed), the review
-//! contract and text formatting, and a signed continuation token.
+//! Per request it runs the host's own server code around the algorithm: the
+//! same answer layer (request id, security headers, the secrets scrubber over
+//! every answer, with the same secrets registered), the request span and
+//! request metrics (the Prometheus recorder installed as the server installs
+//! it), the API key check, the per-client in-flight limits, method and content
+//! type, the body read under its limits, the bulkheads, validation against the
+//! plugin's manifest, the call's session and the scrubbing of the output with
+//! it; then it calls the algorithm natively. Only what calling a component
+//! adds is left out. The review route pages through one page as the driver
+//! does for a `reviews_to_fetch` within the first page: one session, the page
+//! through the host's HTTP service (replayed), the review contract and text
+//! formatting, and a signed continuation token.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -20,11 +25,14 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, Method, Request};
 use axum::response::{IntoResponse, Response};
+use gleaner::api::answer::{self, RequestId};
 use gleaner::api::auth::ApiKeys;
 use gleaner::api::bulkhead::{Bulkheads, Reach};
+use gleaner::api::clients::{self, ClientLimits, TrustedProxies};
 use gleaner::bindings::types as wit;
 use gleaner::capabilities::http::policy::Policy;
 use gleaner::capabilities::http::profile::Kind;
+use gleaner::capabilities::http::session::Session;
 use gleaner::capabilities::http::OutboundRequest;
 use gleaner::capabilities::Services;
 use gleaner::config::Config;
@@ -33,6 +41,7 @@ use gleaner::manifest::{FieldSpec, Manifest};
 use gleaner::record::Review;
 use gleaner::token::{Resume, TokenKey};
 use serde_json::{json, Value};
+use tracing::Instrument;
 
 use crate::native::{self, Process};
 use crate::root;
@@ -56,6 +65,8 @@ struct Route {
 struct Native {
     config: Config,
     keys: ApiKeys,
+    clients: ClientLimits,
+    trusted: TrustedProxies,
     bulkheads: Bulkheads,
     services: Services,
     tokens: TokenKey,
@@ -107,45 +118,73 @@ pub async fn run(addr: SocketAddr, replay: &std::path::Path) -> anyhow::Result<(
             handler: Handler::Trustpilot { policy },
         },
     );
+    // The same secrets as the server's, so the answer layer scrubs alike.
+    let _ = gleaner::telemetry::metrics::install();
+    gleaner::secrets::register_config(&config);
     let mut secret = [0u8; 32];
     getrandom::getrandom(&mut secret).map_err(|e| anyhow::anyhow!("no random secret: {e}"))?;
+    let tokens = TokenKey::from_secret(hex::encode(secret).as_bytes())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    tokens.register_as_secret();
     let state = Arc::new(Native {
         keys: ApiKeys::new(&config.api_keys),
+        clients: ClientLimits::new(
+            config.max_in_flight_per_key,
+            config.max_in_flight_per_client,
+        ),
+        trusted: TrustedProxies::parse(&config.trusted_proxies).map_err(anyhow::Error::msg)?,
         bulkheads: Bulkheads::new(
             config.max_concurrent_requests,
             config.max_concurrent_per_plugin,
             config.reserved_for_local_plugins,
         ),
-        tokens: TokenKey::from_secret(&secret).map_err(|e| anyhow::anyhow!("{e}"))?,
+        tokens,
         services,
         routes,
         config,
     });
     let limits = gleaner::server::ServerLimits::from_config(&state.config);
-    let router = axum::Router::new().fallback(dispatch).with_state(state);
+    let router = axum::Router::new()
+        .fallback(dispatch)
+        .with_state(state)
+        .layer(axum::middleware::from_fn(answer::layer));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     gleaner::server::serve(listener, router, limits, std::future::pending()).await?;
     Ok(())
 }
 
+/// As the host's dispatcher: the request span, the handler, the plugin
+/// headers, the request metric and the "served" event.
 async fn dispatch(State(state): State<Arc<Native>>, request: Request<Body>) -> Response {
+    let started = Instant::now();
     let request_id = request
-        .headers()
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128)
-        .map(str::to_owned)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        .extensions()
+        .get::<RequestId>()
+        .map(|id| id.0.clone())
+        .unwrap_or_else(answer::new_request_id);
     let path = request.uri().path().to_owned();
+    let method = request.method().clone();
     let route = state.routes.get(&path);
-    let mut response = match handle(&state, route, request).await {
+    let (route_label, plugin_label) = match route {
+        Some(r) => (r.manifest.route.clone(), r.manifest.name.clone()),
+        None => ("none".to_owned(), "none".to_owned()),
+    };
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        %method,
+        %path,
+        plugin = %plugin_label,
+        version = "native",
+    );
+    let mut response = match handle(&state, route, request)
+        .instrument(span.clone())
+        .await
+    {
         Ok(r) => r,
         Err(e) => e.into_shaped_response(ErrorShape::Simple),
     };
     let headers = response.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&request_id) {
-        headers.insert("x-request-id", v);
-    }
     if let Some(route) = route {
         if let Ok(v) = HeaderValue::from_str(&route.manifest.name) {
             headers.insert("x-gleaner-plugin", v);
@@ -155,6 +194,15 @@ async fn dispatch(State(state): State<Arc<Native>>, request: Request<Body>) -> R
             HeaderValue::from_static("native"),
         );
     }
+    let status = response.status().as_u16();
+    gleaner::telemetry::metrics::request(&route_label, &plugin_label, status, started.elapsed());
+    span.in_scope(|| {
+        tracing::info!(
+            status,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "served"
+        )
+    });
     response
 }
 
@@ -163,9 +211,10 @@ async fn handle(
     route: Option<&Route>,
     request: Request<Body>,
 ) -> Result<Response, ApiError> {
-    if !state.keys.allows(request.headers()) {
-        return Err(ApiError::Unauthorized);
-    }
+    let key = state
+        .keys
+        .which(request.headers())
+        .map_err(|()| ApiError::Unauthorized)?;
     let Some(route) = route else {
         return Err(ApiError::NotFound("no native route here".into()));
     };
@@ -175,14 +224,16 @@ async fn handle(
             path: request.uri().path().to_owned(),
         });
     }
-    let json_body = request
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_none_or(|v| v.starts_with("application/json"));
-    if !json_body {
-        return Err(ApiError::UnsupportedMediaType("not JSON".into()));
-    }
+    gleaner::api::check_content_type(request.headers())?;
+    let client = clients::Client {
+        key,
+        address: request
+            .extensions()
+            .get::<gleaner::server::Peer>()
+            .map(|peer| state.trusted.client_address(peer.0.ip(), request.headers()))
+            .map(clients::counted_address),
+    };
+    let _client_slot = state.clients.enter(&client)?;
     let body = gleaner::api::read_body(&state.config, request, state.config.max_body_bytes).await?;
     let reach = match route.handler {
         Handler::Processor { .. } => Reach::Local,
@@ -193,10 +244,14 @@ async fn handle(
         Handler::Processor { fields, process } => {
             let input =
                 gleaner::validate::processor_input(fields, &body).map_err(ApiError::BadRequest)?;
+            gleaner::validate::field_lengths(fields, &input).map_err(ApiError::BadRequest)?;
             let input = Value::Object(input).to_string();
+            // The call's session, whose cookies must not come back in the answer.
+            let session = Arc::new(Session::new());
             let output = process(&input).map_err(ApiError::BadRequest)?;
-            let value: Value = serde_json::from_str(&output)
+            let mut value: Value = serde_json::from_str(&output)
                 .map_err(|e| ApiError::PluginFailed(format!("invalid JSON: {e}")))?;
+            session.scrubber().scrub_json(&mut value);
             let mut response = gleaner::api::ok(value);
             response
                 .headers_mut()
@@ -292,7 +347,7 @@ async fn reviews(
     let token = continues
         .then(|| gleaner::token::encode(&state.tokens, &manifest.route, &request.query, &resume));
     let meta = &page.meta;
-    let body = json!({
+    let mut body = json!({
         "all_reviews": reviews,
         "extra_information": {
             "resolved_url": meta.resolved_url,
@@ -313,6 +368,7 @@ async fn reviews(
         "message": format!("Fetched {taken} reviews from 1 page."),
         "next_page": token,
     });
+    session.scrubber().scrub_json(&mut body);
     Ok((axum::http::StatusCode::OK, axum::Json(body)).into_response())
 }
 
