@@ -4,12 +4,13 @@
 //! pages (20 reviews per page), pages with `?page=N`, sorts newest first by
 //! default (`sort=recency`) so `sync_date` can stop early, and filters by stars.
 
-use gleaner_sdk::embedded::next_data;
+use gleaner_sdk::embedded::next_data_as;
 use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{cursor, http};
 use gleaner_sdk::{FetchError, Order, Page, PageRequest, SourceMeta};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
@@ -103,14 +104,21 @@ pub fn page_from_response(
     sort: &str,
 ) -> Result<Page, FetchError> {
     let response = response.checked("Trustpilot review page")?;
-    let html = response.text();
-    let data = next_data(&html).ok_or_else(|| {
-        FetchError::Blocked(format!(
-            "{url} returned a page without review data (__NEXT_DATA__ missing): likely a bot challenge"
-        ))
-    })?;
+    let html = String::from_utf8_lossy(&response.body);
+    let data: NextData = next_data_as(&html)
+        .ok_or_else(|| {
+            FetchError::Blocked(format!(
+                "{url} returned a page without review data (__NEXT_DATA__ missing): likely a bot challenge"
+            ))
+        })?
+        .map_err(|e| {
+            FetchError::Upstream(format!(
+                "Trustpilot: {url} answered with review data in another shape ({e}): \
+                 the page layout changed and the plugin needs an update"
+            ))
+        })?;
     parse_page(
-        &data["props"]["pageProps"],
+        data.props.page_props,
         target,
         page,
         sort,
@@ -118,15 +126,128 @@ pub fn page_from_response(
     )
 }
 
+/// `__NEXT_DATA__` as far as a review page is read from it: everything else
+/// is skipped as it is parsed, without being kept.
+#[derive(Deserialize)]
+struct NextData {
+    props: Props,
+}
+
+#[derive(Deserialize)]
+struct Props {
+    #[serde(rename = "pageProps")]
+    page_props: PageProps,
+}
+
+/// `props.pageProps` of a review page: the reviews, the page count and the
+/// business. Values whose type varies are kept as JSON values.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PageProps {
+    /// The page's reviews; absent when the layout changed.
+    pub reviews: Option<Vec<RawReview>>,
+    /// `filters.pagination.totalPages` is read.
+    pub filters: Filters,
+    /// The business the page is about.
+    pub business_unit: BusinessUnit,
+}
+
+/// `pageProps.filters`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Filters {
+    /// `pagination.totalPages` is read.
+    pub pagination: Pagination,
+}
+
+/// `pageProps.filters.pagination`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pagination {
+    /// How many pages the listing has.
+    pub total_pages: Value,
+}
+
+/// `pageProps.businessUnit`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BusinessUnit {
+    id: Value,
+    identifying_name: Value,
+    display_name: Value,
+    stars: Value,
+    trust_score: Value,
+    number_of_reviews: Value,
+    website_url: Value,
+}
+
+/// One `pageProps.reviews[]` object, as far as it is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RawReview {
+    id: Value,
+    title: Value,
+    text: Value,
+    rating: Value,
+    likes: Value,
+    language: Value,
+    dates: Dates,
+    consumer: Consumer,
+    reply: Option<Reply>,
+    labels: Labels,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Dates {
+    published_date: Value,
+    experienced_date: Value,
+    updated_date: Value,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Consumer {
+    id: Value,
+    display_name: Value,
+    image_url: Value,
+    country_code: Value,
+    number_of_reviews: Value,
+    is_verified: Value,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Reply {
+    message: Value,
+    published_date: Value,
+    updated_date: Value,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Labels {
+    verification: Verification,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Verification {
+    is_verified: Value,
+    verification_source: Value,
+    verification_level: Value,
+    review_source_name: Value,
+}
+
 /// Builds a page from `props.pageProps` of a review page.
 pub fn parse_page(
-    props: &Value,
+    props: PageProps,
     target: &Target,
     page: u32,
     sort: &str,
     resolved: String,
 ) -> Result<Page, FetchError> {
-    let reviews = props["reviews"].as_array().ok_or_else(|| {
+    let reviews = props.reviews.ok_or_else(|| {
         gleaner_sdk::listing::layout_changed(
             "Trustpilot",
             &resolved,
@@ -137,9 +258,7 @@ pub fn parse_page(
         .iter()
         .map(|r| review(r, &target.host).map_err(FetchError::Upstream))
         .collect::<Result<Vec<_>, _>>()?;
-    let total_pages = props["filters"]["pagination"]["totalPages"]
-        .as_u64()
-        .unwrap_or(0);
+    let total_pages = props.filters.pagination.total_pages.as_u64().unwrap_or(0);
     // Pages are numbered up to a known count: list them all, so the host can
     // fetch several at once.
     let last = if reviews.is_empty() {
@@ -149,18 +268,18 @@ pub fn parse_page(
     };
     let ahead = cursor::ahead((page + 1..=last).map(|page| Cursor { page }));
     let next_cursor = ahead.first().cloned();
-    let unit = &props["businessUnit"];
+    let unit = props.business_unit;
     let mut extra = json!({
-        "business_id": unit["id"],
-        "identifying_name": unit["identifyingName"],
-        "stars": unit["stars"],
-        "website_url": unit["websiteUrl"],
+        "business_id": unit.id,
+        "identifying_name": unit.identifying_name,
+        "stars": unit.stars,
+        "website_url": unit.website_url,
         "total_pages": total_pages,
     });
     // An empty list is the page's own "no reviews" answer: the company has
     // none yet, or none with the star rating asked for.
     if reviews.is_empty() && page == 1 {
-        extra["notice"] = json!(if unit["numberOfReviews"].as_u64().unwrap_or(0) == 0 {
+        extra["notice"] = json!(if unit.number_of_reviews.as_u64().unwrap_or(0) == 0 {
             "Trustpilot lists no reviews for this company yet"
         } else {
             "Trustpilot lists no reviews with this star rating for this company"
@@ -180,48 +299,51 @@ pub fn parse_page(
         },
         meta: SourceMeta {
             resolved_url: Some(resolved),
-            name: unit["displayName"].as_str().map(str::to_owned),
-            average_rating: unit["trustScore"].as_f64(),
-            total_reviews: unit["numberOfReviews"].as_u64(),
+            name: string(&unit.display_name),
+            average_rating: unit.trust_score.as_f64(),
+            total_reviews: unit.number_of_reviews.as_u64(),
             extra_json: extra.to_string(),
         },
     })
 }
 
 /// Maps one `pageProps.reviews[]` object.
-pub fn review(r: &Value, host: &str) -> Result<Review, String> {
-    let id = string(&r["id"]).ok_or("a review has no id")?;
-    let consumer = &r["consumer"];
-    let reply = &r["reply"];
-    let verification = &r["labels"]["verification"];
+pub fn review(r: &RawReview, host: &str) -> Result<Review, String> {
+    let id = string(&r.id).ok_or("a review has no id")?;
+    let consumer = &r.consumer;
+    let verification = &r.labels.verification;
+    let (reply_message, reply_date, reply_updated) = match &r.reply {
+        Some(reply) => (
+            string(&reply.message),
+            string(&reply.published_date),
+            &reply.updated_date,
+        ),
+        None => (None, None, &Value::Null),
+    };
     ReviewBuilder::new(id.clone())
-        .title(string(&r["title"]))
-        .text_plain(string(&r["text"]))
-        .rating(r["rating"].as_f64(), 5.0)
-        .date(string(&r["dates"]["publishedDate"]))
+        .title(string(&r.title))
+        .text_plain(string(&r.text))
+        .rating(r.rating.as_f64(), 5.0)
+        .date(string(&r.dates.published_date))
         // The name the page shows; the object carries no other name.
-        .author_name(string(&consumer["displayName"]))
-        .author_image(string(&consumer["imageUrl"]))
-        .author_url(string(&consumer["id"]).map(|c| format!("https://{host}/users/{c}")))
-        .author_title(string(&consumer["countryCode"]))
+        .author_name(string(&consumer.display_name))
+        .author_image(string(&consumer.image_url))
+        .author_url(string(&consumer.id).map(|c| format!("https://{host}/users/{c}")))
+        .author_title(string(&consumer.country_code))
         .review_url(Some(format!("https://{host}/reviews/{id}")))
-        .reply(
-            string(&reply["message"]),
-            string(&reply["publishedDate"]),
-            None,
-        )
-        .helpful_votes(r["likes"].as_i64())
-        .language(string(&r["language"]))
+        .reply(reply_message, reply_date, None)
+        .helpful_votes(r.likes.as_i64())
+        .language(string(&r.language))
         .extra(json!({
-            "verified": verification["isVerified"].as_bool().unwrap_or(false),
-            "verification_source": verification["verificationSource"],
-            "verification_level": verification["verificationLevel"],
-            "review_source": verification["reviewSourceName"],
-            "experienced_date": r["dates"]["experiencedDate"],
-            "updated_date": r["dates"]["updatedDate"],
-            "reply_updated_date": reply["updatedDate"],
-            "author_review_count": consumer["numberOfReviews"],
-            "author_verified": consumer["isVerified"],
+            "verified": verification.is_verified.as_bool().unwrap_or(false),
+            "verification_source": verification.verification_source,
+            "verification_level": verification.verification_level,
+            "review_source": verification.review_source_name,
+            "experienced_date": r.dates.experienced_date,
+            "updated_date": r.dates.updated_date,
+            "reply_updated_date": reply_updated,
+            "author_review_count": consumer.number_of_reviews,
+            "author_verified": consumer.is_verified,
         }))
         .build()
 }
@@ -259,7 +381,7 @@ mod tests {
 
     #[test]
     fn maps_real_review_objects() {
-        let all: Vec<Value> = serde_json::from_str(SAMPLE).unwrap();
+        let all: Vec<RawReview> = serde_json::from_str(SAMPLE).unwrap();
         let first = review(&all[0], "www.trustpilot.com").unwrap();
         assert_eq!(first.id, "65718f1ba9549dd90f396b4a");
         assert_eq!(

@@ -2,10 +2,16 @@
 //! JSON-LD blocks, JavaScript assignments (`window.__INITIAL_STATE__ = {...}`) and
 //! Next.js app-router flight chunks (`self.__next_f.push([1, "..."])`).
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// The JSON content of `<script id="{id}" ...>...</script>`, parsed.
 pub fn script_json_by_id(html: &str, id: &str) -> Option<Value> {
+    serde_json::from_str(script_text_by_id(html, id)?).ok()
+}
+
+/// The text of `<script id="{id}" ...>...</script>`, trimmed, unparsed.
+pub fn script_text_by_id<'a>(html: &'a str, id: &str) -> Option<&'a str> {
     let mut from = 0;
     while let Some(pos) = html[from..].find("<script") {
         let start = from + pos;
@@ -14,27 +20,52 @@ pub fn script_json_by_id(html: &str, id: &str) -> Option<Value> {
         let body_start = tag_end + 1;
         let body_end = body_start + html[body_start..].find("</script")?;
         if has_id(tag, id) {
-            return serde_json::from_str(html[body_start..body_end].trim()).ok();
+            return Some(html[body_start..body_end].trim());
         }
         from = body_end;
     }
     None
 }
 
+/// Whether a tag's attributes (the tag without its closing `>`) give it the
+/// id `id`: `id="…"`, `id='…'` or unquoted.
 fn has_id(tag: &str, id: &str) -> bool {
-    [
-        format!("id=\"{id}\""),
-        format!("id='{id}'"),
-        format!("id={id} "),
-        format!("id={id}>"),
-    ]
-    .iter()
-    .any(|needle| tag.contains(needle.as_str()) || format!("{tag}>").contains(needle.as_str()))
+    let mut rest = tag;
+    while let Some(at) = rest.find("id=") {
+        let preceded = rest[..at].ends_with(|c: char| c.is_ascii_whitespace());
+        let value = &rest[at + 3..];
+        let named = match value.as_bytes().first() {
+            Some(&q) if q == b'"' || q == b'\'' => value[1..]
+                .strip_prefix(id)
+                .is_some_and(|after| after.as_bytes().first() == Some(&q)),
+            _ => value.strip_prefix(id).is_some_and(|after| {
+                after.is_empty() || after.starts_with(|c: char| c.is_ascii_whitespace())
+            }),
+        };
+        if preceded && named {
+            return true;
+        }
+        rest = value;
+    }
+    false
 }
 
 /// `__NEXT_DATA__` of a Next.js page.
 pub fn next_data(html: &str) -> Option<Value> {
     script_json_by_id(html, "__NEXT_DATA__")
+}
+
+/// `__NEXT_DATA__` of a Next.js page read straight into `T`: only the fields
+/// `T` names are kept, everything else is skipped as it is parsed. `None`
+/// when the page has no `__NEXT_DATA__`; an error names the path where the
+/// JSON is not what `T` expects (`props.pageProps.reviews[3].consumer`).
+pub fn next_data_as<T: DeserializeOwned>(html: &str) -> Option<Result<T, String>> {
+    let text = script_text_by_id(html, "__NEXT_DATA__")?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    Some(
+        serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| format!("`{}`: {}", e.path(), e.inner())),
+    )
 }
 
 /// The first JSON value at the start of `text` (trailing text such as `;` is ignored).
@@ -145,6 +176,41 @@ mod tests {
         assert_eq!(next_data(html).unwrap()["buildId"], "b1");
         assert!(next_data("<html></html>").is_none());
         assert!(next_data(r#"<script id="__NEXT_DATA__">{broken</script>"#).is_none());
+    }
+
+    #[test]
+    fn script_ids_quoted_unquoted_and_not_as_part_of_another_attribute() {
+        let html = r#"<script data-id="x">1</script><script type=t id=x>2</script>"#;
+        assert_eq!(script_text_by_id(html, "x"), Some("2"));
+        assert_eq!(
+            script_text_by_id(r#"<script id='x' async>3</script>"#, "x"),
+            Some("3")
+        );
+        assert_eq!(
+            script_text_by_id(r#"<script id="xy">4</script>"#, "x"),
+            None
+        );
+        assert_eq!(script_text_by_id(r#"<script id=xy>5</script>"#, "x"), None);
+    }
+
+    #[test]
+    fn next_data_read_into_a_type_names_where_it_differs() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Data {
+            props: Props,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        struct Props {
+            n: u32,
+        }
+        let page = |json: &str| format!(r#"<script id="__NEXT_DATA__">{json}</script>"#);
+        let data: Data = next_data_as(&page(r#"{"props":{"n":3,"skipped":[1]}}"#))
+            .unwrap()
+            .unwrap();
+        assert_eq!(data.props.n, 3);
+        let wrong = next_data_as::<Data>(&page(r#"{"props":{"n":"three"}}"#)).unwrap();
+        assert!(wrong.unwrap_err().starts_with("`props.n`: invalid type"));
+        assert!(next_data_as::<Data>("<html></html>").is_none());
     }
 
     #[test]
