@@ -696,7 +696,9 @@ pub fn write_summary(path: &Path, table: &str, machine: &str, command: &str) -> 
          Written by `{command}` at {written} (UTC). The {machine}.\n\n\
          Each plugin route of \
          `target/release/gleaner` is loaded against the same algorithm called natively behind the \
-         same kind of axum route (`bench --native-server`, its own process). The whole report, with \
+         host's own server code: the same answer layer and secrets scrubbing, request span and \
+         metrics, client limits, validation and session (`bench --native-server`, its own \
+         process), so the difference is what running as a component costs. The whole report, with \
          the per-call phases and each run's rows, is `target/bench/tax.md` (or `report.md`); how the \
          figures are read is in [testing.md](testing.md#benchmarks).\n\n{table}"
     );
