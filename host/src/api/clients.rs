@@ -29,6 +29,25 @@ pub struct Client {
     pub address: Option<IpAddr>,
 }
 
+impl Client {
+    /// Who `request` counts against: the key it showed, and its address (the
+    /// connection's peer, or what a trusted proxy forwarded), IPv6 by /64.
+    pub fn of<B>(
+        key: Option<usize>,
+        request: &axum::http::Request<B>,
+        trusted: &TrustedProxies,
+    ) -> Client {
+        Client {
+            key,
+            address: request
+                .extensions()
+                .get::<crate::server::Peer>()
+                .map(|peer| trusted.client_address(peer.0.ip(), request.headers()))
+                .map(counted_address),
+        }
+    }
+}
+
 /// Proxies whose `X-Forwarded-For` is believed: addresses or CIDR blocks.
 #[derive(Debug, Clone, Default)]
 pub struct TrustedProxies {

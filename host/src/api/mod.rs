@@ -221,14 +221,7 @@ async fn handle(
         });
     }
     check_content_type(request.headers())?;
-    let client = clients::Client {
-        key,
-        address: request
-            .extensions()
-            .get::<crate::server::Peer>()
-            .map(|peer| state.trusted.client_address(peer.0.ip(), request.headers()))
-            .map(clients::counted_address),
-    };
+    let client = clients::Client::of(key, &request, &state.trusted);
     let _client_slot = state.clients.enter(&client)?;
     let body = read_body(&state.config, request, state.config.max_body_bytes).await?;
     let _slots = state

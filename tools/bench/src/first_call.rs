@@ -10,7 +10,6 @@
 
 use std::time::Duration;
 
-use gleaner::config::Config;
 use gleaner::manifest::{Kind, Manifest};
 use gleaner::runtime::{LoadedPlugin, Runtime};
 use gleaner::App;
@@ -103,14 +102,8 @@ pub async fn every_other_plugin(n: usize) -> anyhow::Result<()> {
             _ => root().join("tests/fixtures/har"),
         };
         if app.as_ref().is_none_or(|(dir, _)| *dir != replay) {
-            let config = Config {
-                plugin_dir: root().join("target/plugins"),
-                cache_dir: Some(root().join("target/gleaner-cache")),
-                replay: Some(replay.clone()),
-                watch: false,
-                ..Config::default()
-            };
-            app = Some((replay, App::build(config).await?));
+            let built = crate::replay_app_of(&replay).await?;
+            app = Some((replay, built));
         }
         let Some((_, app)) = &app else { continue };
         let Some(plugin) = app.state.registry.get(&manifest.route) else {

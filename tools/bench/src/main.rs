@@ -63,10 +63,15 @@ fn bench_dir() -> PathBuf {
 
 /// An app serving the built plugins, with upstream traffic replayed from the fixtures.
 async fn replay_app() -> anyhow::Result<App> {
+    replay_app_of(&root().join("tests/fixtures/har")).await
+}
+
+/// The staged plugins, their upstream answered from the recordings in `replay`.
+async fn replay_app_of(replay: &std::path::Path) -> anyhow::Result<App> {
     let config = Config {
         plugin_dir: root().join("target/plugins"),
         cache_dir: Some(root().join("target/gleaner-cache")),
-        replay: Some(root().join("tests/fixtures/har")),
+        replay: Some(replay.to_owned()),
         watch: false,
         ..Config::default()
     };
@@ -646,14 +651,7 @@ async fn main() -> anyhow::Result<()> {
     if args.get(1).map(String::as_str) == Some("--tax") {
         // The WASM tax section alone, written to target/bench/tax.md.
         report::header(machine());
-        tax::per_call().await?;
-        let table = tax::per_request(64, 8, 3).await?;
-        tax::write_summary(
-            &root().join("docs/wasm-tax.md"),
-            &table,
-            &machine(),
-            "bench --tax",
-        )?;
+        tax::measure_and_keep("bench --tax").await?;
         return report::write(&bench_dir().join("tax.md"));
     }
     let started = Instant::now();
@@ -698,14 +696,7 @@ async fn main() -> anyhow::Result<()> {
          behind the same kind of axum route (`bench --native-server`, its own process, as the server is) \
          against the plugin route of `target/release/gleaner`. Goal: per HTTP request, plugin ≤ 1.5× native.",
     );
-    tax::per_call().await?;
-    let table = tax::per_request(64, 8, 3).await?;
-    tax::write_summary(
-        &root().join("docs/wasm-tax.md"),
-        &table,
-        &machine(),
-        "make bench",
-    )?;
+    tax::measure_and_keep("make bench").await?;
 
     report::section(
         "peers",

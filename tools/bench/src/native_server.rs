@@ -39,6 +39,7 @@ use gleaner::config::Config;
 use gleaner::error::{ApiError, ErrorShape};
 use gleaner::manifest::{FieldSpec, Manifest};
 use gleaner::record::Review;
+use gleaner::telemetry::metrics::NONE;
 use gleaner::token::{Resume, TokenKey};
 use serde_json::{json, Value};
 use tracing::Instrument;
@@ -167,7 +168,7 @@ async fn dispatch(State(state): State<Arc<Native>>, request: Request<Body>) -> R
     let route = state.routes.get(&path);
     let (route_label, plugin_label) = match route {
         Some(r) => (r.manifest.route.clone(), r.manifest.name.clone()),
-        None => ("none".to_owned(), "none".to_owned()),
+        None => (NONE.to_owned(), NONE.to_owned()),
     };
     let span = tracing::info_span!(
         "request",
@@ -225,14 +226,7 @@ async fn handle(
         });
     }
     gleaner::api::check_content_type(request.headers())?;
-    let client = clients::Client {
-        key,
-        address: request
-            .extensions()
-            .get::<gleaner::server::Peer>()
-            .map(|peer| state.trusted.client_address(peer.0.ip(), request.headers()))
-            .map(clients::counted_address),
-    };
+    let client = clients::Client::of(key, &request, &state.trusted);
     let _client_slot = state.clients.enter(&client)?;
     let body = gleaner::api::read_body(&state.config, request, state.config.max_body_bytes).await?;
     let reach = match route.handler {

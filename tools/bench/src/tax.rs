@@ -219,7 +219,7 @@ fn same_json(a: &str, b: &str) -> bool {
 }
 
 /// Per call: each processor natively and as a plugin, with the phases of the plugin call.
-pub async fn per_call() -> anyhow::Result<()> {
+async fn per_call() -> anyhow::Result<()> {
     let app = crate::replay_app().await?;
     let runtime = app.state.runtime.clone();
     for (route, native_process) in native::PROCESSORS {
@@ -421,14 +421,7 @@ async fn boundary() -> anyhow::Result<()> {
 /// Per call: customer-feedback-hub's parser on its replayed first page.
 async fn source_per_call() -> anyhow::Result<()> {
     let tests = root().join("plugins/customer-feedback-hub/tests");
-    let config = Config {
-        plugin_dir: root().join("target/plugins"),
-        cache_dir: Some(root().join("target/gleaner-cache")),
-        replay: Some(tests.clone()),
-        watch: false,
-        ..Config::default()
-    };
-    let app = App::build(config).await?;
+    let app = crate::replay_app_of(&tests).await?;
     let plugin = app
         .state
         .registry
@@ -542,7 +535,7 @@ pub const ROUTE_GOAL: f64 = 1.5;
 /// route natively and as a plugin, `runs` times (the routes interleaved, so
 /// drift in the machine reaches every route alike); then the table of
 /// medians with the spread of the ratio, returned for [`write_summary`].
-pub async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::Result<String> {
+async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::Result<String> {
     let replay = root().join("plugins/customer-feedback-hub/tests");
     let (plugin_port, native_port) = (crate::free_port(), crate::free_port());
     let cache = root().join("target/gleaner-cache");
@@ -685,9 +678,22 @@ fn summary_table(
     table
 }
 
+/// The WASM tax per call and per request, its table kept in
+/// `docs/wasm-tax.md` with the machine and `command` that measured it.
+pub async fn measure_and_keep(command: &str) -> anyhow::Result<()> {
+    per_call().await?;
+    let table = per_request(64, 8, 3).await?;
+    write_summary(
+        &root().join("docs/wasm-tax.md"),
+        &table,
+        &crate::machine(),
+        command,
+    )
+}
+
 /// Writes `table` (from [`per_request`]) to `path` (kept in `docs/`), with
 /// the machine it was measured on and the command.
-pub fn write_summary(path: &Path, table: &str, machine: &str, command: &str) -> anyhow::Result<()> {
+fn write_summary(path: &Path, table: &str, machine: &str, command: &str) -> anyhow::Result<()> {
     let written = time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();

@@ -208,13 +208,16 @@ impl Opened {
     }
 }
 
+/// Live sessions by id, with when each was last used, least recently used first.
+type Live = LruCache<String, (Arc<Session>, Instant)>;
+
 /// Every live session of the server, each kept for a time to live after its last use.
 ///
 /// Sessions are kept in the order of their last use, so the expired ones and
 /// the one to evict at capacity are at one end: opening a session costs the
 /// same with ten thousand sessions alive as with one.
 pub struct Sessions {
-    live: Mutex<LruCache<String, (Arc<Session>, Instant)>>,
+    live: Mutex<Live>,
     ttl: Duration,
     shared: OnceLock<Arc<dyn SharedSessions>>,
 }
@@ -230,13 +233,13 @@ impl Sessions {
         }
     }
 
-    fn live(&self) -> std::sync::MutexGuard<'_, LruCache<String, (Arc<Session>, Instant)>> {
+    fn live(&self) -> std::sync::MutexGuard<'_, Live> {
         self.live.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Lets go of the sessions unused for `ttl` at `now`: the least recently
     /// used ones, so it stops at the first one still alive.
-    fn expire(&self, live: &mut LruCache<String, (Arc<Session>, Instant)>, now: Instant) {
+    fn expire(&self, live: &mut Live, now: Instant) {
         while live
             .peek_lru()
             .is_some_and(|(_, (_, used))| now.saturating_duration_since(*used) >= self.ttl)
