@@ -39,6 +39,11 @@ pub(crate) fn apply(chars: &[char], edits: &[(Range<usize>, String)]) -> String 
     out
 }
 
+/// The text after `edits` (see [`apply`]), or `None` when there are none.
+pub(crate) fn edited(chars: &[char], edits: &[(Range<usize>, String)]) -> Option<String> {
+    (!edits.is_empty()).then(|| apply(chars, edits))
+}
+
 /// `replacement` in the case pattern of `original` (lower, Title or UPPER);
 /// `None` for mixed case.
 pub(crate) fn match_case(original: &str, replacement: &str) -> Option<String> {

@@ -8,7 +8,7 @@
 //! contexts where the other spelling cannot be right, so correct text is left
 //! alone, and no rule undoes another (enhancing twice equals enhancing once).
 
-use crate::chars::{apply, match_case};
+use crate::chars::{edited, match_case};
 use crate::text::{Text, Word};
 use crate::words;
 
@@ -75,21 +75,16 @@ impl Ctx<'_> {
 /// Rewrites each word for which `decide` gives a replacement (lower case or
 /// fixed case such as `I'm`), keeping the word's case pattern.
 fn rewrite(
-    text: &str,
+    t: &Text,
     changes: &mut Vec<String>,
     rule: &str,
     decide: impl Fn(&Ctx) -> Option<&'static str>,
-) -> String {
-    let t = Text::new(text);
+) -> Option<String> {
     let words = t.words();
     let mut edits = Vec::new();
     for i in 0..words.len() {
         let w = &words[i];
-        let Some(to) = decide(&Ctx {
-            t: &t,
-            words: &words,
-            i,
-        }) else {
+        let Some(to) = decide(&Ctx { t, words, i }) else {
             continue;
         };
         let to = if w.text.contains('’') {
@@ -107,12 +102,12 @@ fn rewrite(
             edits.push((w.start..w.end, fixed));
         }
     }
-    apply(&t.c, &edits)
+    edited(&t.c, &edits)
 }
 
 /// `dont` → `don't`, `Im` → `I'm`, `thats` → `that's`.
-pub(crate) fn contractions(text: &str, changes: &mut Vec<String>) -> String {
-    rewrite(text, changes, "contraction", |x| {
+pub(crate) fn contractions(t: &Text, changes: &mut Vec<String>) -> Option<String> {
+    rewrite(t, changes, "contraction", |x| {
         let w = &x.words[x.i];
         let (_, full) = CONTRACTIONS.iter().find(|(bare, _)| *bare == w.lower)?;
         let upper = w.text.len() > 1 && w.text.chars().all(|c| c.is_uppercase());
@@ -305,8 +300,8 @@ fn homophone(x: &Ctx) -> Option<&'static str> {
 }
 
 /// their/there/they're, your/you're, its/it's, whole/hole, great/grate, lose/loose.
-pub(crate) fn homophones(text: &str, changes: &mut Vec<String>) -> String {
-    rewrite(text, changes, "homophone", homophone)
+pub(crate) fn homophones(t: &Text, changes: &mut Vec<String>) -> Option<String> {
+    rewrite(t, changes, "homophone", homophone)
 }
 
 /// Plural-looking words that are singular (or either).
@@ -346,8 +341,8 @@ fn is_plural(w: &str) -> bool {
 }
 
 /// `the dashboards is` → `are`, `my parents was` → `were`, `has` → `have`.
-pub(crate) fn plural_agreement(text: &str, changes: &mut Vec<String>) -> String {
-    rewrite(text, changes, "grammar", |x| {
+pub(crate) fn plural_agreement(t: &Text, changes: &mut Vec<String>) -> Option<String> {
+    rewrite(t, changes, "grammar", |x| {
         let to = match x.words[x.i].lower.as_str() {
             "is" => "are",
             "was" => "were",

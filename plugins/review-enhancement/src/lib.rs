@@ -10,6 +10,7 @@ mod chars;
 mod coded;
 mod context;
 pub mod enhance;
+mod lexicon;
 mod protect;
 #[cfg(test)]
 mod restarts;

@@ -1,23 +1,32 @@
 //! The text as the rules see it: its `char`s, the spans no rule touches
-//! ([`crate::protect`]) and its words.
+//! ([`crate::protect`]) and its words. It is built once per distinct text, so
+//! rules that change nothing share it.
 
+use std::cell::OnceCell;
 use std::ops::Range;
 
 use crate::chars::is_apostrophe;
 use crate::protect;
 
-/// The text as `char`s, with a flag per char for the spans no rule touches
-/// (see `protect.rs`).
+/// The text, as a string and as `char`s, with a flag per char for the spans
+/// no rule touches (see `protect.rs`) and its words, found on first use.
 pub(crate) struct Text {
+    pub(crate) s: String,
     pub(crate) c: Vec<char>,
     protected: Vec<bool>,
+    words: OnceCell<Vec<Word>>,
 }
 
 impl Text {
-    pub(crate) fn new(s: &str) -> Self {
+    pub(crate) fn new(s: String) -> Self {
         let c: Vec<char> = s.chars().collect();
         let protected = protect::mask(&c);
-        Text { c, protected }
+        Text {
+            s,
+            c,
+            protected,
+            words: OnceCell::new(),
+        }
     }
 
     pub(crate) fn at(&self, i: usize) -> Option<char> {
@@ -36,7 +45,11 @@ impl Text {
 
     /// Words: runs of letters, with apostrophes allowed between letters, not
     /// touching digits, outside protected tokens.
-    pub(crate) fn words(&self) -> Vec<Word> {
+    pub(crate) fn words(&self) -> &[Word] {
+        self.words.get_or_init(|| self.find_words())
+    }
+
+    fn find_words(&self) -> Vec<Word> {
         let (c, n) = (&self.c, self.c.len());
         let mut out = Vec::new();
         let mut i = 0;
@@ -56,13 +69,18 @@ impl Text {
                     break;
                 }
             }
-            let text: String = c[start..i].iter().collect();
-            if text
-                .chars()
-                .all(|ch| ch.is_alphabetic() || is_apostrophe(ch))
+            let chars = &c[start..i];
+            if chars
+                .iter()
+                .all(|&ch| ch.is_alphabetic() || is_apostrophe(ch))
                 && !self.is_protected(start..i)
             {
-                let lower = text.to_lowercase().replace('’', "'");
+                let mut text = String::with_capacity(chars.len());
+                text.extend(chars);
+                let mut lower = text.to_lowercase();
+                if lower.contains('’') {
+                    lower = lower.replace('’', "'");
+                }
                 out.push(Word {
                     start,
                     end: i,
