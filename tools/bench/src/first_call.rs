@@ -90,12 +90,15 @@ fn examples() -> anyhow::Result<Vec<(Manifest, serde_json::Value)>> {
     Ok(found)
 }
 
-/// The check for every processor and post source, on its example: one app
-/// for the processors (website processors answered from the HAR fixtures),
-/// one per post source (its own recording).
-pub async fn every_other_plugin(n: usize) -> anyhow::Result<()> {
+/// The check for every processor and post source (or only the one named
+/// `only`), on its example: one app for the processors (website processors
+/// answered from the HAR fixtures), one per post source (its own recording).
+pub async fn every_other_plugin(n: usize, only: Option<&str>) -> anyhow::Result<()> {
     let mut app: Option<(std::path::PathBuf, App)> = None;
     for (manifest, example) in examples()? {
+        if only.is_some_and(|name| name != manifest.name) {
+            continue;
+        }
         let name = manifest.name.clone();
         let replay = match manifest.kind {
             Kind::PostSource => root().join("plugins").join(&name).join("tests"),

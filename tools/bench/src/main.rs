@@ -637,15 +637,16 @@ async fn main() -> anyhow::Result<()> {
         return report::write(&bench_dir().join("sources.md"));
     }
     if args.get(1).map(String::as_str) == Some("--first-call") {
-        // The first-call check of every plugin, written to
-        // target/bench/first-call.md.
+        // The first-call check of every plugin (or only the one named after
+        // it, to profile it alone), written to target/bench/first-call.md.
+        let only = args.get(2).map(String::as_str);
         report::header(machine());
         report::section(
             "first call",
             "Every plugin's first call in a fresh instance against the same call again in it.",
         );
-        sources::first_calls(300).await?;
-        first_call::every_other_plugin(100).await?;
+        sources::first_calls(300, only).await?;
+        first_call::every_other_plugin(100, only).await?;
         return report::write(&bench_dir().join("first-call.md"));
     }
     if args.get(1).map(String::as_str) == Some("--tax") {
@@ -687,7 +688,7 @@ async fn main() -> anyhow::Result<()> {
         "Every processor, instantiation included, on realistic inputs (website processors answered from the HAR fixtures).",
     );
     processor_latency().await?;
-    first_call::every_other_plugin(100).await?;
+    first_call::every_other_plugin(100, None).await?;
 
     report::section(
         "WASM tax",

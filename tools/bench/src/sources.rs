@@ -144,9 +144,13 @@ pub async fn fetch_page_per_source() -> anyhow::Result<Vec<String>> {
     Ok(crate::corpus::distinct(corpus))
 }
 
-/// The first-call check alone for every source (`bench --first-call`).
-pub async fn first_calls(n: usize) -> anyhow::Result<()> {
+/// The first-call check alone for every source, or only the one named
+/// `only` (`bench --first-call [NAME]`).
+pub async fn first_calls(n: usize, only: Option<&str>) -> anyhow::Result<()> {
     for bench in benches()? {
+        if only.is_some_and(|name| name != bench.manifest.name) {
+            continue;
+        }
         if let Some((app, plugin)) = loaded(&bench).await? {
             let runtime = app.state.runtime.clone();
             first_call::check(&runtime, &plugin, Export::FetchPage(&bench.request), n).await?;
