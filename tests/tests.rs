@@ -26,6 +26,7 @@ mod metrics;
 mod openapi;
 mod pacing;
 mod plugin_replay;
+mod prepared;
 mod proxies;
 mod sandbox;
 mod security;

@@ -11,12 +11,16 @@ use wasmtime::Engine;
 
 use crate::manifest::Manifest;
 use crate::registry::manifest_files;
-use crate::runtime::{artifact, engine, EngineKey};
+use crate::runtime::{artifact, engine, prepare, EngineKey};
 
 /// What became of one component.
 enum Outcome {
     /// Compiled and staged.
-    Compiled { artifact: PathBuf, bytes: usize },
+    Compiled {
+        artifact: PathBuf,
+        bytes: usize,
+        prepared: prepare::Preparation,
+    },
     /// An artifact for this component and engine was already staged and intact.
     UpToDate { artifact: PathBuf },
 }
@@ -65,10 +69,21 @@ pub fn precompile(dirs: &[PathBuf], force: bool) -> anyhow::Result<usize> {
         bar.set_message(format!("compiling {name}"));
         let started = Instant::now();
         let line = match stage(&engine, &key, component, force) {
-            Ok(Outcome::Compiled { artifact, bytes }) => {
+            Ok(Outcome::Compiled {
+                artifact,
+                bytes,
+                prepared,
+            }) => {
                 compiled += 1;
+                let prepared = match prepared {
+                    prepare::Preparation::NotAsked => String::new(),
+                    prepare::Preparation::Prepared => ", prepared".into(),
+                    prepare::Preparation::Failed(why) => {
+                        format!("; not prepared, so it builds its tables in each call: {why}")
+                    }
+                };
                 format!(
-                    "compiled   {name} -> {} ({:.1} MiB, {} ms)",
+                    "compiled   {name} -> {} ({:.1} MiB, {} ms{prepared})",
                     file_name(&artifact),
                     bytes as f64 / (1 << 20) as f64,
                     started.elapsed().as_millis()
@@ -124,8 +139,9 @@ fn stage(
             artifact: path.clone(),
         }
     } else {
+        let (to_compile, prepared) = prepare::to_compile(engine, &bytes, component);
         let code = engine
-            .precompile_component(&bytes)
+            .precompile_component(&to_compile)
             .map_err(|e| anyhow::anyhow!("it does not compile: {e:#}"))?;
         let name = file_name(component);
         artifact::write(&path, &name, &sha256, key, &code).map_err(|e| {
@@ -137,6 +153,7 @@ fn stage(
         Outcome::Compiled {
             artifact: path.clone(),
             bytes: code.len(),
+            prepared,
         }
     };
     for stale in artifact::staged_for(component) {

@@ -133,15 +133,17 @@ fn look_up(
     }
 }
 
-/// Compiles a component and, with a `cache_dir`, writes the code to the cache.
+/// Compiles a component (prepared first when it asks to be: `prepare.rs`) and,
+/// with a `cache_dir`, writes the code to the cache.
 pub fn compile(
     engine: &Engine,
     key: &EngineKey,
     found: &Found,
     cache_dir: Option<&Path>,
 ) -> Result<Component, String> {
+    let (bytes, _) = super::prepare::to_compile(engine, &found.bytes, &found.path);
     let code = engine
-        .precompile_component(&found.bytes)
+        .precompile_component(&bytes)
         .map_err(|e| format!("{e:#}"))?;
     if let Some(dir) = cache_dir {
         let entry = dir.join(artifact::cache_name(&found.sha256, key));

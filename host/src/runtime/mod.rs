@@ -15,6 +15,7 @@ pub mod engine;
 mod load;
 mod mapped;
 pub mod memory;
+pub mod prepare;
 pub mod state;
 
 use std::path::PathBuf;

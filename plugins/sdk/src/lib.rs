@@ -70,11 +70,34 @@ macro_rules! plugin_bindings {
 /// ```ignore
 /// gleaner_sdk::export_source!(|req| fetch_page(&req));
 /// ```
+///
+/// With `prepare = f`, the plugin is built for world `prepared-source`: the
+/// host runs `f` once before compiling the component and keeps the memory it
+/// leaves, so what `f` builds (selectors parsed with [`html::prepare`]) is
+/// ready in every call. `f` may not call the host.
 #[macro_export]
 macro_rules! export_source {
     ($fetch_page:expr) => {
         $crate::plugin_bindings!("source");
+        $crate::__export_source!($fetch_page);
+    };
+    ($fetch_page:expr, prepare = $prepare:expr) => {
+        $crate::plugin_bindings!("prepared-source");
+        $crate::__export_source!($fetch_page);
 
+        impl Guest for Exported {
+            fn gleaner_prepare() {
+                ($prepare)()
+            }
+        }
+    };
+}
+
+/// [`export_source!`]'s exports, the same in both worlds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_source {
+    ($fetch_page:expr) => {
         #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
         struct Exported;
 

@@ -1,0 +1,226 @@
+//! Pre-initialisation. What a plugin builds that is the same for every call
+//! (the HTML sources' parsed CSS selectors) it may build in a top-level
+//! `gleaner-prepare` export (the SDK's `prepare = …`). Before the component is
+//! compiled, the host runs that export once, in a throwaway instance whose
+//! every import traps, and writes the memory it leaves into the component's
+//! data (wasmtime's Wizer), so every call's fresh instance starts with it built.
+//!
+//! A component without the export is compiled as it is. One whose preparation
+//! fails (it traps, calls the host, or runs past [`DEADLINE`]) is too, with a
+//! warning: the SDK then builds what the plugin needs during each call.
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::time::Duration;
+
+use wasmtime::component::{Component, ComponentExportIndex, Instance, Lift, Linker, WasmList};
+use wasmtime::{Engine, Store};
+use wasmtime_wizer::{ComponentInstanceState, Wizer};
+
+/// The top-level function a plugin prepares itself in.
+pub const EXPORT: &str = "gleaner-prepare";
+
+/// How long preparation may run.
+pub const DEADLINE: Duration = Duration::from_secs(5);
+
+/// Whether a component was prepared before compiling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preparation {
+    /// It exports no `gleaner-prepare`.
+    NotAsked,
+    /// Its `gleaner-prepare` ran and its memory is in the compiled code.
+    Prepared,
+    /// Its `gleaner-prepare` failed, for this reason; it was compiled as it is.
+    Failed(String),
+}
+
+/// The component to compile: `bytes` prepared when it exports
+/// `gleaner-prepare` and preparing works, else `bytes` as they are (a failure
+/// is logged with the component's `path`), and which of these it was.
+pub fn to_compile<'a>(
+    engine: &Engine,
+    bytes: &'a [u8],
+    path: &Path,
+) -> (Cow<'a, [u8]>, Preparation) {
+    match prepared(engine, bytes) {
+        Ok(Some(prepared)) => (Cow::Owned(prepared), Preparation::Prepared),
+        Ok(None) => (Cow::Borrowed(bytes), Preparation::NotAsked),
+        Err(e) => {
+            tracing::warn!(
+                component = %path.display(),
+                "{e}; it is compiled unprepared and builds what it needs in each call"
+            );
+            (Cow::Borrowed(bytes), Preparation::Failed(e))
+        }
+    }
+}
+
+/// `bytes` with the memory its `gleaner-prepare` leaves written into it, or
+/// `None` when it has no such export. The error says why preparing failed.
+pub fn prepared(engine: &Engine, bytes: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    if !exports_prepare(bytes) {
+        return Ok(None);
+    }
+    // Its own thread and executor: the callers are blocking code, some of it
+    // inside the server's runtime and some not.
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .map_err(|e| format!("no executor to prepare the plugin on: {e}"))?
+                    .block_on(snapshot(engine, bytes))
+            })
+            .join()
+            .map_err(|_| "preparing the plugin panicked".to_owned())?
+    })
+    .map(Some)
+}
+
+/// Whether the component exports a top-level `gleaner-prepare`.
+fn exports_prepare(bytes: &[u8]) -> bool {
+    use wasmparser::{Parser, Payload};
+    let mut depth = 0usize;
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload {
+            Ok(Payload::ModuleSection { .. } | Payload::ComponentSection { .. }) => depth += 1,
+            Ok(Payload::End(_)) => depth = depth.saturating_sub(1),
+            Ok(Payload::ComponentExportSection(exports)) if depth == 0 => {
+                let mut names = exports.into_iter().flatten().map(|e| e.name.name);
+                if names.any(|name| name == EXPORT) {
+                    return true;
+                }
+            }
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+/// Runs the export in an instrumented copy of the component and rewrites the
+/// component with the memory and globals it left.
+async fn snapshot(engine: &Engine, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut wizer = Wizer::new();
+    // Kept: the component's lifted export still refers to it (the host never
+    // calls it again).
+    wizer.init_func(EXPORT).keep_init_func(true);
+    let (context, instrumented) = wizer
+        .instrument_component(bytes)
+        .map_err(|e| format!("the component cannot be prepared: {e:#}"))?;
+    let component = Component::new(engine, &instrumented)
+        .map_err(|e| format!("the prepared component does not compile: {e:#}"))?;
+    let mut linker = Linker::<()>::new(engine);
+    linker
+        .define_unknown_imports_as_traps(&component)
+        .map_err(|e| format!("{e:#}"))?;
+    let mut store = Store::new(engine, ());
+    let ticks = DEADLINE.as_millis() / super::EPOCH_TICK.as_millis().max(1);
+    store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+    let instance = linker
+        .instantiate_async(&mut store, &component)
+        .await
+        .map_err(|e| format!("instantiating it to prepare it failed: {e:#}"))?;
+    instance
+        .get_typed_func::<(), ()>(&mut store, EXPORT)
+        .map_err(|e| format!("its {EXPORT} export is not a function without arguments: {e:#}"))?
+        .call_async(&mut store, ())
+        .await
+        .map_err(|e| {
+            format!("its {EXPORT} failed (it may not call the host, and has {DEADLINE:?}): {e:#}")
+        })?;
+    let mut state = State {
+        store: &mut store,
+        instance,
+        failed: None,
+    };
+    let rewritten = wizer
+        .snapshot_component(&context, &mut state)
+        .await
+        .map_err(|e| format!("snapshotting its memory failed: {e:#}"))?;
+    match state.failed {
+        Some(failed) => Err(format!("reading its memory failed: {failed}")),
+        None => Ok(rewritten),
+    }
+}
+
+/// The prepared instance, as the snapshot reads it: through the accessor
+/// functions the instrumentation exported.
+struct State<'a> {
+    store: &'a mut Store<()>,
+    instance: Instance,
+    /// The first accessor call that failed (the snapshot is then not used).
+    failed: Option<String>,
+}
+
+impl State<'_> {
+    async fn call<R: Lift + Send + Sync + 'static>(
+        &mut self,
+        instance: &str,
+        func: &str,
+    ) -> Option<R> {
+        let result = self.try_call(instance, func).await;
+        match result {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.failed
+                    .get_or_insert_with(|| format!("{instance}#{func}: {e:#}"));
+                None
+            }
+        }
+    }
+
+    async fn try_call<R: Lift + Send + Sync + 'static>(
+        &mut self,
+        instance: &str,
+        func: &str,
+    ) -> wasmtime::Result<R> {
+        let missing = || wasmtime::format_err!("no such export");
+        let outer = self
+            .instance
+            .get_export_index(&mut *self.store, None, instance)
+            .ok_or_else(missing)?;
+        let inner: ComponentExportIndex = self
+            .instance
+            .get_export_index(&mut *self.store, Some(&outer), func)
+            .ok_or_else(missing)?;
+        let typed = self
+            .instance
+            .get_typed_func::<(), (R,)>(&mut *self.store, &inner)?;
+        Ok(typed.call_async(&mut *self.store, ()).await?.0)
+    }
+}
+
+impl ComponentInstanceState for State<'_> {
+    async fn call_func_ret_list_u8(
+        &mut self,
+        instance: &str,
+        func: &str,
+        contents: impl FnOnce(&[u8]) + Send,
+    ) {
+        match self.call::<WasmList<u8>>(instance, func).await {
+            Some(list) => contents(list.as_le_slice(&*self.store)),
+            None => contents(&[]),
+        }
+    }
+
+    async fn call_func_ret_s32(&mut self, instance: &str, func: &str) -> i32 {
+        self.call(instance, func).await.unwrap_or_default()
+    }
+
+    async fn call_func_ret_s64(&mut self, instance: &str, func: &str) -> i64 {
+        self.call(instance, func).await.unwrap_or_default()
+    }
+
+    async fn call_func_ret_f32(&mut self, instance: &str, func: &str) -> u32 {
+        self.call::<f32>(instance, func)
+            .await
+            .map_or(0, f32::to_bits)
+    }
+
+    async fn call_func_ret_f64(&mut self, instance: &str, func: &str) -> u64 {
+        self.call::<f64>(instance, func)
+            .await
+            .map_or(0, f64::to_bits)
+    }
+}

@@ -1,0 +1,42 @@
+//! A source whose `prepare` parses a selector and marks a static: its one
+//! review says whether that had happened before the call began, and whether
+//! the call found the selector parsed. The host runs `prepare` once before
+//! compiling the component and keeps the memory it leaves, so in every call
+//! both hold, though the call itself never runs `prepare`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use gleaner_sdk::review::ReviewBuilder;
+use gleaner_sdk::{html, FetchError, Order, Page, PageRequest};
+
+/// Set by `prepare` only.
+static PREPARED: AtomicBool = AtomicBool::new(false);
+
+/// The selector `prepare` parses.
+const CARD: &str = "article.review";
+
+gleaner_sdk::export_source!(
+    fetch_page,
+    prepare = || {
+        html::prepare([CARD]);
+        PREPARED.store(true, Ordering::Relaxed);
+    }
+);
+
+fn fetch_page(_req: PageRequest) -> Result<Page, FetchError> {
+    let prepared = PREPARED.load(Ordering::Relaxed);
+    let parsed = html::is_parsed(CARD);
+    let review = ReviewBuilder::new("r1")
+        .text_plain(Some(format!(
+            "prepared: {prepared}; selector parsed: {parsed}"
+        )))
+        .build()
+        .map_err(FetchError::Upstream)?;
+    Ok(Page {
+        ahead: Vec::new(),
+        reviews: vec![review],
+        next_cursor: None,
+        order: Order::Unordered,
+        meta: gleaner_sdk::meta(None, None),
+    })
+}
