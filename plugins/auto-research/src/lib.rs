@@ -37,7 +37,10 @@ use crate::paging::{Params, State, DEFAULT_SORT};
 use crate::query::Vehicle;
 use crate::reviews::Context;
 
-gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
+gleaner_sdk::export_source!(
+    |req: PageRequest| fetch_page(&req),
+    prepare = || gleaner_sdk::html::prepare(selectors::SELECTORS.css())
+);
 
 /// What the plugin reads, for messages.
 const WHAT: &str = "Cars.com consumer-reviews page";

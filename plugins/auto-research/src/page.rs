@@ -88,7 +88,7 @@ pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, F
 fn summary(root: ElementRef<'_>) -> Result<Summary, FetchError> {
     let s = &SELECTORS;
     let mut category_averages = Map::new();
-    for item in root.select(&html::selector(s.category_average)?) {
+    for item in root.select(&*html::parsed(s.category_average)?) {
         let value = html::first_text(item, "strong").and_then(|v| number::parse(&v));
         let label = html::text(item);
         let label = label.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');

@@ -37,12 +37,13 @@ pub fn from_card(card: ElementRef<'_>, ctx: &Context) -> Result<Review, String> 
     let (author, place) = html::first_text(card, s.byline)
         .map(|b| byline(&b))
         .unwrap_or_default();
-    let body = first(card, s.body);
+    let body = html::first(card, s.body);
     let body_text = body.map(html::text).unwrap_or_default();
     let rating = html::first_attr(card, s.rating, s.rating_attr)
         .and_then(|v| number::parse(&v))
         .filter(|v| (1.0..=5.0).contains(v));
-    let (helpful_yes, helpful_no) = first(card, s.feedback).map_or((None, None), helpful_counts);
+    let (helpful_yes, helpful_no) =
+        html::first(card, s.feedback).map_or((None, None), helpful_counts);
     let categories = category_ratings(card)?;
     let id = stable_id(
         ID_PREFIX,
@@ -89,15 +90,10 @@ pub fn category_key(label: &str) -> Option<String> {
     }
 }
 
-fn first<'a>(el: ElementRef<'a>, css: &str) -> Option<ElementRef<'a>> {
-    let s = html::selector(css).ok()?;
-    el.select(&s).next()
-}
-
 /// The card's category ratings, by category key: a rating element's value, else the value's text.
 fn category_ratings(card: ElementRef<'_>) -> Result<Map<String, Value>, String> {
     let s = &SELECTORS;
-    let items = html::selector(s.category).map_err(|e| format!("{e:?}"))?;
+    let items = html::parsed(s.category).map_err(|e| format!("{e:?}"))?;
     let mut out = Map::new();
     for item in card.select(&items) {
         let key = html::first_text(item, s.category_label).and_then(|l| category_key(&l));
@@ -164,8 +160,9 @@ fn recommends(text: &str) -> Option<bool> {
 /// buttons (a button without a number counts 0), else the sentence
 /// "12 out of 15 people found this review helpful".
 fn helpful_counts(block: ElementRef<'_>) -> (Option<u64>, Option<u64>) {
-    let button =
-        |css: &str| first(block, css).map(|b| number::first_count(&html::text(b)).unwrap_or(0));
+    let button = |css: &str| {
+        html::first(block, css).map(|b| number::first_count(&html::text(b)).unwrap_or(0))
+    };
     let (yes, no) = (button(SELECTORS.helpful_yes), button(SELECTORS.helpful_no));
     if yes.is_some() || no.is_some() {
         return (yes, no);

@@ -86,6 +86,37 @@ pub const SELECTORS: Selectors = Selectors {
 /// challenge or block page shows none of them.
 pub const READY: [&str; 3] = [SELECTORS.review, SELECTORS.empty, SELECTORS.average];
 
+impl Selectors {
+    /// Every CSS selector here (not the attribute names), parsed ahead of any
+    /// call (the plugin's `prepare`).
+    pub const fn css(&self) -> [&'static str; 21] {
+        let s = self;
+        [
+            s.review,
+            s.title,
+            s.rating,
+            s.date,
+            s.byline,
+            s.review_type,
+            s.body,
+            s.category,
+            s.category_label,
+            s.category_value,
+            s.recommends,
+            s.feedback,
+            s.helpful_yes,
+            s.helpful_no,
+            s.next,
+            s.empty,
+            s.heading,
+            s.average,
+            s.count,
+            s.recommend_share,
+            s.category_average,
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,10 @@ use serde_json::json;
 
 use parse::{Listing, ReviewsPage};
 
-gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
+gleaner_sdk::export_source!(
+    |req: PageRequest| fetch_page(&req),
+    prepare = || gleaner_sdk::html::prepare(site::all_selectors())
+);
 
 /// What the plugin reads, for messages.
 const WHAT: &str = "the SourceForge reviews page";

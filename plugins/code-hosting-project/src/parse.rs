@@ -3,6 +3,8 @@
 //! (no reviews yet, or reviews not allowed). A page with none of these is a
 //! changed layout, reported by the caller.
 
+use std::rc::Rc;
+
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
 use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::review::{stable_id, ReviewBuilder};
@@ -88,27 +90,27 @@ pub struct ReviewsPage {
     pub summary: Summary,
 }
 
-/// The selectors a review needs, parsed once per page.
+/// The selectors a review needs (parsed ahead of the calls: `prepare`).
 struct ReviewSelectors {
-    author: Selector,
-    author_link: Selector,
-    date: Selector,
-    text: Selector,
-    lit_star: Selector,
-    helpful_box: Selector,
-    helpful_count: Selector,
+    author: Rc<Selector>,
+    author_link: Rc<Selector>,
+    date: Rc<Selector>,
+    text: Rc<Selector>,
+    lit_star: Rc<Selector>,
+    helpful_box: Rc<Selector>,
+    helpful_count: Rc<Selector>,
 }
 
 impl ReviewSelectors {
     fn new() -> Result<ReviewSelectors, FetchError> {
         Ok(ReviewSelectors {
-            author: html::selector(SELECTORS.author)?,
-            author_link: html::selector(SELECTORS.author_link)?,
-            date: html::selector(SELECTORS.date)?,
-            text: html::selector(SELECTORS.text)?,
-            lit_star: html::selector(SELECTORS.lit_star)?,
-            helpful_box: html::selector(SELECTORS.helpful_box)?,
-            helpful_count: html::selector(SELECTORS.helpful_count)?,
+            author: html::parsed(SELECTORS.author)?,
+            author_link: html::parsed(SELECTORS.author_link)?,
+            date: html::parsed(SELECTORS.date)?,
+            text: html::parsed(SELECTORS.text)?,
+            lit_star: html::parsed(SELECTORS.lit_star)?,
+            helpful_box: html::parsed(SELECTORS.helpful_box)?,
+            helpful_count: html::parsed(SELECTORS.helpful_count)?,
         })
     }
 }

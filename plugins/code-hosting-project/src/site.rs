@@ -135,6 +135,31 @@ pub const SELECTORS: Selectors = Selectors {
     not_allowed: ".main-content .row p",
 };
 
+/// Every CSS selector of [`SELECTORS`] as the plugin uses it (the star
+/// counts' once per star), parsed ahead of any call (the plugin's `prepare`).
+pub fn all_selectors() -> Vec<String> {
+    let s = &SELECTORS;
+    let fixed = [
+        s.review,
+        s.author,
+        s.author_link,
+        s.date,
+        s.text,
+        s.lit_star,
+        s.helpful_box,
+        s.helpful_count,
+        s.project_name,
+        s.average,
+        s.dimension,
+        s.dimension_label,
+        s.dimension_score,
+        s.no_reviews,
+        s.not_allowed,
+    ];
+    let stars = (1..=5).map(star_count_selector);
+    fixed.into_iter().map(str::to_owned).chain(stars).collect()
+}
+
 /// The project's summary page.
 pub fn project_url(slug: &str) -> String {
     PROJECT_URL.replace("{slug}", slug)

@@ -28,7 +28,10 @@ use crate::page::Parsed;
 use crate::query::{Product, ORIGIN};
 use crate::reviews::Context;
 
-gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
+gleaner_sdk::export_source!(
+    |req: PageRequest| fetch_page(&req),
+    prepare = || gleaner_sdk::html::prepare(selectors::SELECTORS.css())
+);
 
 /// The first page of a non-default sort; the default (`newest`) reads the plain product page.
 pub const SORTED_PAGE: &str = "{product_url}?sort={sort}";

@@ -94,7 +94,7 @@ pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, F
         shop_name: product.shop_name.clone().or(ctx.shop_name.clone()),
         ..ctx.clone()
     };
-    let elements: Vec<ElementRef<'_>> = root.select(&html::selector(s.review)?).collect();
+    let elements: Vec<ElementRef<'_>> = root.select(&*html::parsed(s.review)?).collect();
     let mut reviews_out = Vec::new();
     let mut recipe = None;
     if !elements.is_empty() {
@@ -110,7 +110,7 @@ pub fn parse(html_text: &str, page_url: &str, ctx: &Context) -> Result<Parsed, F
     }
     let empty_signal = if reviews_out.is_empty() {
         let note = root
-            .select(&html::selector(s.empty)?)
+            .select(&*html::parsed(s.empty)?)
             .next()
             .map(|e| format!("the page says {:?} (`{}`)", html::text(e), s.empty));
         let shown = [

@@ -32,11 +32,11 @@ pub struct Context {
 pub fn from_html(el: ElementRef<'_>, ctx: &Context) -> Result<Review, String> {
     let s = &SELECTORS;
     let author = html::first_text(el, s.author_name);
-    let (date, approximate) = match first(el, s.date) {
+    let (date, approximate) = match html::first(el, s.date) {
         Some(t) => element_date(t, ctx.today),
         None => (None, false),
     };
-    let body = first(el, s.body).map(|b| b.inner_html());
+    let body = html::first(el, s.body).map(|b| b.inner_html());
     let id = attr(el, s.review_id_attr).unwrap_or_else(|| {
         stable_id(
             ID_PREFIX,
@@ -47,17 +47,17 @@ pub fn from_html(el: ElementRef<'_>, ctx: &Context) -> Result<Review, String> {
             ],
         )
     });
-    let stars = first(el, s.rating).and_then(|r| {
+    let stars = html::first(el, s.rating).and_then(|r| {
         attr(r, s.rating_attr)
             .and_then(|v| v.parse::<f64>().ok())
             .or_else(|| attr(r, "aria-label").and_then(|l| label_rating(&l)))
     });
     let traits: Vec<String> = el
-        .select(&html::selector(s.trait_chip).map_err(|e| format!("{e:?}"))?)
+        .select(&*html::parsed(s.trait_chip).map_err(|e| format!("{e:?}"))?)
         .map(html::text)
         .filter(|t| !t.is_empty())
         .collect();
-    let recommends = first(el, s.recommend).and_then(|r| {
+    let recommends = html::first(el, s.recommend).and_then(|r| {
         attr(r, s.recommend_attr)
             .and_then(|v| yes_no(&v))
             .or_else(|| recommend_text(&html::text(r)))
@@ -78,9 +78,9 @@ pub fn from_html(el: ElementRef<'_>, ctx: &Context) -> Result<Review, String> {
             "recommends": recommends,
             "date_approximate": approximate,
         }));
-    if let Some(reply) = first(el, s.reply) {
-        let body = first(reply, s.reply_body).map(|b| b.inner_html());
-        let when = first(reply, s.reply_date).and_then(|t| element_date(t, ctx.today).0);
+    if let Some(reply) = html::first(el, s.reply) {
+        let body = html::first(reply, s.reply_body).map(|b| b.inner_html());
+        let when = html::first(reply, s.reply_date).and_then(|t| element_date(t, ctx.today).0);
         let by = html::first_text(reply, s.reply_author).or_else(|| ctx.shop_name.clone());
         builder = builder.reply_html(body, when, by);
     }
@@ -111,11 +111,6 @@ pub fn from_json_ld(v: &Value, ctx: &Context) -> Result<Review, String> {
     .review_url(Some(ctx.product_url.clone()))
     .extra(json!({"traits": null, "recommends": null, "date_approximate": false}))
     .build()
-}
-
-fn first<'a>(el: ElementRef<'a>, css: &str) -> Option<ElementRef<'a>> {
-    let s = html::selector(css).ok()?;
-    el.select(&s).next()
 }
 
 fn attr(el: ElementRef<'_>, name: &str) -> Option<String> {

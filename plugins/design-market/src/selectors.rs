@@ -82,3 +82,33 @@ pub const SELECTORS: Selectors = Selectors {
     average: ".product-reviews__average",
     count: ".product-reviews__count",
 };
+
+impl Selectors {
+    /// Every CSS selector here (not the attribute names), parsed ahead of any
+    /// call (the plugin's `prepare`).
+    pub const fn css(&self) -> [&'static str; 20] {
+        let s = self;
+        [
+            s.section,
+            s.review,
+            s.rating,
+            s.date,
+            s.permalink,
+            s.author_name,
+            s.author_link,
+            s.avatar,
+            s.recommend,
+            s.trait_chip,
+            s.body,
+            s.reply,
+            s.reply_author,
+            s.reply_date,
+            s.reply_body,
+            s.next,
+            s.empty,
+            s.product_name,
+            s.average,
+            s.count,
+        ]
+    }
+}

@@ -19,7 +19,10 @@ use gleaner_sdk::{FetchError, Page, PageRequest};
 use options::Options;
 use query::Target;
 
-gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
+gleaner_sdk::export_source!(
+    |req: PageRequest| fetch_page(&req),
+    prepare = || gleaner_sdk::html::prepare(g2::parse::ALL)
+);
 
 /// Resolves the query and runs the recipe of its site.
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {

@@ -2,6 +2,8 @@
 //! (`section#reviews article#<slug>-review-<digits>`, `elv-*` classes). Every
 //! selector is one constant here, so a markup change is a one-line fix.
 
+use std::rc::Rc;
+
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
 use gleaner_sdk::json::string;
 use gleaner_sdk::listing::{self, Shown};
@@ -54,6 +56,28 @@ pub const ATTRIBUTION: &str = "Review collected by and hosted on G2.com.";
 pub const NO_REVIEW_TEXTS: &[&str] = &["no reviews match"];
 /// The name G2 shows for a reviewer who stays anonymous: "Verified User in <industry>".
 pub const ANONYMOUS: &str = "Verified User in ";
+
+/// Every selector above, parsed ahead of any call (the plugin's `prepare`).
+pub const ALL: &[&str] = &[
+    LIST,
+    CARD,
+    NAME,
+    INFO,
+    TITLE,
+    RATING,
+    STARS,
+    DATE,
+    BADGE,
+    PERMALINK,
+    PROFILE,
+    AVATAR,
+    ANSWER,
+    HELPFUL,
+    NEXT,
+    PRODUCT_NAME,
+    PRODUCT_RATING,
+    PRODUCT_COUNT,
+];
 
 /// The product as the page header shows it.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -149,29 +173,29 @@ fn product(doc: &Html, html_text: &str) -> Result<Product, FetchError> {
 
 /// The parsed selectors a card needs.
 struct Selectors {
-    name: Selector,
-    info: Selector,
-    title: Selector,
-    rating: Selector,
-    stars: Selector,
-    date: Selector,
-    badge: Selector,
-    answer: Selector,
-    helpful: Selector,
+    name: Rc<Selector>,
+    info: Rc<Selector>,
+    title: Rc<Selector>,
+    rating: Rc<Selector>,
+    stars: Rc<Selector>,
+    date: Rc<Selector>,
+    badge: Rc<Selector>,
+    answer: Rc<Selector>,
+    helpful: Rc<Selector>,
 }
 
 impl Selectors {
     fn new() -> Result<Selectors, FetchError> {
         Ok(Selectors {
-            name: html::selector(NAME)?,
-            info: html::selector(INFO)?,
-            title: html::selector(TITLE)?,
-            rating: html::selector(RATING)?,
-            stars: html::selector(STARS)?,
-            date: html::selector(DATE)?,
-            badge: html::selector(BADGE)?,
-            answer: html::selector(ANSWER)?,
-            helpful: html::selector(HELPFUL)?,
+            name: html::parsed(NAME)?,
+            info: html::parsed(INFO)?,
+            title: html::parsed(TITLE)?,
+            rating: html::parsed(RATING)?,
+            stars: html::parsed(STARS)?,
+            date: html::parsed(DATE)?,
+            badge: html::parsed(BADGE)?,
+            answer: html::parsed(ANSWER)?,
+            helpful: html::parsed(HELPFUL)?,
         })
     }
 }
