@@ -89,7 +89,8 @@ fn summary(root: ElementRef<'_>) -> Result<Summary, FetchError> {
     let s = &SELECTORS;
     let mut category_averages = Map::new();
     for item in root.select(&*html::parsed(s.category_average)?) {
-        let value = html::first_text(item, "strong").and_then(|v| number::parse(&v));
+        let value =
+            html::first_text(item, s.category_average_value).and_then(|v| number::parse(&v));
         let label = html::text(item);
         let label = label.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
         if let (Some(value), Some(key)) = (value, reviews::category_key(label)) {

@@ -49,6 +49,8 @@ pub struct Selectors {
     pub recommend_share: &'static str,
     /// One category average of the summary: a `<strong>` value and the category's name.
     pub category_average: &'static str,
+    /// The value of a category average, inside [`Selectors::category_average`].
+    pub category_average_value: &'static str,
 }
 
 /// The selectors of the Cars.com consumer-reviews page as public crawlers read
@@ -77,6 +79,7 @@ pub const SELECTORS: Selectors = Selectors {
     count: ".rating-out-of + div",
     recommend_share: ".reviews-recommended",
     category_average: ".ratings-breakdown .review-text",
+    category_average_value: "strong",
 };
 
 /// What shows that the consumer-reviews page itself is there, for a browser
@@ -89,7 +92,7 @@ pub const READY: [&str; 3] = [SELECTORS.review, SELECTORS.empty, SELECTORS.avera
 impl Selectors {
     /// Every CSS selector here (not the attribute names), parsed ahead of any
     /// call (the plugin's `prepare`).
-    pub const fn css(&self) -> [&'static str; 21] {
+    pub const fn css(&self) -> [&'static str; 22] {
         let s = self;
         [
             s.review,
@@ -113,6 +116,7 @@ impl Selectors {
             s.count,
             s.recommend_share,
             s.category_average,
+            s.category_average_value,
         ]
     }
 }
