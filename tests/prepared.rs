@@ -41,3 +41,25 @@ fn only_a_component_that_exports_gleaner_prepare_is_prepared() {
             .is_none()
     );
 }
+
+#[tokio::test]
+async fn a_preparation_that_calls_the_host_leaves_the_plugin_unprepared_but_serving() {
+    let engine = wasmtime::Engine::new(&gleaner::runtime::engine::config(false)).unwrap();
+    let bytes = std::fs::read(common::component("test-prepare-fails")).unwrap();
+    let error = gleaner::runtime::prepare::prepared(&engine, &bytes).unwrap_err();
+    assert!(error.contains("gleaner-prepare failed"), "{error}");
+
+    let server = common::start(&["test-prepare-fails"], |_| {}).await;
+    let (status, body) = server
+        .post(
+            "/test-prepare-fails/reviews",
+            json!({"query": "q", "reviews_to_fetch": 1}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.to_string()
+            .contains("prepared: false; selector parsed: false"),
+        "{body}"
+    );
+}

@@ -53,6 +53,8 @@ pub fn precompile(dirs: &[PathBuf], force: bool) -> anyhow::Result<usize> {
         }
     }
     let (engine, _) = engine::build()?;
+    // A plugin's preparation runs under a deadline counted in epoch ticks.
+    crate::runtime::start_epoch_ticker(&engine)?;
     let key = EngineKey::of(&engine);
     let bar = indicatif::ProgressBar::new(components.len() as u64);
     bar.set_style(

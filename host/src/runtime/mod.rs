@@ -118,6 +118,23 @@ pub struct Runtime {
     pub pooling: bool,
 }
 
+/// Advances `engine`'s epoch every [`EPOCH_TICK`] on a thread of its own,
+/// until the engine is dropped: call deadlines (and a preparation's) count in
+/// these ticks.
+pub fn start_epoch_ticker(engine: &Engine) -> std::io::Result<()> {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("gleaner-epoch".into())
+        .spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })?;
+    Ok(())
+}
+
 impl Runtime {
     /// Builds the engine (pooling allocator where the machine allows it) and starts
     /// the epoch ticker. Live instances together hold at most `memory_cap_mib` MiB.
@@ -129,16 +146,7 @@ impl Runtime {
         let (engine, pooling) = engine::build()?;
         let mut linker = Linker::new(&engine);
         state::link(&mut linker).map_err(anyhow::Error::from)?;
-        let weak = engine.weak();
-        std::thread::Builder::new()
-            .name("gleaner-epoch".into())
-            .spawn(move || {
-                while let Some(engine) = weak.upgrade() {
-                    engine.increment_epoch();
-                    drop(engine);
-                    std::thread::sleep(EPOCH_TICK);
-                }
-            })?;
+        start_epoch_ticker(&engine)?;
         Ok(Runtime {
             key: EngineKey::of(&engine),
             engine,

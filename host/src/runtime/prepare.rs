@@ -57,6 +57,8 @@ pub fn to_compile<'a>(
 
 /// `bytes` with the memory its `gleaner-prepare` leaves written into it, or
 /// `None` when it has no such export. The error says why preparing failed.
+/// The [`DEADLINE`] holds while `engine`'s epoch ticker runs
+/// (`runtime::start_epoch_ticker`).
 pub fn prepared(engine: &Engine, bytes: &[u8]) -> Result<Option<Vec<u8>>, String> {
     if !exports_prepare(bytes) {
         return Ok(None);

@@ -2,7 +2,8 @@
 //! review says whether that had happened before the call began, and whether
 //! the call found the selector parsed. The host runs `prepare` once before
 //! compiling the component and keeps the memory it leaves, so in every call
-//! both hold, though the call itself never runs `prepare`.
+//! both hold, though the call itself never runs `prepare`. The same code is
+//! built as test-prepare-fails, whose preparation calls the host.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,6 +19,10 @@ const CARD: &str = "article.review";
 gleaner_sdk::export_source!(
     fetch_page,
     prepare = || {
+        // Built as test-prepare-fails, the preparation calls the host, which
+        // traps there: the host then compiles the component unprepared.
+        #[cfg(feature = "calls-the-host")]
+        gleaner_sdk::log::info("preparing");
         html::prepare([CARD]);
         PREPARED.store(true, Ordering::Relaxed);
     }
