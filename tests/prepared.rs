@@ -6,22 +6,37 @@ use crate::common;
 
 use serde_json::json;
 
+/// An engine to prepare components with.
+fn engine() -> wasmtime::Engine {
+    wasmtime::Engine::new(&gleaner::runtime::engine::config(false)).unwrap()
+}
+
+/// The staged component of test plugin `name`.
+fn component(name: &str) -> Vec<u8> {
+    std::fs::read(common::component(name)).unwrap()
+}
+
+/// One page of test source `name` from `server`, as the answer's text.
+async fn page(server: &common::Server, name: &str) -> String {
+    let (status, body) = server
+        .post(
+            &format!("/{name}/reviews"),
+            json!({"query": "q", "reviews_to_fetch": 1}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body.to_string()
+}
+
 #[tokio::test]
 async fn every_call_of_a_prepared_source_starts_with_what_it_built() {
     // The test plugin directory holds the component alone, so the server
     // compiles it at load: the path an uploaded or hot-swapped plugin takes.
     let server = common::start(&["test-prepared-source"], |_| {}).await;
     for call in 0..2 {
-        let (status, body) = server
-            .post(
-                "/test-prepared-source/reviews",
-                json!({"query": "q", "reviews_to_fetch": 1}),
-            )
-            .await;
-        assert_eq!(status, 200, "{body}");
+        let body = page(&server, "test-prepared-source").await;
         assert!(
-            body.to_string()
-                .contains("prepared: true; selector parsed: true"),
+            body.contains("prepared: true; selector parsed: true"),
             "call {call}: {body}"
         );
     }
@@ -29,14 +44,13 @@ async fn every_call_of_a_prepared_source_starts_with_what_it_built() {
 
 #[test]
 fn only_a_component_that_exports_gleaner_prepare_is_prepared() {
-    let engine = wasmtime::Engine::new(&gleaner::runtime::engine::config(false)).unwrap();
-    let read = |name: &str| std::fs::read(common::component(name)).unwrap();
-    let prepared = gleaner::runtime::prepare::prepared(&engine, &read("test-prepared-source"))
+    let engine = engine();
+    let prepared = gleaner::runtime::prepare::prepared(&engine, &component("test-prepared-source"))
         .unwrap()
         .expect("it exports gleaner-prepare");
-    assert_ne!(prepared, read("test-prepared-source"));
+    assert_ne!(prepared, component("test-prepared-source"));
     assert!(
-        gleaner::runtime::prepare::prepared(&engine, &read("test-session-source"))
+        gleaner::runtime::prepare::prepared(&engine, &component("test-session-source"))
             .unwrap()
             .is_none()
     );
@@ -44,22 +58,14 @@ fn only_a_component_that_exports_gleaner_prepare_is_prepared() {
 
 #[tokio::test]
 async fn a_preparation_that_calls_the_host_leaves_the_plugin_unprepared_but_serving() {
-    let engine = wasmtime::Engine::new(&gleaner::runtime::engine::config(false)).unwrap();
-    let bytes = std::fs::read(common::component("test-prepare-fails")).unwrap();
-    let error = gleaner::runtime::prepare::prepared(&engine, &bytes).unwrap_err();
+    let error = gleaner::runtime::prepare::prepared(&engine(), &component("test-prepare-fails"))
+        .unwrap_err();
     assert!(error.contains("gleaner-prepare failed"), "{error}");
 
     let server = common::start(&["test-prepare-fails"], |_| {}).await;
-    let (status, body) = server
-        .post(
-            "/test-prepare-fails/reviews",
-            json!({"query": "q", "reviews_to_fetch": 1}),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    let body = page(&server, "test-prepare-fails").await;
     assert!(
-        body.to_string()
-            .contains("prepared: false; selector parsed: false"),
+        body.contains("prepared: false; selector parsed: false"),
         "{body}"
     );
 }

@@ -170,17 +170,41 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
     };
     // Who serves a route is told only to clients that may use it.
     let authorized = response.status() != StatusCode::UNAUTHORIZED;
+    let serving = plugin
+        .as_ref()
+        .filter(|_| authorized)
+        .map(|p| (p.manifest.name.as_str(), p.manifest.version.as_str()));
+    served(
+        &mut response,
+        serving,
+        (&route_label, &plugin_label),
+        &span,
+        started,
+    );
+    response
+}
+
+/// The end of a plugin-route request: the headers naming the plugin and
+/// version that `serving` gives, the request metric under `labels` (route,
+/// plugin), and the "served" event in `span`.
+pub fn served(
+    response: &mut Response,
+    serving: Option<(&str, &str)>,
+    labels: (&str, &str),
+    span: &tracing::Span,
+    started: Instant,
+) {
     let headers = response.headers_mut();
-    if let Some(p) = plugin.as_ref().filter(|_| authorized) {
-        if let Ok(v) = HeaderValue::from_str(&p.manifest.name) {
+    if let Some((name, version)) = serving {
+        if let Ok(v) = HeaderValue::from_str(name) {
             headers.insert("x-gleaner-plugin", v);
         }
-        if let Ok(v) = HeaderValue::from_str(&p.manifest.version) {
+        if let Ok(v) = HeaderValue::from_str(version) {
             headers.insert("x-gleaner-plugin-version", v);
         }
     }
     let status = response.status().as_u16();
-    crate::telemetry::metrics::request(&route_label, &plugin_label, status, started.elapsed());
+    crate::telemetry::metrics::request(labels.0, labels.1, status, started.elapsed());
     span.in_scope(|| {
         tracing::info!(
             status,
@@ -188,7 +212,6 @@ async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Resp
             "served"
         )
     });
-    response
 }
 
 async fn handle(

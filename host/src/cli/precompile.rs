@@ -141,7 +141,7 @@ fn stage(
             artifact: path.clone(),
         }
     } else {
-        let (to_compile, prepared) = prepare::to_compile(engine, &bytes, component);
+        let (to_compile, prepared) = prepare::to_compile(engine, &bytes);
         let code = engine
             .precompile_component(&to_compile)
             .map_err(|e| anyhow::anyhow!("it does not compile: {e:#}"))?;

@@ -141,7 +141,13 @@ pub fn compile(
     found: &Found,
     cache_dir: Option<&Path>,
 ) -> Result<Component, String> {
-    let (bytes, _) = super::prepare::to_compile(engine, &found.bytes, &found.path);
+    let (bytes, preparation) = super::prepare::to_compile(engine, &found.bytes);
+    if let super::prepare::Preparation::Failed(why) = preparation {
+        tracing::warn!(
+            component = %found.path.display(),
+            "{why}; it is compiled unprepared and builds what it needs in each call"
+        );
+    }
     let code = engine
         .precompile_component(&bytes)
         .map_err(|e| format!("{e:#}"))?;

@@ -10,7 +10,6 @@
 //! warning: the SDK then builds what the plugin needs during each call.
 
 use std::borrow::Cow;
-use std::path::Path;
 use std::time::Duration;
 
 use wasmtime::component::{Component, ComponentExportIndex, Instance, Lift, Linker, WasmList};
@@ -35,23 +34,13 @@ pub enum Preparation {
 }
 
 /// The component to compile: `bytes` prepared when it exports
-/// `gleaner-prepare` and preparing works, else `bytes` as they are (a failure
-/// is logged with the component's `path`), and which of these it was.
-pub fn to_compile<'a>(
-    engine: &Engine,
-    bytes: &'a [u8],
-    path: &Path,
-) -> (Cow<'a, [u8]>, Preparation) {
+/// `gleaner-prepare` and preparing works, else `bytes` as they are, and which
+/// of these it was (the caller reports a failure).
+pub fn to_compile<'a>(engine: &Engine, bytes: &'a [u8]) -> (Cow<'a, [u8]>, Preparation) {
     match prepared(engine, bytes) {
         Ok(Some(prepared)) => (Cow::Owned(prepared), Preparation::Prepared),
         Ok(None) => (Cow::Borrowed(bytes), Preparation::NotAsked),
-        Err(e) => {
-            tracing::warn!(
-                component = %path.display(),
-                "{e}; it is compiled unprepared and builds what it needs in each call"
-            );
-            (Cow::Borrowed(bytes), Preparation::Failed(e))
-        }
+        Err(e) => (Cow::Borrowed(bytes), Preparation::Failed(e)),
     }
 }
 

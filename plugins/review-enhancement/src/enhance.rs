@@ -287,11 +287,11 @@ pub fn is_english(text: &str) -> bool {
             }
         }));
         words += 1;
-        let listed = |keys: &[u128]| usize::from(lexicon::find(keys, &lower).is_some());
-        en += listed(&EN_KEYS).max(usize::from(misspelling(&lower).is_some()));
-        fr += listed(&FR_KEYS);
-        es += listed(&ES_KEYS);
-        de += listed(&DE_KEYS);
+        let listed = |keys: &[u128]| lexicon::find(keys, &lower).is_some();
+        en += usize::from(listed(&EN_KEYS) || misspelling(&lower).is_some());
+        fr += usize::from(listed(&FR_KEYS));
+        es += usize::from(listed(&ES_KEYS));
+        de += usize::from(listed(&DE_KEYS));
     }
     en > 0 && en * 100 >= words * 15 && en > fr && en > es && en > de
 }

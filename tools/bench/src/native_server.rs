@@ -185,25 +185,13 @@ async fn dispatch(State(state): State<Arc<Native>>, request: Request<Body>) -> R
         Ok(r) => r,
         Err(e) => e.into_shaped_response(ErrorShape::Simple),
     };
-    let headers = response.headers_mut();
-    if let Some(route) = route {
-        if let Ok(v) = HeaderValue::from_str(&route.manifest.name) {
-            headers.insert("x-gleaner-plugin", v);
-        }
-        headers.insert(
-            "x-gleaner-plugin-version",
-            HeaderValue::from_static("native"),
-        );
-    }
-    let status = response.status().as_u16();
-    gleaner::telemetry::metrics::request(&route_label, &plugin_label, status, started.elapsed());
-    span.in_scope(|| {
-        tracing::info!(
-            status,
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            "served"
-        )
-    });
+    gleaner::api::served(
+        &mut response,
+        route.map(|r| (r.manifest.name.as_str(), "native")),
+        (&route_label, &plugin_label),
+        &span,
+        started,
+    );
     response
 }
 
