@@ -11,10 +11,9 @@ use std::time::{Duration, Instant};
 
 use super::code::{self, Artifacts, CodeSource, Found};
 use super::{compat, LoadError, LoadedPlugin, Prepared, Runtime};
-use crate::bindings;
 use crate::capabilities::settings::Settings;
 use crate::capabilities::PluginGrant;
-use crate::manifest::{Kind, Manifest};
+use crate::manifest::Manifest;
 
 /// A plugin's component, read and hashed, with its compiled code once there is some.
 pub struct Located {
@@ -154,17 +153,7 @@ impl Runtime {
                 "the component's imports do not match this host: {e:#}"
             ))
         })?;
-        let prepared = match manifest.kind {
-            Kind::Source => Prepared::Source(
-                bindings::source::SourcePre::new(pre).map_err(|e| fail(format!("{e:#}")))?,
-            ),
-            Kind::PostSource => Prepared::Post(
-                bindings::post::PostSourcePre::new(pre).map_err(|e| fail(format!("{e:#}")))?,
-            ),
-            Kind::Processor => Prepared::Processor(
-                bindings::processor::ProcessorPre::new(pre).map_err(|e| fail(format!("{e:#}")))?,
-            ),
-        };
+        let prepared = Prepared::new(manifest.kind, pre).map_err(|e| fail(format!("{e:#}")))?;
         let policy = crate::capabilities::http::policy::Policy::new(
             &manifest.name,
             &manifest.network,

@@ -72,6 +72,21 @@ pub enum Prepared {
     Processor(bindings::processor::ProcessorPre<CallState>),
 }
 
+impl Prepared {
+    /// `pre` checked against the world of a plugin of `kind`.
+    pub fn new(
+        kind: crate::manifest::Kind,
+        pre: wasmtime::component::InstancePre<CallState>,
+    ) -> wasmtime::Result<Prepared> {
+        use crate::manifest::Kind;
+        Ok(match kind {
+            Kind::Source => Prepared::Source(bindings::source::SourcePre::new(pre)?),
+            Kind::PostSource => Prepared::Post(bindings::post::PostSourcePre::new(pre)?),
+            Kind::Processor => Prepared::Processor(bindings::processor::ProcessorPre::new(pre)?),
+        })
+    }
+}
+
 /// A loaded, validated plugin.
 pub struct LoadedPlugin {
     /// Its manifest.

@@ -7,16 +7,21 @@
 //! answered from the HAR fixtures; the post source on its example under its
 //! own recording. The difference is the median of the pairwise differences
 //! (each pair measured back to back), so slow drift in a long call cancels.
+//!
+//! Two more measures tell building from running cold: the same pairs with an
+//! instantiation before the call again too, and the WebAssembly operations of
+//! each call, counted as fuel on an engine that meters it.
 
 use std::time::Duration;
 
+use anyhow::Context;
 use gleaner::manifest::{Kind, Manifest};
-use gleaner::runtime::{LoadedPlugin, Runtime};
+use gleaner::runtime::{engine, prepare, state, LoadedPlugin, Prepared, Runtime};
 use gleaner::App;
 
 use crate::report::{self, duration, Row, Summary};
 use crate::root;
-use crate::tax::{phases, Export, Phases};
+use crate::tax::{phases, Between, Export, Phases};
 
 /// The goal for what a plugin may build on its first call in a fresh
 /// instance that a second call in the same instance finds ready.
@@ -34,27 +39,27 @@ pub fn paired_extra_us(phases: &Phases) -> f64 {
     report::median(differences).unwrap_or(0.0)
 }
 
-/// Measures `n` pairs of `export` calls of `plugin` and records the row.
+/// Measures `n` pairs of `export` calls of `plugin` and records its rows: the
+/// time the first call takes more (the goal's measure), the same with an
+/// instantiation before the call again too, and the operations each runs.
 pub async fn check(
     runtime: &Runtime,
     plugin: &LoadedPlugin,
     export: Export<'_>,
     n: usize,
 ) -> anyhow::Result<()> {
-    let phases = phases(runtime, plugin, export, n).await?;
-    let (first, again) = (Summary::of(&phases.call), Summary::of(&phases.again));
-    let extra = paired_extra_us(&phases);
+    let name = &plugin.manifest.name;
+    let timed = phases(runtime, plugin, export, n, Between::Nothing).await?;
+    let (first, again) = (Summary::of(&timed.call), Summary::of(&timed.again));
+    let extra = paired_extra_us(&timed);
     let verdict = if extra < GOAL.as_secs_f64() * 1e6 {
         "within"
     } else {
         "over"
     };
-    let grown_kib = report::median(phases.grown.clone()).unwrap_or(0) >> 10;
+    let grown_kib = report::median(timed.grown.clone()).unwrap_or(0) >> 10;
     report::row(Row {
-        what: format!(
-            "{}: first call in a fresh instance against the same call again in it",
-            plugin.manifest.name
-        ),
+        what: format!("{name}: first call in a fresh instance against the same call again in it"),
         n: Some(first.n),
         median: Some(duration(first.median)),
         p99: Some(duration(first.p99)),
@@ -66,7 +71,81 @@ pub async fn check(
         )),
         ratio: None,
     });
+    let disturbed = phases(runtime, plugin, export, n, Between::Instantiation).await?;
+    report::row(Row {
+        what: format!(
+            "{name}: the same, with another instance made just before the call again too"
+        ),
+        n: Some(disturbed.call.len()),
+        median: None,
+        p99: None,
+        value: Some(format!(
+            "{:.1} µs more than again (what an instantiation leaves in the caches is in both)",
+            paired_extra_us(&disturbed)
+        )),
+        ratio: None,
+    });
+    let counted = phases(
+        runtime,
+        &metered(plugin)?,
+        export,
+        OPERATION_PAIRS,
+        Between::Nothing,
+    )
+    .await?;
+    let extra_operations = counted
+        .operations
+        .iter()
+        .map(|(first, again)| first.saturating_sub(*again))
+        .max()
+        .unwrap_or(0);
+    let (first_operations, again_operations) =
+        counted.operations.last().copied().unwrap_or_default();
+    report::row(Row {
+        what: format!(
+            "{name}: WebAssembly operations of the first call in a fresh instance against the same call again in it"
+        ),
+        n: Some(counted.operations.len()),
+        median: None,
+        p99: None,
+        value: Some(format!(
+            "{first_operations} against {again_operations}: at most {extra_operations} more \
+             (counted as fuel, on the same component compiled and prepared for an engine that meters it)"
+        )),
+        ratio: None,
+    });
     Ok(())
+}
+
+/// Pairs of calls whose operations are counted (after the warm-up pairs): the
+/// count of a call on the same input does not vary, so a few show it.
+const OPERATION_PAIRS: usize = 3;
+
+/// `plugin`'s staged component again, compiled and prepared as the server
+/// does for an engine that also meters fuel (one unit per WebAssembly
+/// operation), linked to the same host, so its calls can be counted.
+fn metered(plugin: &LoadedPlugin) -> anyhow::Result<LoadedPlugin> {
+    let name = &plugin.manifest.name;
+    let path = root().join("target/plugins").join(format!("{name}.wasm"));
+    let wasm = std::fs::read(&path)
+        .with_context(|| format!("reading {} (make plugins stages it)", path.display()))?;
+    let mut config = engine::config(false);
+    config.consume_fuel(true);
+    let engine = wasmtime::Engine::new(&config)?;
+    let (bytes, _) = prepare::to_compile(&engine, &wasm);
+    let component = wasmtime::component::Component::new(&engine, &bytes)?;
+    let mut linker = wasmtime::component::Linker::new(&engine);
+    state::link(&mut linker)?;
+    Ok(LoadedPlugin {
+        manifest: plugin.manifest.clone(),
+        sha256: plugin.sha256.clone(),
+        prepared: Prepared::new(plugin.manifest.kind, linker.instantiate_pre(&component)?)?,
+        grant: plugin.grant.clone(),
+        compile_time: Duration::ZERO,
+        from_cache: false,
+        from_artifact: false,
+        artifact_note: None,
+    })
 }
 
 /// The non-source plugins (processors and the post source) with an

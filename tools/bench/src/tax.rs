@@ -62,10 +62,13 @@ pub struct Phases {
     drop: Vec<Duration>,
     /// Bytes the instance's memory grew by during the first call.
     pub grown: Vec<usize>,
+    /// WebAssembly operations the first call and the call again ran, on an
+    /// engine that meters fuel (else none).
+    pub operations: Vec<(u64, u64)>,
 }
 
 impl Phases {
-    fn push(&mut self, times: [Duration; 5], grown: usize) {
+    fn push(&mut self, times: [Duration; 5], grown: usize, operations: Option<(u64, u64)>) {
         let [setup, instantiate, call, again, dropped] = times;
         self.setup.push(setup);
         self.instantiate.push(instantiate);
@@ -73,12 +76,13 @@ impl Phases {
         self.again.push(again);
         self.drop.push(dropped);
         self.grown.push(grown);
+        self.operations.extend(operations);
     }
 }
 
 /// A store as the runtime makes one for a call: the plugin's memory cap under a
 /// pool, its grant, the epoch deadline that yields every tick.
-fn store(
+fn call_store(
     runtime: &Runtime,
     plugin: &LoadedPlugin,
     engine: &wasmtime::Engine,
@@ -91,6 +95,9 @@ fn store(
     let state = CallState::new(call_context(plugin), runtime.services().clone(), memory);
     let mut store = wasmtime::Store::new(engine, state);
     store.limiter_async(|s| &mut s.memory);
+    // Fuel counts one unit per operation on an engine that meters it (the
+    // first-call check's); elsewhere there is no fuel to set.
+    let _ = store.set_fuel(u64::MAX);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|_| Ok(wasmtime::UpdateDeadline::Yield(1)));
     store
@@ -102,7 +109,19 @@ fn call_context(plugin: &LoadedPlugin) -> CallContext {
     CallContext::new(plugin.grant.clone(), "bench".into(), deadline, None)
 }
 
+/// What runs between the first call in an instance and the call again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Between {
+    /// Nothing: the call again runs right after the first.
+    Nothing,
+    /// Another instance of the plugin is made and dropped, so the call again
+    /// finds the caches as the first call found them after its own
+    /// instantiation.
+    Instantiation,
+}
+
 /// What a phase measurement calls.
+#[derive(Clone, Copy)]
 pub enum Export<'a> {
     /// A processor's `process(input)`.
     Process(&'a str),
@@ -121,37 +140,47 @@ pub async fn phases(
     plugin: &LoadedPlugin,
     export: Export<'_>,
     n: usize,
+    between: Between,
 ) -> anyhow::Result<Phases> {
     // Both calls of one export, timed: `$pre` instantiates, `$iface` finds the
     // interface, `$call(args)` calls it.
     macro_rules! timed_pair {
         ($pre:expr, $iface:ident, $call:ident, $($arg:expr),*) => {{
             let t = Instant::now();
-            let mut store = store(runtime, plugin, $pre.engine());
+            let mut store = call_store(runtime, plugin, $pre.engine());
             let setup = t.elapsed();
             let t = Instant::now();
             let instance = $pre.instantiate_async(&mut store).await?;
             let instantiate = t.elapsed();
             let export = instance.$iface();
             let before = store.data().memory.held();
+            let fuel = store.get_fuel().ok();
             let t = Instant::now();
             let out = export.$call(&mut store, $($arg),*).await?;
             let call = t.elapsed();
             let grown = store.data().memory.held() - before;
+            let fuel_after_call = store.get_fuel().ok();
             std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
             store.data_mut().call = call_context(plugin);
+            if between == Between::Instantiation {
+                let mut other = call_store(runtime, plugin, $pre.engine());
+                std::hint::black_box($pre.instantiate_async(&mut other).await?);
+            }
             let t = Instant::now();
             let out = export.$call(&mut store, $($arg),*).await?;
             let again = t.elapsed();
             std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+            let operations = fuel.zip(fuel_after_call).zip(store.get_fuel().ok()).map(
+                |((start, between), end)| (start - between, between - end),
+            );
             let t = Instant::now();
             drop(store);
-            ([setup, instantiate, call, again, t.elapsed()], grown)
+            ([setup, instantiate, call, again, t.elapsed()], grown, operations)
         }};
     }
     let mut phases = Phases::default();
     for i in 0..n + 20 {
-        let (times, grown) = match (&plugin.prepared, &export) {
+        let (times, grown, operations) = match (&plugin.prepared, &export) {
             (Prepared::Processor(pre), Export::Process(input)) => {
                 timed_pair!(pre, gleaner_plugin_processor_plugin, call_process, input)
             }
@@ -164,7 +193,7 @@ pub async fn phases(
             _ => anyhow::bail!("{}: not that kind of plugin", plugin.manifest.name),
         };
         if i >= 20 {
-            phases.push(times, grown);
+            phases.push(times, grown, operations);
         }
     }
     Ok(phases)
@@ -272,7 +301,14 @@ async fn per_call() -> anyhow::Result<()> {
             wasm.median,
         )
         .await?;
-        let phases = phases(&runtime, &plugin, Export::Process(&input), 1_000).await?;
+        let phases = phases(
+            &runtime,
+            &plugin,
+            Export::Process(&input),
+            1_000,
+            Between::Nothing,
+        )
+        .await?;
         report_phases(name, "process() call", &phases, native.median);
         PER_CALL
             .lock()
@@ -502,7 +538,14 @@ async fn source_per_call() -> anyhow::Result<()> {
         value: Some(format!("native fetch + parse: {}", duration(both))),
         ratio: ratio(wasm.median, both, "native fetch + parse"),
     });
-    let phases = phases(&runtime, &plugin, Export::FetchPage(&request), 500).await?;
+    let phases = phases(
+        &runtime,
+        &plugin,
+        Export::FetchPage(&request),
+        500,
+        Between::Nothing,
+    )
+    .await?;
     report_phases(
         "customer-feedback-hub",
         "fetch-page() call (host fetch + parse in the guest)",
