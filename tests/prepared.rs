@@ -56,6 +56,20 @@ fn only_a_component_that_exports_gleaner_prepare_is_prepared() {
     );
 }
 
+#[test]
+fn processors_and_sources_that_export_gleaner_prepare_are_prepared() {
+    // A processor built for world `prepared-processor` and a source for
+    // `prepared-source`; each prepares its HTML parser (and the source its selectors).
+    for name in ["domain-to-asset", "theme-market"] {
+        assert!(
+            gleaner::runtime::prepare::prepared(&engine(), &component(name))
+                .unwrap()
+                .is_some(),
+            "{name} exports gleaner-prepare"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_preparation_that_calls_the_host_leaves_the_plugin_unprepared_but_serving() {
     let error = gleaner::runtime::prepare::prepared(&engine(), &component("test-prepare-fails"))

@@ -19,7 +19,7 @@ use gleaner_sdk::image_size;
 use gleaner_sdk::website::{self, WebsiteError};
 use serde_json::{json, Value};
 
-gleaner_sdk::export_processor!(process);
+gleaner_sdk::export_processor!(process, prepare = gleaner_sdk::html::prepare_parser);
 
 use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
 

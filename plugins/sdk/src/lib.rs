@@ -84,7 +84,15 @@ macro_rules! export_source {
     ($fetch_page:expr, prepare = $prepare:expr) => {
         $crate::plugin_bindings!("prepared-source");
         $crate::__export_source!($fetch_page);
+        $crate::__export_prepare!($prepare);
+    };
+}
 
+/// The `gleaner-prepare` export of a prepared world, calling `$prepare`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_prepare {
+    ($prepare:expr) => {
         impl Guest for Exported {
             fn gleaner_prepare() {
                 ($prepare)()
@@ -146,12 +154,26 @@ macro_rules! export_post {
 
 /// [`export_source!`] for a processor: `process` calls `$process`, any
 /// `Fn(String) -> Result<Output, ProcessError>` with the types of
-/// `exports::gleaner::plugin::processor_plugin`.
+/// `exports::gleaner::plugin::processor_plugin`. `prepare = f` builds it for
+/// world `prepared-processor`, as [`export_source!`] does for a source.
 #[macro_export]
 macro_rules! export_processor {
     ($process:expr) => {
         $crate::plugin_bindings!("processor");
+        $crate::__export_processor!($process);
+    };
+    ($process:expr, prepare = $prepare:expr) => {
+        $crate::plugin_bindings!("prepared-processor");
+        $crate::__export_processor!($process);
+        $crate::__export_prepare!($prepare);
+    };
+}
 
+/// [`export_processor!`]'s exports, the same in both worlds.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_processor {
+    ($process:expr) => {
         #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
         struct Exported;
 

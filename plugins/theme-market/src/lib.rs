@@ -19,7 +19,10 @@ use gleaner_sdk::{botwall, config, FetchError, Page, PageRequest};
 
 use api::{ItemInfo, Lookup};
 
-gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
+gleaner_sdk::export_source!(
+    |req: PageRequest| fetch_page(&req),
+    prepare = || gleaner_sdk::html::prepare(SELECTORS.css())
+);
 
 /// Every CSS selector the plugin reads. Review fields are read inside each
 /// `review` element; the rest on the whole page.
@@ -71,6 +74,38 @@ pub struct Selectors {
     pub next_page: &'static str,
     /// The page's own statement that the item has no reviews.
     pub no_reviews: &'static str,
+}
+
+impl Selectors {
+    /// Every CSS selector here, parsed ahead of any call (the plugin's `prepare`).
+    pub const fn css(&self) -> [&'static str; 23] {
+        let s = self;
+        [
+            s.review,
+            s.stars,
+            s.empty_stars,
+            s.rating_text,
+            s.reason,
+            s.reason_name,
+            s.reviewer,
+            s.reviewer_avatar,
+            s.date,
+            s.permalink,
+            s.text,
+            s.reply,
+            s.reply_paragraphs,
+            s.reply_label,
+            s.reply_avatar,
+            s.item_name,
+            s.og_title,
+            s.item_author,
+            s.item_rating,
+            s.item_review_count,
+            s.canonical,
+            s.next_page,
+            s.no_reviews,
+        ]
+    }
 }
 
 /// The selector table (the review markup is Envato's recorded markup; the page

@@ -2,6 +2,8 @@
 //! reviews, what the page shows about the item, whether a next page exists,
 //! and whether the page says the item has no reviews.
 
+use std::rc::Rc;
+
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
 use gleaner_sdk::listing::{self, Shown};
 use gleaner_sdk::review::ReviewBuilder;
@@ -16,37 +18,38 @@ use crate::SELECTORS;
 /// Envato ratings are 1 to 5 stars.
 pub const SCALE: f64 = 5.0;
 
-/// The selectors, parsed once per page.
+/// The selectors, each parsed once per instance (before any call: the
+/// plugin's `prepare` parses [`Selectors::css`]).
 struct Compiled {
-    review: Selector,
-    stars: Selector,
-    empty_stars: Selector,
-    rating_text: Selector,
-    reason: Selector,
-    reason_name: Selector,
-    reviewer: Selector,
-    reviewer_avatar: Selector,
-    date: Selector,
-    permalink: Selector,
-    text: Selector,
-    reply: Selector,
-    reply_paragraphs: Selector,
-    reply_label: Selector,
-    reply_avatar: Selector,
-    item_name: Selector,
-    og_title: Selector,
-    item_author: Selector,
-    item_rating: Selector,
-    item_review_count: Selector,
-    canonical: Selector,
-    next_page: Selector,
-    no_reviews: Selector,
+    review: Rc<Selector>,
+    stars: Rc<Selector>,
+    empty_stars: Rc<Selector>,
+    rating_text: Rc<Selector>,
+    reason: Rc<Selector>,
+    reason_name: Rc<Selector>,
+    reviewer: Rc<Selector>,
+    reviewer_avatar: Rc<Selector>,
+    date: Rc<Selector>,
+    permalink: Rc<Selector>,
+    text: Rc<Selector>,
+    reply: Rc<Selector>,
+    reply_paragraphs: Rc<Selector>,
+    reply_label: Rc<Selector>,
+    reply_avatar: Rc<Selector>,
+    item_name: Rc<Selector>,
+    og_title: Rc<Selector>,
+    item_author: Rc<Selector>,
+    item_rating: Rc<Selector>,
+    item_review_count: Rc<Selector>,
+    canonical: Rc<Selector>,
+    next_page: Rc<Selector>,
+    no_reviews: Rc<Selector>,
 }
 
 impl Compiled {
     fn new() -> Result<Compiled, FetchError> {
         let s = SELECTORS;
-        let c = html::selector;
+        let c = html::parsed;
         Ok(Compiled {
             review: c(s.review)?,
             stars: c(s.stars)?,
