@@ -104,7 +104,7 @@ pub fn page_from_response(
     sort: &str,
 ) -> Result<Page, FetchError> {
     let response = response.checked("Trustpilot review page")?;
-    let html = String::from_utf8_lossy(&response.body);
+    let html = response.text();
     let data: NextData = next_data_as(&html)
         .ok_or_else(|| {
             FetchError::Blocked(format!(

@@ -68,7 +68,7 @@ pub fn fetch(cc: &str, id: &str) -> Result<Show, FetchError> {
         Err(e) => return Ok(failed(http::describe(&e))),
     };
     if resp.is_success() {
-        let html = resp.text();
+        let html = resp.text().into_owned();
         let info = info_from(&html, resp.final_url.clone());
         return Ok(Show {
             info,

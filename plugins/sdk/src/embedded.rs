@@ -13,12 +13,12 @@ pub fn script_json_by_id(html: &str, id: &str) -> Option<Value> {
 /// The text of `<script id="{id}" ...>...</script>`, trimmed, unparsed.
 pub fn script_text_by_id<'a>(html: &'a str, id: &str) -> Option<&'a str> {
     let mut from = 0;
-    while let Some(pos) = html[from..].find("<script") {
+    while let Some(pos) = find(&html[from..], "<script") {
         let start = from + pos;
-        let tag_end = start + html[start..].find('>')?;
+        let tag_end = start + find(&html[start..], ">")?;
         let tag = &html[start..tag_end];
         let body_start = tag_end + 1;
-        let body_end = body_start + html[body_start..].find("</script")?;
+        let body_end = body_start + find(&html[body_start..], "</script")?;
         if has_id(tag, id) {
             return Some(html[body_start..body_end].trim());
         }
@@ -50,6 +50,13 @@ fn has_id(tag: &str, id: &str) -> bool {
     false
 }
 
+/// Where `needle` first starts in `haystack`, searched with `memchr`'s SIMD
+/// search (core's `str::find` has no SIMD path on WebAssembly; pages run to
+/// hundreds of KiB).
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
+}
+
 /// `__NEXT_DATA__` of a Next.js page.
 pub fn next_data(html: &str) -> Option<Value> {
     script_json_by_id(html, "__NEXT_DATA__")
@@ -61,11 +68,7 @@ pub fn next_data(html: &str) -> Option<Value> {
 /// JSON is not what `T` expects (`props.pageProps.reviews[3].consumer`).
 pub fn next_data_as<T: DeserializeOwned>(html: &str) -> Option<Result<T, String>> {
     let text = script_text_by_id(html, "__NEXT_DATA__")?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    Some(
-        serde_path_to_error::deserialize(&mut de)
-            .map_err(|e| format!("`{}`: {}", e.path(), e.inner())),
-    )
+    Some(crate::json::typed(text).map_err(|e| format!("`{}`: {}", e.path, e.message)))
 }
 
 /// The first JSON value at the start of `text` (trailing text such as `;` is ignored).
@@ -81,14 +84,14 @@ fn leading_json(text: &str) -> Option<Value> {
 pub fn json_ld(html: &str) -> Vec<Value> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(pos) = html[from..].find("<script") {
+    while let Some(pos) = find(&html[from..], "<script") {
         let start = from + pos;
-        let Some(tag_len) = html[start..].find('>') else {
+        let Some(tag_len) = find(&html[start..], ">") else {
             break;
         };
         let tag = &html[start..start + tag_len];
         let body_start = start + tag_len + 1;
-        let Some(body_len) = html[body_start..].find("</script") else {
+        let Some(body_len) = find(&html[body_start..], "</script") else {
             break;
         };
         if tag.contains("application/ld+json") {
@@ -117,7 +120,7 @@ fn flatten_ld(value: Value, out: &mut Vec<Value>) {
 /// The JSON assigned to a JavaScript variable, e.g. `window.__INITIAL_STATE__`.
 pub fn assigned_json(html: &str, variable: &str) -> Option<Value> {
     let mut from = 0;
-    while let Some(pos) = html[from..].find(variable) {
+    while let Some(pos) = find(&html[from..], variable) {
         let after = from + pos + variable.len();
         let rest = html[after..].trim_start();
         if let Some(value) = rest
@@ -136,7 +139,7 @@ pub fn flight_chunks(html: &str) -> Vec<String> {
     const CALL: &str = "self.__next_f.push(";
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(pos) = html[from..].find(CALL) {
+    while let Some(pos) = find(&html[from..], CALL) {
         let args = from + pos + CALL.len();
         if let Some(Value::Array(items)) = leading_json(&html[args..]) {
             if let (Some(1), Some(Value::String(payload))) =

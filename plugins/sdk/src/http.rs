@@ -1,11 +1,23 @@
 //! HTTP through the host capability, with errors already mapped to [`FetchError`].
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
 
 use gleaner_botwall::Wall;
 
 use crate::wit::gleaner::plugin::http as host;
 use crate::FetchError;
+
+/// `bytes` as text, as `String::from_utf8_lossy` gives it, but checked with
+/// `simdutf8`'s SIMD validation first (core's has no SIMD path on
+/// WebAssembly, and a page runs to hundreds of KiB).
+pub fn utf8_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
 
 /// A response from the host's HTTP capability.
 #[derive(Debug, Clone)]
@@ -24,9 +36,10 @@ pub struct Response {
 }
 
 impl Response {
-    /// The body as text (invalid UTF-8 replaced).
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
+    /// The body as text: borrowed when it is valid UTF-8, else with each
+    /// invalid sequence replaced by U+FFFD.
+    pub fn text(&self) -> Cow<'_, str> {
+        utf8_lossy(&self.body)
     }
 
     /// The body parsed as JSON.

@@ -1,6 +1,33 @@
-//! Reading loose JSON values (API answers, JSON-LD, embedded page state).
+//! Reading JSON: typed, with the path of what does not fit; and loose values
+//! (API answers, JSON-LD, embedded page state).
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// Where and why JSON text does not fit a type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The path of the value that does not fit (`props.reviews[3].consumer`),
+    /// `.` for the whole text.
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// The JSON value at the start of `text` read into `T` (text after it is not
+/// read). It is read without tracking where it is, which costs on every
+/// value; only when it does not fit is it read again to find the path.
+pub fn typed<T: DeserializeOwned>(text: &str) -> Result<T, Mismatch> {
+    if let Ok(value) = T::deserialize(&mut serde_json::Deserializer::from_str(text)) {
+        return Ok(value);
+    }
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text)).map_err(|e| {
+        Mismatch {
+            path: e.path().to_string(),
+            message: e.inner().to_string(),
+        }
+    })
+}
 
 /// The trimmed string at `v`, when it is a string with something in it;
 /// `None` for any other value (numbers are not turned into text).
@@ -24,6 +51,30 @@ pub fn escaped(v: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Page {
+        reviews: Vec<Review>,
+    }
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Review {
+        stars: u8,
+    }
+
+    #[test]
+    fn typed_reads_what_fits_and_names_the_path_of_what_does_not() {
+        assert_eq!(
+            typed::<Page>(r#"{"reviews": [{"stars": 5}], "other": 1} ;"#),
+            Ok(Page {
+                reviews: vec![Review { stars: 5 }]
+            })
+        );
+        let mismatch = typed::<Page>(r#"{"reviews": [{"stars": 5}, {"stars": "x"}]}"#).unwrap_err();
+        assert_eq!(mismatch.path, "reviews[1].stars");
+        assert!(mismatch.message.contains("invalid type"), "{mismatch:?}");
+        assert_eq!(typed::<Page>("not json").unwrap_err().path, ".");
+    }
 
     #[test]
     fn reads_trimmed_non_empty_strings_only() {

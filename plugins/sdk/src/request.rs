@@ -11,13 +11,11 @@ use crate::{cursor, FetchError, PageRequest};
 /// Decodes a processor's input into `T`. The error names the field, ready for
 /// a `process-error::invalid-input` (which the host answers with 400).
 pub fn input<T: DeserializeOwned>(json: &str) -> Result<T, String> {
-    let mut de = serde_json::Deserializer::from_str(json);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            format!("the input is not what this processor takes: {}", e.inner())
+    crate::json::typed(json).map_err(|e| {
+        if e.path == "." {
+            format!("the input is not what this processor takes: {}", e.message)
         } else {
-            format!("`{path}`: {}", e.inner())
+            format!("`{}`: {}", e.path, e.message)
         }
     })
 }

@@ -54,7 +54,7 @@ mod tests {
     fn builds_an_answer() {
         let r = response(403, "https://example.test/a", "denied")
             .with_headers(&[("cf-mitigated", "challenge")]);
-        assert_eq!((r.status, r.text().as_str()), (403, "denied"));
+        assert_eq!((r.status, &*r.text()), (403, "denied"));
         assert_eq!(r.header("CF-Mitigated"), Some("challenge"));
         assert_eq!(r.final_url, "https://example.test/a");
     }

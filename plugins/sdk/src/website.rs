@@ -57,13 +57,17 @@ pub fn html_at(url: &str) -> Result<(String, String), WebsiteError> {
     let response = http::get_html(url)
         .and_then(|r| r.checked("the website"))
         .map_err(|e| WebsiteError::Site(http::describe(&e)))?;
-    let html = response.text();
+    let html = response.text().into_owned();
     let declared_html = response
         .header("content-type")
         .is_none_or(|t| t.contains("html"));
-    let start = html.trim_start().to_ascii_lowercase();
-    let looks_html =
-        start.get(..512).unwrap_or(&start).contains("<html") || start.starts_with("<!doctype html");
+    let trimmed = html.trim_start();
+    let head = (0..=trimmed.len().min(512))
+        .rev()
+        .find_map(|end| trimmed.get(..end))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let looks_html = head.contains("<html") || head.starts_with("<!doctype html");
     if !declared_html || !looks_html {
         return Err(WebsiteError::Site(format!(
             "{} did not answer with an HTML page (content-type {:?}); give a web page's address",
