@@ -250,6 +250,7 @@ pub mod wit {
 }
 
 pub mod address;
+pub mod allocator;
 pub mod botwall;
 pub mod browser;
 pub mod cursor;
@@ -268,6 +269,11 @@ pub mod review;
 pub mod testing;
 pub mod webpage;
 pub mod website;
+
+/// Every plugin's allocator on WebAssembly (see [`allocator`]).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: allocator::Allocator = allocator::Allocator::new();
 
 pub use wit::gleaner::plugin::types;
 pub use wit::gleaner::plugin::types::{
