@@ -61,13 +61,10 @@ pub fn html_at(url: &str) -> Result<(String, String), WebsiteError> {
     let declared_html = response
         .header("content-type")
         .is_none_or(|t| t.contains("html"));
-    let trimmed = html.trim_start();
-    let head = (0..=trimmed.len().min(512))
-        .rev()
-        .find_map(|end| trimmed.get(..end))
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let looks_html = head.contains("<html") || head.starts_with("<!doctype html");
+    let trimmed = html.trim_start().as_bytes();
+    let head = trimmed[..trimmed.len().min(512)].to_ascii_lowercase();
+    let looks_html =
+        memchr::memmem::find(&head, b"<html").is_some() || head.starts_with(b"<!doctype html");
     if !declared_html || !looks_html {
         return Err(WebsiteError::Site(format!(
             "{} did not answer with an HTML page (content-type {:?}); give a web page's address",

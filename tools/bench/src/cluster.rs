@@ -157,10 +157,7 @@ async fn rollout(client: &reqwest::Client, bases: &[String]) -> anyhow::Result<D
 fn plugin_dir() -> anyhow::Result<tempfile::TempDir> {
     let dir = tempfile::tempdir()?;
     for name in ["customer-feedback-hub.toml", "customer-feedback-hub.wasm"] {
-        std::fs::copy(
-            root().join("target/plugins").join(name),
-            dir.path().join(name),
-        )?;
+        std::fs::copy(crate::staged_plugins().join(name), dir.path().join(name))?;
     }
     for (from, to) in [
         ("test-swap-v1.toml", "test-swap.toml"),

@@ -126,7 +126,7 @@ const OPERATION_PAIRS: usize = 3;
 /// operation), linked to the same host, so its calls can be counted.
 fn metered(plugin: &LoadedPlugin) -> anyhow::Result<LoadedPlugin> {
     let name = &plugin.manifest.name;
-    let path = root().join("target/plugins").join(format!("{name}.wasm"));
+    let path = crate::staged_plugins().join(format!("{name}.wasm"));
     let wasm = std::fs::read(&path)
         .with_context(|| format!("reading {} (make plugins stages it)", path.display()))?;
     let mut config = engine::config(false);

@@ -53,7 +53,7 @@ pub(crate) async fn server(
 ) -> anyhow::Result<String> {
     let mut config = Config {
         addr: "127.0.0.1:0".parse()?,
-        plugin_dir: root().join("target/plugins"),
+        plugin_dir: crate::staged_plugins(),
         cache_dir: Some(root().join("target/gleaner-cache")),
         data_dir: data.to_owned(),
         watch: false,

@@ -56,6 +56,11 @@ fn root() -> PathBuf {
     root.canonicalize().unwrap_or(root)
 }
 
+/// Where `make plugins` stages the plugins: `target/plugins`.
+fn staged_plugins() -> PathBuf {
+    root().join("target/plugins")
+}
+
 /// Where the report, its charts and the peers' virtualenv live: `target/bench`.
 fn bench_dir() -> PathBuf {
     root().join("target/bench")
@@ -69,7 +74,7 @@ async fn replay_app() -> anyhow::Result<App> {
 /// The staged plugins, their upstream answered from the recordings in `replay`.
 async fn replay_app_of(replay: &std::path::Path) -> anyhow::Result<App> {
     let config = Config {
-        plugin_dir: root().join("target/plugins"),
+        plugin_dir: staged_plugins(),
         cache_dir: Some(root().join("target/gleaner-cache")),
         replay: Some(replay.to_owned()),
         watch: false,
@@ -163,7 +168,7 @@ impl Drop for ServerProcess {
 }
 
 fn spawn_server(port: u16, cache: &Path) -> ServerProcess {
-    spawn_server_with(port, cache, &root().join("target/plugins"))
+    spawn_server_with(port, cache, &staged_plugins())
 }
 
 fn spawn_server_with(port: u16, cache: &Path, plugins: &Path) -> ServerProcess {
@@ -265,7 +270,7 @@ async fn wait_health(
 /// first route ready and to every plugin ready; and from a warm cache alone.
 async fn startup() -> anyhow::Result<()> {
     let client = reqwest::Client::new();
-    let staged = root().join("target/plugins");
+    let staged = staged_plugins();
     let files = |ext: &str| -> anyhow::Result<Vec<PathBuf>> {
         Ok(std::fs::read_dir(&staged)?
             .filter_map(Result::ok)
@@ -528,7 +533,7 @@ async fn processor_latency() -> anyhow::Result<()> {
 /// Compile time of each plugin component: the staged manifests and components
 /// copied without their precompiled artifacts, loaded with an empty cache.
 async fn compile_times() -> anyhow::Result<()> {
-    let staged = root().join("target/plugins");
+    let staged = staged_plugins();
     let plugins = tempfile::tempdir()?;
     let cache = tempfile::tempdir()?;
     for entry in std::fs::read_dir(&staged)? {

@@ -139,7 +139,7 @@ async fn instance_needs() -> anyhow::Result<()> {
 /// The largest upstream_concurrency of the staged review sources, and whose it is.
 fn app_widest() -> anyhow::Result<(usize, String)> {
     let mut widest = (0usize, String::new());
-    for entry in std::fs::read_dir(root().join("target/plugins"))? {
+    for entry in std::fs::read_dir(crate::staged_plugins())? {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "toml") {
             let m = gleaner::manifest::Manifest::load(&path)?;
@@ -167,7 +167,7 @@ pub async fn report(seconds: u64) -> anyhow::Result<()> {
     let server = crate::spawn_server_env(
         port,
         &root().join("target/gleaner-cache"),
-        &root().join("target/plugins"),
+        &crate::staged_plugins(),
         &[
             ("GLEANER_UPSTREAM_OVERRIDE", overrides.as_str()),
             ("GLEANER_MAX_CONCURRENT_PER_PLUGIN", "1024"),

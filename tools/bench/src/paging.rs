@@ -85,7 +85,7 @@ async fn upstream() -> anyhow::Result<std::net::SocketAddr> {
 /// upstream concurrency.
 fn plugin_dir(width: usize) -> anyhow::Result<tempfile::TempDir> {
     let dir = tempfile::tempdir()?;
-    let staged = root().join("target/plugins");
+    let staged = crate::staged_plugins();
     let manifest = std::fs::read_to_string(staged.join("customer-feedback-hub.toml"))?;
     let manifest: Vec<String> = manifest
         .lines()

@@ -221,7 +221,7 @@ fn spawn_forum_site(port: u16, upstream: &Upstream, oauth: bool) -> ServerProces
     crate::spawn_server_env(
         port,
         &root().join("target/gleaner-cache"),
-        &root().join("target/plugins"),
+        &crate::staged_plugins(),
         &env,
     )
 }

@@ -98,7 +98,7 @@ fn benches() -> anyhow::Result<Vec<Bench>> {
 async fn loaded(bench: &Bench) -> anyhow::Result<Option<(App, Arc<LoadedPlugin>)>> {
     let name = &bench.manifest.name;
     let config = Config {
-        plugin_dir: root().join("target/plugins"),
+        plugin_dir: crate::staged_plugins(),
         cache_dir: Some(root().join("target/gleaner-cache")),
         replay: Some(root().join("plugins").join(name).join("tests")),
         watch: false,

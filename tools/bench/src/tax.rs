@@ -585,7 +585,7 @@ async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::R
     let plugin_server = crate::spawn_server_env(
         plugin_port,
         &cache,
-        &root().join("target/plugins"),
+        &crate::staged_plugins(),
         &[("GLEANER_REPLAY", replay.to_string_lossy().as_ref())],
     );
     let native_server = spawn_native(native_port, &replay)?;
