@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit proxy-tools native-tools browser-tools
+.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit test-tools native-tools
 
 all: plugins host
 
@@ -49,12 +49,18 @@ HOST_FOR_TESTS := 1
 endif
 export HOST_FOR_TESTS
 
+## The server's cargo features (host/Cargo.toml): all of them by default;
+## `make demo` builds the lean server, which answers from recordings and needs
+## neither BoringSSL, nor a NATS client, nor a DevTools client.
+HOST_FEATURES ?=
+demo: HOST_FEATURES = --no-default-features
+
 ## Builds the server (with the tests, for the test targets).
 host: native-tools
 ifeq ($(HOST_FOR_TESTS),1)
 	$(CARGO) test --release --workspace --no-run
 else
-	$(CARGO) build --release -p gleaner
+	$(CARGO) build --release -p gleaner $(HOST_FEATURES)
 endif
 
 ## Builds everything and serves on 127.0.0.1:8080 (GLEANER_ADDR to change).
@@ -82,42 +88,25 @@ plugin: wasm-target host
 eval: plugins host
 	$(CARGO) run --release -p gleaner-eval -- $(SETS)
 
-## Runs every test: unit tests of host and plugins, then the integration tests against the real server.
-## Installs what the server's BoringSSL build needs when missing: CMake, and
-## libclang for its bindings (the browser-fingerprint transport, wreq).
+## Installs what the server's BoringSSL build loads when it is missing: CMake, a
+## C++ compiler, and the C library libclang that bindgen loads (checked the way
+## clang-sys searches for it; libclang-cpp does not count). scripts/native-tools.sh.
 native-tools:
-	@need=""; command -v cmake >/dev/null || need="$$need cmake"; \
-	ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need="$$need libclang-dev clang"; \
-	command -v g++ >/dev/null || need="$$need g++"; \
-	if [ -n "$$need" ]; then \
-		echo "installing$$need to build BoringSSL"; \
-		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
-		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need; \
-	fi
+	@scripts/native-tools.sh
 
-## Installs Debian's squid, microsocks and openssl for the real-proxy tests when missing
-## (best effort: without them those tests say "skipped: … not installed").
-proxy-tools:
-	@need=""; for t in squid microsocks openssl; do command -v $$t >/dev/null || [ -x /usr/sbin/$$t ] || need="$$need $$t"; done; \
-	if [ -n "$$need" ]; then \
-		echo "installing$$need for the real-proxy tests"; \
-		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
-		  $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need; } \
-		|| echo "could not install$$need: the real-proxy tests will say skipped"; \
-	fi
+## Installs the tools the tests marked `#[ignore = "needs …: make test-…"]` use,
+## each only when missing (Debian's packages; `make test` itself installs
+## nothing): chromium, nats-server, squid, microsocks, openssl, podman,
+## mmdebstrap and runc.
+test-tools:
+	@scripts/test-tools.sh chromium nats-server squid microsocks openssl podman mmdebstrap runc
 
-## Installs Debian's chromium for the headless-browser tests when missing (best
-## effort: without it those tests say "skipped: chromium not installed").
-browser-tools:
-	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
-		echo "installing Debian's chromium for the headless-browser tests"; \
-		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
-		  $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
-		|| echo "could not install chromium: the headless-browser tests will say skipped"; }
-
-test: plugins proxy-tools browser-tools
+## Every test that needs no tool or service: unit tests of host and plugins,
+## then the integration tests against the real server. Prints
+## `N passed, N failed, N ignored`; the ignored ones say which target runs them.
+test: plugins
 	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test-output.log
-	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-output.log
+	@scripts/test-summary.sh target/test-output.log
 
 ## Fuzzes the token decoder, manifest parser, HAR reader and text formatter
 ## (proptest on stable Rust; FUZZ_CASES per target, default 20000).
@@ -128,7 +117,7 @@ fuzz: native-tools
 ## The fast path: unit tests of host and plugins only, no server.
 test-unit: native-tools
 	set -o pipefail; $(CARGO) test --release --workspace --lib --bins 2>&1 | tee target/test-unit-output.log
-	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "%d passed, %d failed\n", p, f}' target/test-unit-output.log
+	@scripts/test-summary.sh target/test-unit-output.log
 
 ## Creates plugins/NAME from a template: make new-plugin NAME=my-source KIND=source|processor
 new-plugin:
@@ -142,10 +131,19 @@ test-plugin: plugins
 template-check:
 	./plugins/templates/check.sh
 
-## Formatting and lints for host and plugins.
+## The server's feature sets a user can choose, besides all of them: none, and
+## each alone. `make lint` checks each; only the full set is built and tested.
+FEATURE_SETS := none cluster browser browser-tls
+
+## Formatting and lints for host and plugins, and for the server with each feature set.
 lint: wasm-target native-tools
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	@for f in $(FEATURE_SETS); do \
+		echo "clippy: the server with features: $$f"; \
+		$(CARGO) clippy --release -p gleaner --lib --bins --no-default-features \
+			$$( [ $$f = none ] || echo --features $$f ) -- -D warnings || exit 1; \
+	done
 	$(CARGO) clippy --release --target $(WASM_TARGET) $(foreach p,$(PLUGINS) $(TEST_PLUGINS),-p plugin-$(p)) -- -D warnings
 
 fmt:
@@ -166,28 +164,52 @@ bench-peers:
 	$(BENCH_VENV)/bin/pip install --quiet -r tools/bench/src/peers/requirements.txt
 	@echo "peers installed in $(BENCH_VENV); make bench now measures them"
 
-## The API reference page in a real browser: headless Chromium (Debian's package,
-## installed when missing) opens /docs on a real server and every served route
-## must show; screenshots in target/docs/. Not part of `make test`.
-.PHONY: test-browser test-contract
-test-browser: plugins
-	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
-		echo "installing Debian's chromium for the browser test"; \
-		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
-		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
-	GLEANER_BROWSER_TEST=1 $(CARGO) test --release --workspace --test tests -- browser:: --nocapture
+# The tests that need a tool are ignored by `make test`; each target below
+# installs its tool when missing and runs them (cargo test --ignored).
+IGNORED_TESTS = set -o pipefail; $(CARGO) test --release --workspace --test tests -- --ignored
 
-## The cluster tests: a real nats-server with JetStream (Debian's package,
-## installed when missing) on a random loopback port, and two or three
-## replicas; jobs, schedules, shared pacing, walls, sessions and roll-outs,
-## and an outage. Not part of `make test`, which needs no service.
-.PHONY: test-cluster
+.PHONY: test-browser test-cluster test-proxies test-detect test-docker test-contract fresh-check
+
+## Headless Chromium (Debian's package): the /docs page in a real browser, pages
+## visited for plugins, and the browser fingerprint.
+test-browser: plugins
+	@scripts/test-tools.sh chromium openssl
+	$(IGNORED_TESTS) browser:: browser_visits:: fingerprint:: 2>&1 | tee target/test-browser.log
+	@scripts/test-summary.sh target/test-browser.log
+
+## The cluster tests: a real nats-server with JetStream (Debian's package) on a
+## random loopback port, and two or three replicas; jobs, schedules, shared
+## pacing, walls, sessions and roll-outs, and an outage.
 test-cluster: plugins
-	@command -v nats-server >/dev/null || { \
-		echo "installing Debian's nats-server for the cluster tests"; \
-		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
-		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
-	GLEANER_CLUSTER_TEST=1 $(CARGO) test --release --workspace --test tests -- cluster:: --nocapture --test-threads=1
+	@scripts/test-tools.sh nats-server openssl
+	$(IGNORED_TESTS) cluster:: --test-threads=1 2>&1 | tee target/test-cluster.log
+	@scripts/test-summary.sh target/test-cluster.log
+
+## Real proxies (Debian's squid, microsocks, openssl) and the requests of a page
+## open in the headless browser through them.
+test-proxies: plugins
+	@scripts/test-tools.sh squid microsocks openssl chromium
+	$(IGNORED_TESTS) proxies::real:: 2>&1 | tee target/test-proxies.log
+	@scripts/test-summary.sh target/test-proxies.log
+
+## The native-tools detection on a simulated fresh machine (a private mount
+## namespace where llvm's folder holds only libclang-cpp, apt-get a shim): needs root.
+test-detect: native-tools host
+	$(IGNORED_TESTS) fresh:: 2>&1 | tee target/test-detect.log
+	@scripts/test-summary.sh target/test-detect.log
+
+## `make image` with the docker command but no Docker daemon: the error says so.
+test-docker: host
+	@scripts/test-tools.sh docker
+	$(IGNORED_TESTS) deploy::make_image 2>&1 | tee target/test-docker.log
+	@scripts/test-summary.sh target/test-docker.log
+
+## The fresh-machine check: a clean clone builds and serves the demo in a new
+## Debian bookworm container with an empty cargo home (scripts/fresh-check.sh);
+## prints the time to the first demo reviews. Installs podman and mmdebstrap.
+fresh-check:
+	@scripts/test-tools.sh podman mmdebstrap runc
+	scripts/fresh-check.sh
 
 ## Contract test: schemathesis (pinned in scripts/contract/requirements.txt, installed
 ## into target/contract-venv) against the real server's /openapi.json, with replayed
@@ -203,18 +225,14 @@ IMAGE ?= gleaner:latest
 ## (Debian's) when missing.
 .PHONY: image-local test-image
 image-local: plugins
-	@need=""; for p in podman mmdebstrap runc; do command -v $$p >/dev/null || need="$$need $$p"; done; \
-	if [ -n "$$need" ]; then \
-		echo "installing Debian's$$need for the image"; \
-		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
-		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need; \
-	fi
+	@scripts/test-tools.sh podman mmdebstrap runc
 	deploy/image/build-local.sh $(IMAGE)
 
 ## Builds the image with podman and runs it once (tests/image.rs): its health
 ## check, one request, SIGTERM. Not part of `make test`; CI runs it.
 test-image: image-local
-	GLEANER_IMAGE_TEST=1 IMAGE=$(IMAGE) $(CARGO) test --release --workspace --test tests -- image:: --nocapture
+	IMAGE=$(IMAGE) $(IGNORED_TESTS) image:: --nocapture 2>&1 | tee target/test-image.log
+	@scripts/test-summary.sh target/test-image.log
 
 ## Builds the container image $(IMAGE) from the Dockerfile (host, plugins and their
 ## precompiled artifacts on a small non-root runtime); needs a Docker daemon with BuildKit.

@@ -14,7 +14,7 @@ import pathlib
 import re
 import sys
 
-# Exit status when a module this check needs is missing (tests/deploy.rs skips then).
+# Exit status when a module this check needs is missing (tests/deploy.rs fails then, naming the package).
 MISSING_MODULE = 3
 try:
     import tomllib

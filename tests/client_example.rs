@@ -21,16 +21,16 @@ const BH: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
 const WALL: &str = "/testimonial-wall/wol";
 const SHAPO: &str = "https://shapo.io/wall-of-love/c5cf604cf7";
 
-/// Whether python3 runs here; when it does not, the caller skips and says why.
-fn python_available() -> bool {
+/// Fails the test, saying what to install, when python3 does not run here.
+fn require_python() {
     let ok = std::process::Command::new("python3")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not installed, so examples/client.py cannot run");
-    }
-    ok
+    assert!(
+        ok,
+        "python3 is not installed, so examples/client.py cannot run: install Debian's python3"
+    );
 }
 
 /// Runs the client with `args`, without blocking the server of the same runtime.
@@ -121,9 +121,7 @@ async fn pages_like_one_fetch(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_follows_next_page_to_the_reviews_of_one_large_fetch() {
-    if !python_available() {
-        return;
-    }
+    require_python();
     // 60 reviews in three upstream pages of 20; 7 a request cuts pages in the middle.
     let stderr = pages_like_one_fetch(
         "customer-feedback-hub",
@@ -142,9 +140,7 @@ async fn the_client_follows_next_page_to_the_reviews_of_one_large_fetch() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_follows_pagination_data_to_the_reviews_of_one_large_fetch() {
-    if !python_available() {
-        return;
-    }
+    require_python();
     // 30 testimonials in one upstream page, which the host cuts 4 at a time.
     // The label names no route: the client finds /testimonial-wall/wol in /openapi.json.
     pages_like_one_fetch("testimonial-wall", "testimonial-wall", WALL, SHAPO, 4, 30).await;
@@ -152,9 +148,7 @@ async fn the_client_follows_pagination_data_to_the_reviews_of_one_large_fetch() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_prints_the_servers_status_and_message() {
-    if !python_available() {
-        return;
-    }
+    require_python();
     let s = common::start(&["customer-feedback-hub"], |c| {
         c.api_keys = vec!["right-key".into()]
     })
@@ -255,9 +249,7 @@ fn answer(ids: &[&str], stop_reason: &str, next_page: Option<&str>) -> Json<Valu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_stops_when_the_server_breaks_its_paging_promise() {
-    if !python_available() {
-        return;
-    }
+    require_python();
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
     let router = Router::new()

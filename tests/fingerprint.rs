@@ -9,8 +9,10 @@
 //! published, Chrome's HTTP/2 opening as Chromium sends it, Firefox's
 //! pseudo-header order, and never what a plain API call over rustls sends);
 //! Debian's Chromium, run headless against the same listener, is the
-//! reference they are printed beside (skipped, and said so, when Chromium is
-//! not installed).
+//! reference they are printed beside and checked against. That test needs
+//! Chromium and openssl, so it is `#[ignore]`d: `make test` installs nothing
+//! and lists it as ignored, and `make test-browser` installs Chromium and runs
+//! it; run without them, it fails saying what to install.
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -28,7 +30,7 @@ use sha2::Digest;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use crate::proxies::real::{installed, Certificates};
+use crate::proxies::real::{require, Certificates};
 
 /// The name both clients ask for, so both send SNI.
 const NAME: &str = "fingerprint.test";
@@ -563,15 +565,16 @@ async fn gleaner_capture(
     first_http2(&mut captures, Duration::from_secs(5), &client).await
 }
 
-/// The hello and HTTP/2 opening of Debian's Chromium, headless, or none
-/// without it.
-async fn chromium_capture(certificates: &Certificates) -> Option<(ClientHello, Http2)> {
+/// The hello and HTTP/2 opening of Debian's Chromium, headless; fails the
+/// test, saying what to install, without it.
+async fn chromium_capture(certificates: &Certificates) -> (ClientHello, Http2) {
     let binary = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .into_iter()
         .find(|b| Path::new(b).exists());
     let Some(binary) = binary else {
-        println!("skipped: chromium not installed (make test-browser installs it)");
-        return None;
+        panic!(
+            "chromium is not installed: run make test-browser, which installs Debian's chromium"
+        );
     };
     let (port, mut captures) = listener(certificates).await;
     let profile = tempfile::tempdir().unwrap();
@@ -593,7 +596,7 @@ async fn chromium_capture(certificates: &Certificates) -> Option<(ClientHello, H
         .unwrap();
     let capture = first_http2(&mut captures, Duration::from_secs(30), "Chromium").await;
     let _ = child.kill().await;
-    Some(capture)
+    capture
 }
 
 #[test]
@@ -661,13 +664,12 @@ const FIREFOX_CIPHERS: &str = "5b57614c22b0";
 const CHROME_HTTP2: &str = "1:65536;2:0;4:6291456;6:262144|15663105|0|m,a,s,p";
 
 #[tokio::test]
+#[ignore = "needs chromium and openssl: make test-browser"]
 async fn browser_requests_carry_their_browser_s_fingerprint() {
-    if !installed("openssl") {
-        return;
-    }
+    require("openssl", "test-browser");
     let certificates = Certificates::new(NAME);
     let (plain_hello, plain_h2) = gleaner_capture(&PROFILES[0], None, &certificates).await;
-    let reference = chromium_capture(&certificates).await;
+    let (reference, chromium) = chromium_capture(&certificates).await;
     let mut browsers = Vec::new();
     for browser in &PROFILES {
         let (hello, h2) = gleaner_capture(browser, Some(Kind::Document), &certificates).await;
@@ -679,17 +681,13 @@ async fn browser_requests_carry_their_browser_s_fingerprint() {
         println!("{client:<34} {:<38} {}", hello.ja4(), h2.akamai());
     };
     row("plain API call (reqwest, rustls)", &plain_hello, &plain_h2);
-    if let Some((hello, h2)) = &reference {
-        row("chromium (Debian, headless)", hello, h2);
-    }
+    row("chromium (Debian, headless)", &reference, &chromium);
     for (browser, hello, h2) in &browsers {
         row(&format!("{} ({:?})", browser.name, browser.wire), hello, h2);
     }
 
     let plain = plain_hello.ja4();
-    if let Some((hello, _)) = &reference {
-        assert_eq!(hello.ja4().split('_').nth(1), Some(CHROME_CIPHERS));
-    }
+    assert_eq!(reference.ja4().split('_').nth(1), Some(CHROME_CIPHERS));
     for (browser, hello, h2) in &browsers {
         let ja4 = hello.ja4();
         assert_ne!(ja4, plain, "a browser request does not look like rustls");
@@ -706,15 +704,12 @@ async fn browser_requests_carry_their_browser_s_fingerprint() {
         assert!(ja4.starts_with("t13d15"), "Chrome's 15 ciphers: {ja4}");
         assert_eq!(h2.akamai(), CHROME_HTTP2, "Chrome's HTTP/2 opening");
         assert_ne!(h2.akamai(), plain_h2.akamai(), "not what rustls sends");
-        let Some((reference, chromium)) = &reference else {
-            continue;
-        };
         assert_eq!(h2.settings, chromium.settings, "Chromium's SETTINGS");
         assert_eq!(h2.window_update, chromium.window_update);
         assert_eq!(h2.pseudo_headers, chromium.pseudo_headers);
         let extensions =
             |h: &ClientHello| -> BTreeSet<u16> { non_grease(&h.extensions).into_iter().collect() };
-        let (ours, theirs) = (extensions(hello), extensions(reference));
+        let (ours, theirs) = (extensions(hello), extensions(&reference));
         println!(
             "  {}: extensions only in Chromium {:04x?}, only in the emulation {:04x?}",
             browser.name,

@@ -18,6 +18,7 @@ mod docs;
 mod driver;
 mod error_shapes;
 mod fingerprint;
+mod fresh;
 mod hotswap;
 mod image;
 mod jobs;

@@ -11,11 +11,16 @@ pub mod bindings;
 pub mod capabilities;
 pub mod cli;
 pub mod clock;
+#[cfg(feature = "cluster")]
+pub mod cluster;
+#[cfg(not(feature = "cluster"))]
+#[path = "cluster/absent.rs"]
 pub mod cluster;
 pub mod config;
 pub mod contract;
 pub mod driver;
 pub mod error;
+pub mod features;
 pub mod jobs;
 pub mod manifest;
 pub mod openapi;
@@ -158,6 +163,7 @@ impl App {
             },
             cluster.clone(),
         )?;
+        #[cfg(feature = "cluster")]
         if let Some(cluster) = &cluster {
             // Versions uploaded to any replica come here too, once the
             // plugins found at start are loaded.

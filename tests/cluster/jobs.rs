@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::nats::Nats;
-use super::{enabled, replica, replica_env};
+use super::{replica, replica_env};
 use crate::common;
 use crate::jobs::{
     fetch, finished, get_keyed, job_ids, job_request, send, submit, submit_to, Site, HUB, KEY,
@@ -14,10 +14,8 @@ use crate::jobs::{
 use crate::security::process::Process;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn a_job_whose_replica_is_killed_completes_on_another_with_every_review_once() {
-    if !enabled() {
-        return;
-    }
     let nats = Nats::start();
     let site = Site::with(600);
     *site.delay.lock().unwrap() = Duration::from_millis(40);
@@ -72,10 +70,8 @@ async fn a_job_whose_replica_is_killed_completes_on_another_with_every_review_on
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn any_replica_answers_for_any_job_and_a_schedule_runs_once_per_period() {
-    if !enabled() {
-        return;
-    }
     let nats = Nats::start();
     let site = Site::with(30);
     let addr = site.serve().await;
@@ -150,10 +146,8 @@ async fn any_replica_answers_for_any_job_and_a_schedule_runs_once_per_period() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn a_nats_outage_leaves_fetches_answering_and_jobs_resume_when_it_returns() {
-    if !enabled() {
-        return;
-    }
     let mut nats = Nats::start();
     let site = Site::with(600);
     *site.delay.lock().unwrap() = Duration::from_millis(40);
@@ -225,10 +219,8 @@ async fn a_nats_outage_leaves_fetches_answering_and_jobs_resume_when_it_returns(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn a_webhook_is_sent_once_signed_and_its_secret_is_sealed_in_the_buckets() {
-    if !enabled() {
-        return;
-    }
     use hmac::{Hmac, Mac};
     use std::sync::{Arc, Mutex};
     let nats = Nats::start();

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::nats::Nats;
-use super::{enabled, replica_with};
+use super::replica_with;
 use crate::jobs::{fetch, Site, QUERY};
 
 /// The most requests in any window of `width` starting at an arrival.
@@ -30,10 +30,8 @@ fn gaps(arrivals: &[Instant]) -> Vec<u128> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn two_requests_a_second_to_a_host_hold_across_three_replicas() {
-    if !enabled() {
-        return;
-    }
     let nats = Nats::start();
     let site = Site::with(200);
     let addr = site.serve().await;

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::enabled;
 use super::nats::Nats;
 use crate::common;
 use crate::hotswap::{served_version, staged, swap_dir};
@@ -31,10 +30,8 @@ async fn reported(s: &common::Server) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn an_upload_to_one_replica_serves_on_every_replica_with_no_failed_request() {
-    if !enabled() {
-        return;
-    }
     let nats = Nats::start();
     let a = swap_replica(&nats, "a").await;
     let b = swap_replica(&nats, "b").await;

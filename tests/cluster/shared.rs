@@ -8,16 +8,14 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::nats::Nats;
-use super::{enabled, replica, replica_env};
+use super::{replica, replica_env};
 use crate::common;
 use crate::jobs::{fetch, Site, KEY, QUERY};
 use crate::security::process::Process;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn a_wall_met_on_one_replica_backs_the_host_off_on_another_before_it_sends() {
-    if !enabled() {
-        return;
-    }
     let nats = Nats::start();
     let site = Site::with(40);
     let addr = site.serve().await;
@@ -73,10 +71,8 @@ async fn a_wall_met_on_one_replica_backs_the_host_off_on_another_before_it_sends
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn a_token_minted_on_one_replica_continues_on_another_in_the_same_session() {
-    if !enabled() {
-        return;
-    }
     let nats = Nats::start();
     let site = Site::with(60);
     let addr = site.serve().await;
@@ -116,10 +112,8 @@ async fn a_token_minted_on_one_replica_continues_on_another_in_the_same_session(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn the_plugin_cache_is_shared_sealed_and_expires_per_key() {
-    if !enabled() {
-        return;
-    }
     use gleaner::capabilities::cache::CacheStore;
     let nats = Nats::start();
     let join = |seal_key: Option<String>| {
@@ -194,10 +188,8 @@ async fn the_plugin_cache_is_shared_sealed_and_expires_per_key() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nats-server: make test-cluster"]
 async fn a_proxy_one_replica_retired_for_a_host_is_left_out_by_another() {
-    if !enabled() {
-        return;
-    }
     use crate::sessions::{site, PLUGIN, ROUTE};
     let nats = Nats::start();
     let (_, base) = site().await;

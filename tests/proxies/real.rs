@@ -4,10 +4,13 @@
 //! site whose certificate the server trusts through `upstream_ca_file`. Both
 //! wires go through them: a plugin's fetch (browser requests, over wreq), a
 //! plain API call the HTTP service makes (no profile, over reqwest and
-//! rustls), and the requests of a page open in the headless browser. A test whose proxy is not installed prints "skipped: … not
-//! installed" and returns (`make test` installs both). That no log line, HAR
-//! entry or metric holds a proxy's credentials is the secrets test's
-//! (`security::secrets`); here the answers are checked.
+//! rustls), and the requests of a page open in the headless browser. The
+//! tests need Debian's squid, microsocks and openssl (and one of them
+//! Chromium), so they are `#[ignore]`d: `make test` installs nothing and
+//! lists them as ignored, and `make test-proxies` installs the tools and runs
+//! them. Run without a tool it needs, a test fails saying what to install.
+//! That no log line, HAR entry or metric holds a proxy's credentials is the
+//! secrets test's (`security::secrets`); here the answers are checked.
 
 use crate::common;
 use crate::sessions::{site_router, PLUGIN, ROUTE};
@@ -36,15 +39,16 @@ const SITE: &str = "site.proxied.test";
 const USER: &str = "gleaner";
 const PASSWORD: &str = "pr0xy-s3cret";
 
-/// Whether `tool` is installed; says so in the output when it is not.
-pub(crate) fn installed(tool: &str) -> bool {
+/// Fails the test when `tool` is not installed, saying to run
+/// `make {target}`, which installs it.
+pub(crate) fn require(tool: &str, target: &str) {
     let found = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
         .iter()
         .any(|dir| Path::new(dir).join(tool).exists());
-    if !found {
-        println!("skipped: {tool} not installed (make test installs it)");
-    }
-    found
+    assert!(
+        found,
+        "{tool} is not installed: run make {target}, which installs Debian's {tool}"
+    );
 }
 
 /// A test CA and a certificate it signed for one name and 127.0.0.1, made
@@ -330,10 +334,10 @@ async fn behind_squid() -> Behind {
 }
 
 #[tokio::test]
+#[ignore = "needs squid and openssl: make test-proxies"]
 async fn squid_carries_every_https_request_of_a_fetch_through_connect() {
-    if !installed("squid") || !installed("openssl") {
-        return;
-    }
+    require("squid", "test-proxies");
+    require("openssl", "test-proxies");
     // The site's name resolves only in Squid: every answer came through it.
     let site = behind_squid().await;
     let ca = site.certificates.path("ca.pem");
@@ -359,10 +363,10 @@ async fn squid_carries_every_https_request_of_a_fetch_through_connect() {
 }
 
 #[tokio::test]
+#[ignore = "needs squid and openssl: make test-proxies"]
 async fn a_proxy_that_refuses_the_credentials_is_retired_and_named_without_them() {
-    if !installed("squid") || !installed("openssl") {
-        return;
-    }
+    require("squid", "test-proxies");
+    require("openssl", "test-proxies");
     let certificates = Certificates::new(SITE);
     let (seen, addr) = https_site(&certificates).await;
     let refusing = squid("another-password");
@@ -407,10 +411,10 @@ async fn a_proxy_that_refuses_the_credentials_is_retired_and_named_without_them(
 }
 
 #[tokio::test]
+#[ignore = "needs microsocks and openssl: make test-proxies"]
 async fn a_socks5_proxy_with_a_password_carries_the_fetch() {
-    if !installed("microsocks") || !installed("openssl") {
-        return;
-    }
+    require("microsocks", "test-proxies");
+    require("openssl", "test-proxies");
     let Behind {
         certificates,
         seen,
@@ -480,10 +484,10 @@ async fn plain_call(
 }
 
 #[tokio::test]
+#[ignore = "needs squid and openssl: make test-proxies"]
 async fn squid_carries_a_plain_api_call_through_connect() {
-    if !installed("squid") || !installed("openssl") {
-        return;
-    }
+    require("squid", "test-proxies");
+    require("openssl", "test-proxies");
     // The site's name resolves only in Squid: an answer came through it.
     let site = behind_squid().await;
     let answer = plain_call(&site.base, site.url.clone(), &site.certificates).await;
@@ -498,10 +502,10 @@ async fn squid_carries_a_plain_api_call_through_connect() {
 }
 
 #[tokio::test]
+#[ignore = "needs microsocks and openssl: make test-proxies"]
 async fn a_socks5_proxy_with_a_password_carries_a_plain_api_call() {
-    if !installed("microsocks") || !installed("openssl") {
-        return;
-    }
+    require("microsocks", "test-proxies");
+    require("openssl", "test-proxies");
     let Behind {
         certificates,
         seen,
@@ -528,17 +532,16 @@ async fn a_socks5_proxy_with_a_password_carries_a_plain_api_call() {
 /// the session's proxy like every other request of a fetch, and the cookies
 /// the page set land in the session.
 #[tokio::test]
+#[ignore = "needs squid, openssl and chromium: make test-proxies"]
 async fn squid_carries_the_browser_s_requests_too() {
     use crate::browser_visits::direct;
     use gleaner::capabilities::browser::visit::{VisitRequest, Wait};
     use gleaner::capabilities::browser::BrowserService;
-    if !installed("squid") || !installed("openssl") {
-        return;
-    }
+    require("squid", "test-proxies");
+    require("openssl", "test-proxies");
     let browser = BrowserService::new(&Default::default());
     if let Some(why) = browser.unavailable() {
-        println!("skipped: chromium not installed ({why})");
-        return;
+        panic!("chromium is not installed: run make test-proxies, which installs Debian's chromium ({why})");
     }
     let site = behind_squid().await;
     let http = Arc::new(

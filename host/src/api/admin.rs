@@ -43,7 +43,9 @@ async fn require_admin_key(
 }
 
 async fn list(State(state): State<AppState>) -> Json<serde_json::Value> {
+    #[cfg_attr(not(feature = "cluster"), allow(unused_mut))]
     let mut body = json!({ "plugins": state.registry.statuses() });
+    #[cfg(feature = "cluster")]
     if let Some(cluster) = &state.cluster {
         // Each replica's version of each plugin, as the replicas report them.
         body["replicas"] = match cluster.rollout.replica_versions().await {
@@ -97,7 +99,9 @@ async fn upload(
         .statuses()
         .into_iter()
         .find(|s| s.name == name);
+    #[cfg_attr(not(feature = "cluster"), allow(unused_mut))]
     let mut body = json!({ "plugin": status });
+    #[cfg(feature = "cluster")]
     if let Some(cluster) = &state.cluster {
         // Every replica checks and swaps it in itself.
         body["rollout"] = json!(match cluster
@@ -123,7 +127,9 @@ async fn delete(
             "no plugin named {name:?}; GET /admin/plugins lists them"
         )));
     }
+    #[cfg_attr(not(feature = "cluster"), allow(unused_mut))]
     let mut body = json!({ "deleted": name });
+    #[cfg(feature = "cluster")]
     if let Some(cluster) = &state.cluster {
         body["rollout"] = json!(match cluster.rollout.withdraw(&name).await {
             Ok(()) => "removed from every replica".to_owned(),

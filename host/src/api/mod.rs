@@ -111,7 +111,8 @@ pub fn router(state: AppState) -> Router {
 /// (a compile) is under way; `loading` and `failed` name those plugins. Always
 /// 200: the server answers every ready route meanwhile. In cluster mode,
 /// `cluster` names the replica and says whether NATS is connected; `browser`
-/// says whether the headless browser can be used, and if not, why.
+/// says whether the headless browser can be used, and if not, why;
+/// `features` lists the optional parts built into this binary.
 async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
     let health = state.registry.health();
     let mut body = json!({
@@ -121,6 +122,7 @@ async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
         "loading_plugins": health.loading.len(),
         "loading": health.loading,
         "failed": health.failed,
+        "features": crate::features::compiled(),
     });
     let browser = state.runtime.services().browser.unavailable();
     body["browser"] = json!({"available": browser.is_none(), "reason": browser});

@@ -91,7 +91,10 @@ impl Jobs {
         cluster: Option<Arc<crate::cluster::Cluster>>,
     ) -> anyhow::Result<Arc<Jobs>> {
         let store: Arc<dyn Store> = match cluster {
+            #[cfg(feature = "cluster")]
             Some(cluster) => Arc::new(crate::cluster::jobs::JetStreamStore::new(cluster)),
+            #[cfg(not(feature = "cluster"))]
+            Some(cluster) => match *cluster {},
             None => {
                 let path = parts.config.data_dir.join("jobs.sqlite3");
                 Arc::new(sqlite::SqliteStore::open(&path)?)

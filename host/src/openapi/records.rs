@@ -350,6 +350,10 @@ fn health() -> RefOr<Schema> {
             ("loading_plugins", count("Plugins still loading")),
             ("loading", names("The plugins still loading")),
             ("failed", names("The plugins whose latest load failed")),
+            (
+                "features",
+                names("The optional parts built into this binary (cargo features): `cluster`, `browser`, `browser-tls`"),
+            ),
         ])
         .property("cluster", cluster_health())
         .property("browser", browser_health())

@@ -9,22 +9,35 @@
 //! pacing, the session's proxy, recording and replay apply to the browser as
 //! to any request. Under replay a visit answers from its recording
 //! ([`record`]) with no browser at all.
+//!
+//! Chromium itself is driven only in a binary built with the `browser`
+//! feature; without it a visit that no recording answers fails as
+//! unavailable, naming the feature and how to build it.
 
+#[cfg(feature = "browser")]
 mod cdp;
+#[cfg(feature = "browser")]
 mod chromium;
 pub mod cookies;
+#[cfg(feature = "browser")]
+mod drive;
 mod guest;
 pub mod record;
 pub mod visit;
 
+#[cfg(feature = "browser")]
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
+#[cfg(feature = "browser")]
+use std::sync::Weak;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
+#[cfg(feature = "browser")]
 use serde_json::json;
 
+#[cfg(feature = "browser")]
 use self::chromium::Chromium;
 use self::visit::{Egress, Outcome, VisitRequest};
 use crate::capabilities::http::session::Session;
@@ -80,6 +93,7 @@ pub enum BrowserError {
 }
 
 /// The running browser and the contexts opened in it.
+#[cfg(feature = "browser")]
 struct Running {
     chromium: Chromium,
     /// Each live fetch session's browser context, by session id.
@@ -90,6 +104,7 @@ struct Running {
 pub struct BrowserService {
     config: BrowserConfig,
     binary: Option<PathBuf>,
+    #[cfg(feature = "browser")]
     running: tokio::sync::Mutex<Option<Running>>,
     pages: Arc<tokio::sync::Semaphore>,
 }
@@ -98,8 +113,11 @@ impl BrowserService {
     /// The browser as configured; Chromium is looked for now and started on
     /// the first visit.
     pub fn new(config: &BrowserConfig) -> BrowserService {
+        #[cfg(feature = "browser")]
         let binary = chromium::find(config.chromium.as_deref());
-        if config.enabled && binary.is_none() {
+        #[cfg(not(feature = "browser"))]
+        let binary = None;
+        if config.enabled && cfg!(feature = "browser") && binary.is_none() {
             tracing::info!("no Chromium found: plugins that need the browser answer 502 (install Debian's chromium package, or set [browser] chromium)");
         }
         // At least one page, so a visit can ever be made.
@@ -111,12 +129,19 @@ impl BrowserService {
             pages: Arc::new(tokio::sync::Semaphore::new(config.max_pages)),
             config,
             binary,
+            #[cfg(feature = "browser")]
             running: tokio::sync::Mutex::new(None),
         }
     }
 
     /// Why no visit can be made, if none can.
     pub fn unavailable(&self) -> Option<String> {
+        if !cfg!(feature = "browser") {
+            return Some(
+                crate::features::Missing::new("browser", "a page opened in the headless browser")
+                    .to_string(),
+            );
+        }
         if !self.config.enabled {
             return Some(
                 "the browser is switched off on this server ([browser] enabled = false, GLEANER_BROWSER=off); \
@@ -160,12 +185,37 @@ impl BrowserService {
                 ))
             })?
             .map_err(|_| BrowserError::Failed("the browser is shutting down".into()))?;
+        self.open(egress, request, deadline).await
+    }
+
+    /// Carries the visit out in Chromium.
+    #[cfg(feature = "browser")]
+    async fn open(
+        &self,
+        egress: &Egress,
+        request: &VisitRequest,
+        deadline: Instant,
+    ) -> Result<Outcome, BrowserError> {
         let (cdp, context) = self.context(&egress.session).await?;
-        visit::run(&cdp, &context, request, egress, deadline).await
+        drive::run(&cdp, &context, request, egress, deadline).await
+    }
+
+    /// No Chromium to carry it out in; [`Self::unavailable`] said why first.
+    #[cfg(not(feature = "browser"))]
+    async fn open(
+        &self,
+        _egress: &Egress,
+        _request: &VisitRequest,
+        _deadline: Instant,
+    ) -> Result<Outcome, BrowserError> {
+        Err(BrowserError::Unavailable(
+            self.unavailable().unwrap_or_default(),
+        ))
     }
 
     /// The running browser's connection and `session`'s context in it,
     /// starting (or restarting) Chromium as needed.
+    #[cfg(feature = "browser")]
     async fn context(
         &self,
         session: &Arc<Session>,
@@ -223,7 +273,34 @@ impl BrowserService {
         );
         Ok((cdp, context))
     }
+}
 
+/// What the running browser holds. Without the `browser` feature nothing runs:
+/// no cookies, no contexts, no memory.
+#[cfg(not(feature = "browser"))]
+impl BrowserService {
+    /// The cookies `session`'s browser context holds: none.
+    pub async fn cookies(&self, _session: &Session) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Closes the contexts of sessions that have ended: there are none.
+    pub async fn close_ended_contexts(&self) {}
+
+    /// How many browser contexts are open: none.
+    pub async fn open_contexts(&self) -> usize {
+        0
+    }
+
+    /// Chromium's memory: none, it never runs.
+    pub async fn memory_bytes(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// What the running browser holds.
+#[cfg(feature = "browser")]
+impl BrowserService {
     /// The cookies `session`'s browser context holds, as `Set-Cookie` lines.
     pub async fn cookies(&self, session: &Session) -> Vec<String> {
         let running = self.running.lock().await;
@@ -271,6 +348,7 @@ impl BrowserService {
 }
 
 /// Disposes of the contexts whose session no one holds any more.
+#[cfg(feature = "browser")]
 async fn close_ended(cdp: &cdp::Cdp, contexts: &mut HashMap<String, (Weak<Session>, String)>) {
     let ended: Vec<String> = contexts
         .iter()

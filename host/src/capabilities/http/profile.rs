@@ -18,7 +18,17 @@ pub struct Profile {
     pub accept_document: &'static str,
     /// The browser whose TLS ClientHello and HTTP/2 settings its browser
     /// requests go out with, the version of its user agent.
-    pub wire: wreq_util::Profile,
+    pub wire: Fingerprint,
+}
+
+/// The browser build whose TLS ClientHello and HTTP/2 settings a browser
+/// request goes out with (over BoringSSL, with the `browser-tls` feature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fingerprint {
+    /// Chrome 149.
+    Chrome149,
+    /// Firefox 151.
+    Firefox151,
 }
 
 /// The profiles sessions are given, one at random per session.
@@ -32,7 +42,7 @@ pub const PROFILES: [Profile; 3] = [
             r#""Linux""#,
         ]),
         accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
-        wire: wreq_util::Profile::Chrome149,
+        wire: Fingerprint::Chrome149,
     },
     Profile {
         name: "chrome-windows",
@@ -43,14 +53,14 @@ pub const PROFILES: [Profile; 3] = [
             r#""Windows""#,
         ]),
         accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
-        wire: wreq_util::Profile::Chrome149,
+        wire: Fingerprint::Chrome149,
     },
     Profile {
         name: "firefox-windows",
         user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:151.0) Gecko/20100101 Firefox/151.0",
         client_hints: None,
         accept_document: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-        wire: wreq_util::Profile::Firefox151,
+        wire: Fingerprint::Firefox151,
     },
 ];
 

@@ -116,6 +116,7 @@ impl reqwest::dns::Resolve for GuardedResolver {
 }
 
 /// The same guard for the browser (wreq) transport.
+#[cfg(feature = "browser-tls")]
 impl wreq::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: wreq::dns::Name) -> wreq::dns::Resolving {
         let resolving = self.guarded(name.as_str().to_owned());

@@ -10,6 +10,9 @@
 //! itself, re-checking each hop), so everything above them — the allowlist,
 //! pacing, cookies, HAR recording and replay, the wall classifier — is the
 //! same for both.
+//!
+//! Without the `browser-tls` feature there is no browser transport: a browser
+//! request fails with an error that names the feature and how to build it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +22,8 @@ use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
 use url::Url;
 
+#[cfg(feature = "browser-tls")]
+use super::profile::Fingerprint;
 use super::profile::Profile;
 use super::proxies::Proxy;
 use super::resolver::{GuardedResolver, NoPublicAddress};
@@ -30,6 +35,7 @@ pub enum Wire {
     /// reqwest over rustls, for plain API calls.
     Plain(reqwest::Client),
     /// wreq over BoringSSL with a browser's fingerprint.
+    #[cfg(feature = "browser-tls")]
     Browser(wreq::Client),
 }
 
@@ -93,11 +99,27 @@ impl Wire {
             .map_err(|e| HttpError::Transport(format!("cannot build the HTTP client: {e}")))
     }
 
+    /// The browser transport for `profile`'s browser: this binary has none.
+    #[cfg(not(feature = "browser-tls"))]
+    pub fn browser(_build: &Build<'_>, _profile: &Profile) -> Result<Wire, HttpError> {
+        Err(HttpError::Transport(
+            crate::features::Missing::new(
+                "browser-tls",
+                "a browser request (a profile's document, xhr or json)",
+            )
+            .to_string(),
+        ))
+    }
+
     /// The browser transport for `profile`'s browser. Its own default headers
     /// are off: the profile's coherent set is already on the request.
+    #[cfg(feature = "browser-tls")]
     pub fn browser(build: &Build<'_>, profile: &Profile) -> Result<Wire, HttpError> {
         let emulation = wreq_util::Emulation::builder()
-            .profile(profile.wire)
+            .profile(match profile.wire {
+                Fingerprint::Chrome149 => wreq_util::Profile::Chrome149,
+                Fingerprint::Firefox151 => wreq_util::Profile::Firefox151,
+            })
             .headers(false)
             .build();
         let mut builder = wreq::Client::builder()
@@ -178,6 +200,7 @@ impl Wire {
                 url.clone(),
                 |e: &reqwest::Error| e.is_connect()
             ),
+            #[cfg(feature = "browser-tls")]
             Wire::Browser(client) => {
                 send_with!(client, wreq::Method, url.as_str(), |e: &wreq::Error| e
                     .is_connect()

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The fresh-machine check: a clean clone of this repository's HEAD builds and
+# serves the demo in a new container of Debian bookworm that has nothing on it
+# but a C compiler, make, curl and the C++ half of libclang (libclang-cpp14,
+# which Debian's base images ship and which bindgen cannot use): whatever else
+# the build needs, the Makefile must install. The container uses this
+# machine's rustup toolchain (mounted read-only) with an empty cargo home of
+# its own, so every crate comes from the registry.
+#
+#   scripts/fresh-check.sh            (make fresh-check)
+#
+# Prints the time from the start of `make demo` to its first reviews, and
+# writes it with the log to target/fresh/. Needs podman and mmdebstrap
+# (`make fresh-check` installs them on Debian) and root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+work=$repo/target/fresh
+base=localhost/gleaner-fresh:bookworm
+name=gleaner-fresh-$$
+mkdir -p "$work"
+
+for tool in podman mmdebstrap git; do
+  command -v "$tool" >/dev/null || {
+    echo "fresh-check: $tool is missing; run make fresh-check, which installs podman and mmdebstrap" >&2
+    exit 1
+  }
+done
+rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
+cargo_bin=$(dirname "$(command -v cargo)")
+[[ -d $rustup_home/toolchains ]] || {
+  echo "fresh-check: no rustup toolchains under $rustup_home; install Rust with rustup (or set RUSTUP_HOME)" >&2
+  exit 1
+}
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/deploy/image/containers.conf}
+
+if ! podman image exists "$base"; then
+  echo "fresh-check: assembling a bookworm base with mmdebstrap"
+  # minbase + what a developer's machine has before the Makefile runs: a C
+  # compiler (rustc links with it), make, curl (this check's probe) and
+  # libclang-cpp14 (the trap: a libclang that is not the one bindgen loads).
+  mmdebstrap --quiet --variant=minbase \
+    --include=ca-certificates,curl,make,gcc,libc6-dev,libclang-cpp14 \
+    bookworm "$work/base.tar" http://deb.debian.org/debian
+  podman import --quiet "$work/base.tar" "$base" >/dev/null
+  rm -f "$work/base.tar"
+fi
+
+# A clean clone of HEAD (what CI and a new user get), and an empty cargo home.
+rm -rf "$work/src" "$work/cargo-home"
+git clone --quiet --no-local "$repo" "$work/src"
+mkdir -p "$work/cargo-home"
+port=$((20000 + RANDOM % 20000))
+
+cleanup() { podman rm --force --time 5 "$name" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+# Inside: `make demo` in the background (it builds, then serves); the probe
+# asks the README's fetch until reviews come back, then prints the seconds.
+inner=$(cat <<'INNER'
+set -uo pipefail
+start=$(date +%s)
+cd /src
+make demo >/src/target-demo.log 2>&1 &
+demo=$!
+while kill -0 "$demo" 2>/dev/null; do
+  answer=$(curl -s --max-time 10 "http://127.0.0.1:$PORT/customer-feedback-hub/reviews" \
+    -H 'content-type: application/json' \
+    -d '{"query":"https://www.trustpilot.com/review/www.bhphotovideo.com","reviews_to_fetch":2}' || true)
+  if [[ $answer == *'"all_reviews":[{'* ]]; then
+    echo "fresh-check: first demo reviews after $(( $(date +%s) - start )) s"
+    kill "$demo"; wait "$demo" 2>/dev/null
+    exit 0
+  fi
+  sleep 2
+done
+echo "fresh-check: make demo ended without serving reviews; its log's end:" >&2
+tail -n 40 /src/target-demo.log >&2
+exit 1
+INNER
+)
+
+echo "fresh-check: building and serving the demo in a clean container (cold build; this takes minutes)"
+started=$(date +%s)
+set +e
+podman run --rm --name "$name" --network host \
+  --volume "$work/src:/src" \
+  --volume "$rustup_home:/opt/rustup:ro" \
+  --volume "$cargo_bin:/opt/rustup-bin:ro" \
+  --volume "$work/cargo-home:/opt/cargo" \
+  --env RUSTUP_HOME=/opt/rustup --env CARGO_HOME=/opt/cargo \
+  --env PATH=/opt/rustup-bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  --env GLEANER_ADDR="127.0.0.1:$port" --env PORT="$port" \
+  --env CARGO_TERM_PROGRESS_WHEN=never \
+  "$base" bash -c "$inner" 2>&1 | tee "$work/report.txt"
+status=${PIPESTATUS[0]}
+set -e
+cp "$work/src/target-demo.log" "$work/demo.log" 2>/dev/null || true
+echo "fresh-check: the container ran $(( $(date +%s) - started )) s in all; log in target/fresh/demo.log" | tee -a "$work/report.txt"
+exit "$status"
