@@ -166,7 +166,10 @@ bench-peers:
 
 # The tests that need a tool are ignored by `make test`; each target below
 # installs its tool when missing and runs them (cargo test --ignored).
-IGNORED_TESTS = set -o pipefail; $(CARGO) test --release --workspace --test tests -- --ignored
+# $(call ignored,NAME,FILTERS): the ignored tests whose names match FILTERS,
+# logged in target/test-NAME.log and summed up.
+ignored = set -o pipefail; $(CARGO) test --release --workspace --test tests -- --ignored $(2) \
+	2>&1 | tee target/test-$(1).log && scripts/test-summary.sh target/test-$(1).log
 
 .PHONY: test-browser test-cluster test-proxies test-detect test-docker test-contract fresh-check
 
@@ -174,35 +177,30 @@ IGNORED_TESTS = set -o pipefail; $(CARGO) test --release --workspace --test test
 ## visited for plugins, and the browser fingerprint.
 test-browser: plugins
 	@scripts/test-tools.sh chromium openssl
-	$(IGNORED_TESTS) browser:: browser_visits:: fingerprint:: 2>&1 | tee target/test-browser.log
-	@scripts/test-summary.sh target/test-browser.log
+	$(call ignored,browser,browser:: browser_visits:: fingerprint::)
 
 ## The cluster tests: a real nats-server with JetStream (Debian's package) on a
 ## random loopback port, and two or three replicas; jobs, schedules, shared
 ## pacing, walls, sessions and roll-outs, and an outage.
 test-cluster: plugins
 	@scripts/test-tools.sh nats-server openssl
-	$(IGNORED_TESTS) cluster:: --test-threads=1 2>&1 | tee target/test-cluster.log
-	@scripts/test-summary.sh target/test-cluster.log
+	$(call ignored,cluster,cluster:: --test-threads=1)
 
 ## Real proxies (Debian's squid, microsocks, openssl) and the requests of a page
 ## open in the headless browser through them.
 test-proxies: plugins
 	@scripts/test-tools.sh squid microsocks openssl chromium
-	$(IGNORED_TESTS) proxies::real:: 2>&1 | tee target/test-proxies.log
-	@scripts/test-summary.sh target/test-proxies.log
+	$(call ignored,proxies,proxies::real::)
 
 ## The native-tools detection on a simulated fresh machine (a private mount
 ## namespace where llvm's folder holds only libclang-cpp, apt-get a shim): needs root.
 test-detect: native-tools host
-	$(IGNORED_TESTS) fresh:: 2>&1 | tee target/test-detect.log
-	@scripts/test-summary.sh target/test-detect.log
+	$(call ignored,detect,fresh::)
 
 ## `make image` with the docker command but no Docker daemon: the error says so.
 test-docker: host
 	@scripts/test-tools.sh docker
-	$(IGNORED_TESTS) deploy::make_image 2>&1 | tee target/test-docker.log
-	@scripts/test-summary.sh target/test-docker.log
+	$(call ignored,docker,deploy::make_image)
 
 ## The fresh-machine check: a clean clone builds and serves the demo in a new
 ## Debian bookworm container with an empty cargo home (scripts/fresh-check.sh);
@@ -231,8 +229,7 @@ image-local: plugins
 ## Builds the image with podman and runs it once (tests/image.rs): its health
 ## check, one request, SIGTERM. Not part of `make test`; CI runs it.
 test-image: image-local
-	IMAGE=$(IMAGE) $(IGNORED_TESTS) image:: --nocapture 2>&1 | tee target/test-image.log
-	@scripts/test-summary.sh target/test-image.log
+	export IMAGE=$(IMAGE); $(call ignored,image,image:: --nocapture)
 
 ## Builds the container image $(IMAGE) from the Dockerfile (host, plugins and their
 ## precompiled artifacts on a small non-root runtime); needs a Docker daemon with BuildKit.

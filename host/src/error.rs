@@ -19,6 +19,9 @@ pub enum ApiError {
     /// No valid API key (401).
     #[error("missing or invalid API key; send it in the x-api-key header or as Authorization: Bearer <key>")]
     Unauthorized,
+    /// A valid API key on an admin route, which needs an admin key (401).
+    #[error("this route needs an admin key, and the key sent is an API key; send one of GLEANER_ADMIN_KEYS (admin_keys in the config file) in x-api-key")]
+    AdminKeyNeeded,
     /// The admin API has no keys configured (401).
     #[error("the admin API is disabled: set GLEANER_ADMIN_KEYS (or admin_keys in the config file) and send one in x-api-key")]
     AdminDisabled,
@@ -80,7 +83,9 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized | ApiError::AdminDisabled => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized | ApiError::AdminKeyNeeded | ApiError::AdminDisabled => {
+                StatusCode::UNAUTHORIZED
+            }
             ApiError::NotFound(_) | ApiError::UpstreamNotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -99,7 +104,9 @@ impl ApiError {
     pub fn kind(&self) -> &'static str {
         match self {
             ApiError::BadRequest(_) => "invalid_request",
-            ApiError::Unauthorized | ApiError::AdminDisabled => "unauthorized",
+            ApiError::Unauthorized | ApiError::AdminKeyNeeded | ApiError::AdminDisabled => {
+                "unauthorized"
+            }
             ApiError::NotFound(_) => "no_endpoint",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::PayloadTooLarge { .. } => "too_large",

@@ -298,9 +298,9 @@ pub fn variable_names(text: &str) -> std::collections::BTreeSet<String> {
 }
 
 /// The variables the server reads: every one `Config::apply_env` asks for, and
-/// those the binary reads itself (`"GLEANER_…"` literals in `host/src/main.rs`
-/// and the command line's modules: the config file's path, the log settings,
-/// the jobs client's server and key).
+/// those the binary reads itself (`"GLEANER_…"` literals in `host/src/main.rs`,
+/// the command line's modules and the log settings' module: the config file's
+/// path, the log settings, the jobs client's server and key).
 pub fn names_the_server_reads() -> std::collections::BTreeSet<String> {
     let asked = std::sync::Mutex::new(std::collections::BTreeSet::new());
     Config::default()
@@ -310,7 +310,10 @@ pub fn names_the_server_reads() -> std::collections::BTreeSet<String> {
         })
         .unwrap();
     let mut names = asked.into_inner().unwrap();
-    let mut sources = vec![root().join("host/src/main.rs")];
+    let mut sources = vec![
+        root().join("host/src/main.rs"),
+        root().join("host/src/telemetry/logging.rs"),
+    ];
     for entry in std::fs::read_dir(root().join("host/src/cli")).unwrap() {
         sources.push(entry.unwrap().path());
     }

@@ -175,3 +175,41 @@ async fn only_the_right_key_in_the_right_place_gets_through() {
     );
     assert!(refused >= 60);
 }
+
+/// An API key on an admin route is refused with a message that says an admin
+/// key is needed; no key at all keeps the plain message.
+#[tokio::test]
+async fn an_api_key_on_an_admin_route_is_told_an_admin_key_is_needed() {
+    let s = common::start(&["review-chunk"], |c| {
+        c.api_keys = vec![API_KEY.into()];
+        c.admin_keys = vec![ADMIN_KEY.into()];
+    })
+    .await;
+    let answer = |key: Option<&'static str>| {
+        let mut request = s.client.get(s.url("/admin/plugins"));
+        if let Some(key) = key {
+            request = request.header("x-api-key", key);
+        }
+        async move {
+            let r = request.send().await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    let (status, body) = answer(Some(API_KEY)).await;
+    assert_eq!(status, 401, "{body}");
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(error.contains("needs an admin key"), "{body}");
+    assert!(error.contains("GLEANER_ADMIN_KEYS"), "{body}");
+    let (status, body) = answer(None).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        !body["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("needs an admin key"),
+        "{body}"
+    );
+    let (status, _) = answer(Some(ADMIN_KEY)).await;
+    assert_eq!(status, 200);
+}

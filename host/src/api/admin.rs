@@ -37,6 +37,9 @@ async fn require_admin_key(
         return ApiError::AdminDisabled.into_response();
     }
     if !state.admin_keys.allows(request.headers()) {
+        if matches!(state.keys.which(request.headers()), Ok(Some(_))) {
+            return ApiError::AdminKeyNeeded.into_response();
+        }
         return ApiError::Unauthorized.into_response();
     }
     next.run(request).await

@@ -60,7 +60,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             serve(config).await.map(|_| ExitCode::SUCCESS)
         }
         Command::Plugin(PluginCommand::Check { path }) => {
-            init_logging("warn");
+            init_logging("warn")?;
             let problems = crate::cli::check(&config, &path).await?;
             Ok(if problems == 0 {
                 ExitCode::SUCCESS
@@ -69,7 +69,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             })
         }
         Command::Precompile { dirs, force } => {
-            init_logging("warn");
+            init_logging("warn")?;
             let failed = crate::cli::precompile(&dirs, force)?;
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
@@ -185,7 +185,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             Ok(ExitCode::SUCCESS)
         }
         Command::Doctor(d) => {
-            init_logging("warn");
+            init_logging("warn")?;
             let out = d
                 .out
                 .unwrap_or_else(|| PathBuf::from(format!("doctor-{}.har", d.label)));
@@ -204,7 +204,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             })
         }
         Command::Fetch(f) => {
-            init_logging("warn");
+            init_logging("warn")?;
             let mut fields = serde_json::Map::new();
             if let Some(n) = f.max {
                 fields.insert("reviews_to_fetch".into(), n.into());

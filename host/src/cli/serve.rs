@@ -4,11 +4,13 @@
 use anyhow::Context;
 
 use crate::config::Config;
+use crate::telemetry::logging::LogSettings;
 use crate::App;
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     // Logging, and trace export when otlp_endpoint is set; dropped last, sending the last spans.
-    let _telemetry = crate::telemetry::otlp::init("info", config.otlp_endpoint.as_deref())?;
+    let logs = LogSettings::from_env("info")?;
+    let _telemetry = crate::telemetry::otlp::init(logs, config.otlp_endpoint.as_deref())?;
     let started = std::time::Instant::now();
     let app = App::start(config).await?;
     app.check_bind()?;
@@ -66,17 +68,11 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     app.serve(listener, shutdown_signal()).await
 }
 
-pub fn init_logging(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(crate::secrets::writer::MakeScrubbedStderr);
-    if std::env::var("GLEANER_LOG_FORMAT").is_ok_and(|v| v == "json") {
-        builder.json().init();
-    } else {
-        builder.init();
-    }
+/// Logs to stderr with the settings of the environment (`GLEANER_LOG`,
+/// `GLEANER_LOG_FORMAT`, `NO_COLOR`), or says which one cannot be used.
+pub fn init_logging(default: &str) -> Result<(), crate::telemetry::logging::LogError> {
+    LogSettings::from_env(default)?.init();
+    Ok(())
 }
 
 async fn shutdown_signal() {

@@ -288,7 +288,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!(Cluster, "seal_key", "GLEANER_CLUSTER_KEY", cluster.seal_key, some_text, "derived from the token secret", false, "64 hex digits that seal secrets kept in the buckets; the same on every replica"),
     listed!(Process, "", Some("GLEANER_CONFIG"), "none", false, "the configuration file (`--config FILE`)"),
     listed!(Process, "", Some("GLEANER_LOG"), "`info`", true, "log filter; `GLEANER_LOG_FORMAT=json` for JSON lines"),
-    listed!(Process, "", Some("GLEANER_LOG_FORMAT"), "text", false, "`json` for JSON log lines"),
+    listed!(Process, "", Some("GLEANER_LOG_FORMAT"), "text", false, "`text` or `json` (JSON lines); anything else is refused at start"),
 ];
 
 /// The Markdown table of `table`'s settings, as `docs/configuration.md` lists them.

@@ -10,10 +10,12 @@ use opentelemetry::KeyValue;
 use opentelemetry_otlp::{Protocol, WithExportConfig};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;
-use tracing_subscriber::filter::{EnvFilter, LevelFilter};
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::Layer;
+
+use super::logging::LogSettings;
 
 /// The service name traces carry.
 pub const SERVICE_NAME: &str = "gleaner";
@@ -66,19 +68,10 @@ pub fn traces_url(endpoint: &str) -> Result<String, OtlpError> {
     })
 }
 
-/// Sets up logging to stderr (`GLEANER_LOG` filter, default `default`;
-/// `GLEANER_LOG_FORMAT=json` for JSON lines) and, when `otlp_endpoint` is set,
+/// Sets up logging to stderr with `logs` and, when `otlp_endpoint` is set,
 /// trace export at info level whatever the log filter says.
-pub fn init(default: &str, otlp_endpoint: Option<&str>) -> Result<Telemetry, OtlpError> {
-    let filter = EnvFilter::try_from_env("GLEANER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    let json = std::env::var("GLEANER_LOG_FORMAT").is_ok_and(|v| v == "json");
-    let fmt =
-        tracing_subscriber::fmt::layer().with_writer(crate::secrets::writer::MakeScrubbedStderr);
-    let fmt = if json {
-        fmt.json().with_filter(filter).boxed()
-    } else {
-        fmt.with_filter(filter).boxed()
-    };
+pub fn init(logs: LogSettings, otlp_endpoint: Option<&str>) -> Result<Telemetry, OtlpError> {
+    let fmt = logs.layer();
     let (provider, traces) = match otlp_endpoint {
         Some(endpoint) => {
             let provider = provider(&traces_url(endpoint)?)?;
