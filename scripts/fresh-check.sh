@@ -5,7 +5,9 @@
 # which Debian's base images ship and which bindgen cannot use): whatever else
 # the build needs, the Makefile must install. The container uses this
 # machine's rustup toolchain (mounted read-only) with an empty cargo home of
-# its own, so every crate comes from the registry.
+# its own, so every crate comes from the registry, and this machine's CA
+# bundle (read-only), so it trusts the network the way the machine does (a
+# network that inspects TLS has its own root there).
 #
 #   scripts/fresh-check.sh            (make fresh-check)
 #
@@ -30,6 +32,11 @@ rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
 cargo_bin=$(dirname "$(command -v cargo)")
 [[ -d $rustup_home/toolchains ]] || {
   echo "fresh-check: no rustup toolchains under $rustup_home; install Rust with rustup (or set RUSTUP_HOME)" >&2
+  exit 1
+}
+ca_bundle=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
+[[ -f $ca_bundle ]] || {
+  echo "fresh-check: no CA bundle at $ca_bundle; install ca-certificates (or set SSL_CERT_FILE)" >&2
   exit 1
 }
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/deploy/image/containers.conf}
@@ -88,6 +95,7 @@ podman run --rm --name "$name" --network host \
   --volume "$rustup_home:/opt/rustup:ro" \
   --volume "$cargo_bin:/opt/rustup-bin:ro" \
   --volume "$work/cargo-home:/opt/cargo" \
+  --volume "$ca_bundle:/etc/ssl/certs/ca-certificates.crt:ro" \
   --env RUSTUP_HOME=/opt/rustup --env CARGO_HOME=/opt/cargo \
   --env PATH=/opt/rustup-bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env GLEANER_ADDR="127.0.0.1:$port" --env PORT="$port" \
