@@ -91,8 +91,13 @@ eval: plugins host
 ## Installs what the server's BoringSSL build loads when it is missing: CMake, a
 ## C++ compiler, and the C library libclang that bindgen loads (checked the way
 ## clang-sys searches for it; libclang-cpp does not count). scripts/native-tools.sh.
+## The lean server (`--no-default-features` without browser-tls) builds no
+## BoringSSL, so it needs none of these.
 native-tools:
-	@scripts/native-tools.sh
+	@case "$(HOST_FEATURES)" in \
+		*--no-default-features*) case "$(HOST_FEATURES)" in *browser-tls*) scripts/native-tools.sh ;; esac ;; \
+		*) scripts/native-tools.sh ;; \
+	esac
 
 ## Installs the tools the tests marked `#[ignore = "needs …: make test-…"]` use,
 ## each only when missing (Debian's packages; `make test` itself installs

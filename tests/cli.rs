@@ -637,3 +637,54 @@ fn serve_says_plainly_when_it_finds_no_plugins_and_refuses_a_budget_it_cannot_ke
         assert!(help.contains(variable), "{variable} in: {help}");
     }
 }
+
+/// Run from another folder, the binary finds the plugins staged beside it;
+/// `fetch <label> --help` lists the source's own flags there, and for a
+/// label no plugin has, says why it lists none and where it looked.
+#[test]
+fn the_cli_finds_the_plugins_from_any_folder_and_says_where_it_looked() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = gleaner()
+            .current_dir(elsewhere.path())
+            .env_remove("GLEANER_PLUGIN_DIR")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (ok, openapi) = run(&["openapi"]);
+    assert!(ok, "{openapi}");
+    assert!(
+        openapi.contains("/customer-feedback-hub/reviews"),
+        "the staged plugins' routes are in the document"
+    );
+    let (ok, help) = run(&["fetch", "customer-feedback-hub", "--help"]);
+    assert!(ok, "{help}");
+    assert!(help.contains("--sort-type"), "{help}");
+    let (ok, help) = run(&["fetch", "no-such-source", "--help"]);
+    assert!(ok, "{help}");
+    assert!(
+        help.contains("are not listed as flags")
+            && help.contains("no review source labelled \"no-such-source\"")
+            && help.contains("customer-feedback-hub"),
+        "{help}"
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let out = gleaner()
+        .current_dir(elsewhere.path())
+        .env("GLEANER_PLUGIN_DIR", empty.path())
+        .args(["fetch", "customer-feedback-hub", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("are not listed as flags")
+            && help.contains(&format!("looked in {}", empty.path().display()))
+            && help.contains("GLEANER_PLUGIN_DIR"),
+        "{help}"
+    );
+}

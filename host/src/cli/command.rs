@@ -17,8 +17,14 @@ pub async fn main() -> ExitCode {
     // `fetch` takes the named source's own request fields as flags: they are
     // read from its manifest before the arguments are parsed.
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let source_flags = crate::cli::flags::for_argv(&argv, &FETCH_FLAGS);
-    let command = Cli::command().mut_subcommand("fetch", |fetch| fetch.args(source_flags));
+    let (source_flags, unlisted) = crate::cli::flags::for_argv(&argv, &FETCH_FLAGS);
+    let command = Cli::command().mut_subcommand("fetch", |fetch| {
+        let fetch = fetch.args(source_flags);
+        match unlisted {
+            Some(why) => fetch.after_help(why),
+            None => fetch,
+        }
+    });
     let matches = command.get_matches_from(&argv);
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,

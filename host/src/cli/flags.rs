@@ -80,18 +80,19 @@ pub fn source_flags(options: &SourceOptions, taken: &[&str]) -> Vec<Arg> {
 }
 
 /// The flags of the source `gleaner fetch <label>` names in `argv`, found
-/// through the configuration `argv` points at; none when there is no such
-/// source (the command then reports it as it runs).
-pub fn for_argv(argv: &[OsString], taken: &[&str]) -> Vec<Arg> {
+/// through the configuration `argv` points at; when
+/// there are none to list, why (for `--help`; running the command reports
+/// it too).
+pub fn for_argv(argv: &[OsString], taken: &[&str]) -> (Vec<Arg>, Option<String>) {
     let args: Vec<String> = argv
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let Some(at) = args.iter().position(|a| a == "fetch") else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let Some(label) = args[at + 1..].iter().find(|a| !a.starts_with('-')) else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let config_file = args
         .iter()
@@ -99,17 +100,26 @@ pub fn for_argv(argv: &[OsString], taken: &[&str]) -> Vec<Arg> {
         .and_then(|i| args.get(i + 1))
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("GLEANER_CONFIG").map(Into::into));
-    let Ok(config) = Config::load(config_file.as_deref()) else {
-        return Vec::new();
+    let config = match Config::load(config_file.as_deref()) {
+        Ok(config) => config,
+        Err(e) => return (Vec::new(), Some(unlisted(label, &e.to_string()))),
     };
     match super::plugins::find(&config, label) {
-        Ok((_, manifest)) => manifest
-            .source
-            .as_ref()
-            .map(|options| source_flags(options, taken))
-            .unwrap_or_default(),
-        Err(_) => Vec::new(),
+        Ok((_, manifest)) => (
+            manifest
+                .source
+                .as_ref()
+                .map(|options| source_flags(options, taken))
+                .unwrap_or_default(),
+            None,
+        ),
+        Err(e) => (Vec::new(), Some(unlisted(label, &format!("{e:#}")))),
     }
+}
+
+/// Why `--help` lists no flag of `label`'s own.
+fn unlisted(label: &str, why: &str) -> String {
+    format!("The request fields of {label:?} are not listed as flags: {why}")
 }
 
 /// The request fields the source labelled `label` takes as its own flags,

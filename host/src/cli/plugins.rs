@@ -40,8 +40,9 @@ fn label_of(route: &str) -> &str {
 pub(super) fn find(config: &Config, label: &str) -> anyhow::Result<(PathBuf, Manifest)> {
     let files = crate::registry::manifest_files(&config.plugin_dir).with_context(|| {
         format!(
-            "cannot read the plugin directory {}; build the plugins with `make plugins` or set GLEANER_PLUGIN_DIR",
-            config.plugin_dir.display()
+            "cannot read the plugin directory {}; {}",
+            config.plugin_dir.display(),
+            config.plugin_dir_hint()
         )
     })?;
     let mut sources = Vec::new();
@@ -67,8 +68,9 @@ pub(super) fn find(config: &Config, label: &str) -> anyhow::Result<(PathBuf, Man
     sources.sort();
     let listed = if sources.is_empty() {
         format!(
-            "there is none in {}; build the plugins with `make plugins` or set GLEANER_PLUGIN_DIR",
-            config.plugin_dir.display()
+            "there is none in {}; {}",
+            config.plugin_dir.display(),
+            config.plugin_dir_hint()
         )
     } else {
         sources.join(", ")

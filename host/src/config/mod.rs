@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::Deserialize;
 
+pub mod plugin_dir;
 pub mod settings;
 
 /// Errors in the configuration; each says which setting is wrong and how to fix it.
@@ -188,7 +189,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            plugin_dir: PathBuf::from("target/plugins"),
+            plugin_dir: PathBuf::from(plugin_dir::DEFAULT),
             cache_dir: Some(PathBuf::from("target/gleaner-cache")),
             api_keys: Vec::new(),
             admin_keys: Vec::new(),
@@ -245,6 +246,7 @@ impl Config {
         };
         config.apply_env(|name| std::env::var(name).ok())?;
         config.check()?;
+        config.locate_plugin_dir();
         Ok(config)
     }
 
