@@ -154,6 +154,13 @@ lint: wasm-target native-tools
 fmt:
 	$(CARGO) fmt --all
 
+## The SDK's API reference (rustdoc) for plugin authors, built for the plugins'
+## target: target/wasm32-wasip2/doc/gleaner_sdk/index.html.
+.PHONY: sdk-docs
+sdk-docs: wasm-target
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --no-deps --target $(WASM_TARGET) -p gleaner-sdk
+	@echo "the SDK reference: target/$(WASM_TARGET)/doc/gleaner_sdk/index.html"
+
 ## Benchmarks, written to target/bench/report.md: plugin calls, the WASM tax
 ## against native builds, peers (after `make bench-peers`), memory, start-up,
 ## hot swap, throughput.

@@ -303,5 +303,10 @@ async fn a_replay_refuses_private_addresses_as_the_live_guard_does() {
             error.contains("denied by the host") && error.contains("public addresses"),
             "{url} is refused by the guard, not answered as a replay miss: {body}"
         );
+        assert!(
+            error.contains("GLEANER_UPSTREAM_OVERRIDE")
+                && error.contains("Testing against a local site"),
+            "the refusal says how to aim a plugin at a local site: {body}"
+        );
     }
 }

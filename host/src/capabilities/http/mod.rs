@@ -599,8 +599,9 @@ fn check_ip_literal(url: &Url) -> Result<(), HttpError> {
     };
     match ip.map(ssrf::check) {
         Some(Err(why)) => Err(HttpError::Denied(format!(
-            "{} is {why}; plugins may only reach public addresses",
-            url.host_str().unwrap_or_default()
+            "{} is {why}; plugins may only reach public addresses{}",
+            url.host_str().unwrap_or_default(),
+            ssrf::LOCAL_SITE_HINT
         ))),
         _ => Ok(()),
     }

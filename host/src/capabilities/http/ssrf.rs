@@ -12,6 +12,11 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+/// What a refusal of a local address adds, for plugin authors: the way to
+/// aim a plugin at a site served on this machine.
+pub const LOCAL_SITE_HINT: &str = " (to test a plugin against a site served on this machine, map \
+     its host there with GLEANER_UPSTREAM_OVERRIDE: PLUGINS.md, \"Testing against a local site\")";
+
 /// Why an address may not be contacted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Blocked {

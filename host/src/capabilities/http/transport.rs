@@ -174,7 +174,8 @@ fn describe_send_error(url: &Url, e: Failure, proxy: Option<&str>) -> HttpError 
     } = e;
     if denied {
         return HttpError::Denied(format!(
-            "{url}: {message}; plugins may only reach public addresses"
+            "{url}: {message}; plugins may only reach public addresses{}",
+            super::ssrf::LOCAL_SITE_HINT
         ));
     }
     if timeout {
