@@ -9,6 +9,8 @@
 # - cmake: BoringSSL's build (btls-sys) runs the `cmake` command;
 # - a C++ compiler: cmake and the cc crate compile BoringSSL's C++ with
 #   $CXX, else `c++` (g++ or clang++ provide it);
+# - git: btls-sys runs `git init` and `git apply` on BoringSSL's sources to
+#   patch them;
 # - libclang: bindgen (btls-sys's bindings) loads the C library libclang at
 #   run time through clang-sys, which looks in $LIBCLANG_PATH, in
 #   `llvm-config --prefix`, then in /usr/local/llvm*/lib*, /usr/local/lib*
@@ -63,6 +65,7 @@ has_cxx() {
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 has_cxx || need+=(g++)
+command -v git >/dev/null 2>&1 || need+=(git)
 has_libclang || need+=(libclang-dev)
 
 if $check_only; then

@@ -688,3 +688,26 @@ fn the_cli_finds_the_plugins_from_any_folder_and_says_where_it_looked() {
         "{help}"
     );
 }
+
+/// A log setting the server cannot use is refused at start, in one line that
+/// names the variable and the accepted values.
+#[test]
+fn an_unusable_log_setting_is_refused_at_start_in_one_line() {
+    for (name, value, accepted) in [
+        ("GLEANER_LOG_FORMAT", "yaml", "`json`"),
+        ("GLEANER_LOG", "info,gleaner=loud", "`debug`"),
+    ] {
+        let out = gleaner()
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .env(name, value)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}={value} started: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!("{name}=")) && stderr.contains(accepted),
+            "{stderr}"
+        );
+    }
+}

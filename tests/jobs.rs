@@ -464,6 +464,29 @@ async fn a_webhook_on_a_private_address_is_refused_at_submission() {
     }
 }
 
+/// With private receivers allowed, loopback webhooks are taken; link-local
+/// ones (cloud metadata) never are. (Private ranges are checked by the guard's
+/// unit tests: no test sends anything to an address off this machine.)
+#[tokio::test]
+async fn allowing_private_receivers_takes_loopback_and_private_but_never_link_local() {
+    let site = Site::with(1);
+    let s = server(site.serve().await, |c| {
+        c.api_keys = vec![KEY.into()];
+        c.webhook_allow_private = true;
+    })
+    .await;
+    for (url, wanted) in [
+        ("http://127.0.0.1:9/hook", 202),
+        ("http://localhost:9/hook", 202),
+        ("http://169.254.169.254/latest", 400),
+    ] {
+        let mut body = job_request(None);
+        body["webhook"] = json!({"url": url, "secret": "0123456789abcdef0123"});
+        let (status, answer) = send(&s, reqwest::Method::POST, "/jobs", KEY, Some(body)).await;
+        assert_eq!(status, wanted, "{url}: {answer}");
+    }
+}
+
 /// Runs a schedule once and waits for its job; the job's status and review ids.
 async fn run_once(s: &common::Server, schedule: &str) -> (Value, Vec<String>) {
     let (status, job) = send(

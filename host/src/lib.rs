@@ -79,8 +79,19 @@ pub fn services(
         &sessions,
         std::time::Duration::from_secs(30),
     );
+    let webhooks = HttpService::new(HttpSettings {
+        replay: None,
+        recorder: None,
+        overrides: Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?,
+        resolver: jobs::webhooks::guard(config.webhook_allow_private),
+        pacing: Default::default(),
+        proxies: config.proxy_settings(),
+        observe: false,
+        trusted_roots: config.upstream_roots()?,
+    })?;
     Ok(Services {
         http: Arc::new(http),
+        webhooks: Arc::new(webhooks),
         sessions,
         cache: Arc::new(CacheStore::default()),
         llm: Arc::new(capabilities::llm::LlmService::new(&config.llm)?),

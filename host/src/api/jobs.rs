@@ -175,7 +175,7 @@ async fn checked_webhook(
                 .into(),
         ));
     }
-    let http = &state.runtime.services().http;
+    let http = &state.runtime.services().webhooks;
     webhooks::check_url(http, &given.url)
         .await
         .map_err(ApiError::BadRequest)?;

@@ -26,6 +26,10 @@ use std::time::Instant;
 pub struct Services {
     /// Outbound HTTP.
     pub http: Arc<http::HttpService>,
+    /// Webhook deliveries' HTTP: never replayed or recorded (a receiver is
+    /// real even in the demo), and reaching loopback and private receivers
+    /// only where `webhook_allow_private` is on.
+    pub webhooks: Arc<http::HttpService>,
     /// The live sessions of review fetches.
     pub sessions: Arc<http::session::Sessions>,
     /// The plugin cache.

@@ -10,7 +10,20 @@ use crate::App;
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     // Logging, and trace export when otlp_endpoint is set; dropped last, sending the last spans.
     let logs = LogSettings::from_env("info")?;
+    let json_logs = logs.json;
     let _telemetry = crate::telemetry::otlp::init(logs, config.otlp_endpoint.as_deref())?;
+    if config.webhook_allow_private {
+        tracing::warn!(
+            "webhooks may go to loopback and private addresses (GLEANER_WEBHOOK_ALLOW_PRIVATE): \
+             meant for a receiver on this machine or network, not for a public server"
+        );
+    }
+    if let Some(replay) = &config.replay {
+        tracing::info!(
+            replay = %replay.display(),
+            "every site is answered from recorded traffic; nothing reaches the internet"
+        );
+    }
     let started = std::time::Instant::now();
     let app = App::start(config).await?;
     app.check_bind()?;
@@ -32,14 +45,24 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     if app.state.keys.is_empty() {
         tracing::warn!(%addr, "no API keys configured: listening on loopback only, without authentication");
     }
+    // The routes: a plain list for a person reading text logs, events in
+    // JSON mode, where every line is JSON.
     for p in &plugins {
-        eprintln!(
-            "  POST {}  ({} {})",
-            p.manifest.route, p.manifest.name, p.manifest.version
-        );
+        let m = &p.manifest;
+        match json_logs {
+            true => {
+                tracing::info!(route = %m.route, plugin = %m.name, version = %m.version, "serving")
+            }
+            false => eprintln!("  POST {}  ({} {})", m.route, m.name, m.version),
+        }
     }
     for name in &health.loading {
-        eprintln!("  (compiling) {name}: its route answers 503 until it is ready");
+        match json_logs {
+            true => {
+                tracing::info!(plugin = %name, "compiling: its route answers 503 until it is ready")
+            }
+            false => eprintln!("  (compiling) {name}: its route answers 503 until it is ready"),
+        }
     }
     if plugins.is_empty() && health.loading.is_empty() {
         let dir = &app.state.config.plugin_dir;

@@ -534,7 +534,7 @@ impl Store for JetStreamStore {
             last_status: d.last_status,
             delivered_at: d.delivered_at,
             last_error: d.last_error,
-            gave_up: d.delivered_at.is_none() && d.next_attempt_at.is_none(),
+            next_attempt_at: d.next_attempt_at,
         }))
     }
 

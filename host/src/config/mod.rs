@@ -146,6 +146,10 @@ pub struct Config {
     /// The wait before a webhook's second attempt, in ms; it doubles for
     /// each next one (`GLEANER_WEBHOOK_RETRY_BASE_MS`).
     pub webhook_retry_base_ms: u64,
+    /// Whether webhooks may go to loopback and private addresses
+    /// (`GLEANER_WEBHOOK_ALLOW_PRIVATE`): for trials on one machine; `gleaner
+    /// demo` turns it on.
+    pub webhook_allow_private: bool,
     /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`):
     /// `.har` files or directories of them, several separated by `:`.
     pub replay: Option<PathBuf>,
@@ -223,6 +227,7 @@ impl Default for Config {
             job_max_duration_secs: 6 * 3_600,
             job_retention_secs: 7 * 86_400,
             webhook_retry_base_ms: 30_000,
+            webhook_allow_private: false,
             replay: None,
             record: None,
             upstream_override: BTreeMap::new(),

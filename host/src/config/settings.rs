@@ -253,6 +253,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!(Server, "job_max_reviews", "GLEANER_JOB_MAX_REVIEWS", job_max_reviews, number, "", false, "the largest `reviews_to_fetch` a job takes"),
     setting!(Server, "job_max_duration_secs", "GLEANER_JOB_MAX_DURATION_SECS", job_max_duration_secs, number, "", false, "a job's time budget (6 h); past it the job fails and keeps what it collected"),
     setting!(Server, "job_retention_secs", "GLEANER_JOB_RETENTION_SECS", job_retention_secs, number, "", false, "finished jobs and their reviews are deleted this long after they end (7 days)"),
+    setting!(Server, "webhook_allow_private", "GLEANER_WEBHOOK_ALLOW_PRIVATE", webhook_allow_private, switch, "", false, "let webhooks reach loopback and private addresses (never link-local ones), for a receiver on this machine or network; `gleaner demo` turns it on. A warning at start says it is on"),
     setting!(Server, "webhook_retry_base_ms", "GLEANER_WEBHOOK_RETRY_BASE_MS", webhook_retry_base_ms, number, "", false, "the wait before a webhook's second attempt; each next waits twice as long, 8 attempts in all (about an hour)"),
     setting!(Server, "data_dir", "GLEANER_DATA_DIR", data_dir, path, "", false, "state the server keeps: the generated token secret, and `jobs.sqlite3` (jobs, their reviews, schedules, webhook deliveries; see [operating.md](operating.md#the-jobs-store))"),
     setting!(Server, "token_secret", "GLEANER_TOKEN_SECRET", token_secret, some_text, "generated", true, "signs continuation tokens; at least 32 bytes; share it between replicas"),

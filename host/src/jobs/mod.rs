@@ -253,7 +253,7 @@ impl Jobs {
     /// Sends due webhook deliveries, one attempt each, and records them.
     async fn webhook_loop(self: Arc<Jobs>) {
         let policy = webhooks::policy();
-        let http = self.parts.runtime.services().http.clone();
+        let http = self.parts.runtime.services().webhooks.clone();
         let base = Duration::from_millis(self.parts.config.webhook_retry_base_ms.max(1));
         loop {
             let wake = self.wake.notified();

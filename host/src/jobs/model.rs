@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::capabilities::http::credentials::redact_urls_in;
+
 pub use crate::clock::{now_ms, rfc3339, Millis};
 
 /// Where a job is in its life.
@@ -133,8 +135,8 @@ pub struct Delivery {
     pub delivered_at: Option<Millis>,
     /// What went wrong last, without an answer.
     pub last_error: Option<String>,
-    /// No further attempt will be made.
-    pub gave_up: bool,
+    /// When the next attempt is due; none once delivered or given up.
+    pub next_attempt_at: Option<Millis>,
 }
 
 impl Job {
@@ -164,6 +166,8 @@ impl Job {
             body["webhook"] = json!({
                 "attempts": d.attempts,
                 "last_status": d.last_status,
+                "last_error": d.last_error.as_deref().map(redact_urls_in),
+                "next_attempt_at": time(d.next_attempt_at),
                 "delivered_at": time(d.delivered_at),
             });
         }

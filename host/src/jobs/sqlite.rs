@@ -504,7 +504,7 @@ impl Store for SqliteStore {
                         last_status: r.get::<_, Option<i64>>(1)?.map(|s| s as u16),
                         delivered_at,
                         last_error: r.get(3)?,
-                        gave_up: delivered_at.is_none() && next.is_none(),
+                        next_attempt_at: next,
                     })
                 },
             )

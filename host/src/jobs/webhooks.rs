@@ -2,8 +2,12 @@
 //! retried with exponential backoff until it is answered 2xx. Deliveries and
 //! their attempts live in the store, so a restart goes on where it stopped.
 //! A webhook URL goes through the same SSRF guard as plugin traffic (as the
-//! host's own `webhooks`, which an upstream override for its host reaches).
+//! host's own `webhooks`, which an upstream override for its host reaches),
+//! on an HTTP service of its own that never answers from recordings; with
+//! `webhook_allow_private` (on in `gleaner demo`) the guard also lets
+//! loopback and private receivers through, never link-local ones.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hmac::{Hmac, Mac};
@@ -11,7 +15,9 @@ use sha2::Sha256;
 
 use super::model::{Millis, PendingDelivery};
 use crate::capabilities::http::policy::Policy;
+use crate::capabilities::http::resolver::{GuardedResolver, SystemLookup};
 use crate::capabilities::http::session::Session;
+use crate::capabilities::http::ssrf;
 use crate::capabilities::http::{HttpService, OutboundRequest};
 use crate::manifest::{Limits, Network};
 
@@ -54,15 +60,28 @@ pub fn policy() -> Policy {
     Policy::new(SENDER, &network, &Limits::default()).expect("an open policy is valid")
 }
 
-/// Checks a webhook URL before a job takes it: http(s), and not a private,
-/// loopback or link-local address, written as such or resolved.
+/// The guard webhook requests resolve through: public addresses only, or
+/// with `allow_private` loopback and private ones too.
+pub fn guard(allow_private: bool) -> GuardedResolver {
+    match allow_private {
+        true => GuardedResolver::new(Arc::new(SystemLookup), ssrf::is_public_or_local),
+        false => GuardedResolver::default(),
+    }
+}
+
+/// Checks a webhook URL before a job takes it: http(s), and an address the
+/// webhooks' guard lets through (public, unless private receivers are
+/// allowed), written as such or resolved.
 pub async fn check_url(http: &HttpService, url: &str) -> Result<(), String> {
     let parsed = url::Url::parse(url).map_err(|e| {
         format!("`webhook.url` {url:?} is not a URL ({e}); give an absolute http(s) URL")
     })?;
-    http.check_destination(SENDER, &parsed)
-        .await
-        .map_err(|e| format!("`webhook.url` cannot be used: {e}; give a public http(s) URL"))
+    http.check_destination(SENDER, &parsed).await.map_err(|e| {
+        format!(
+            "`webhook.url` cannot be used: {e}; give a public http(s) URL (a receiver on this \
+             machine or network needs GLEANER_WEBHOOK_ALLOW_PRIVATE=true, which `gleaner demo` sets)"
+        )
+    })
 }
 
 /// What one attempt got: the status, or why there was none.

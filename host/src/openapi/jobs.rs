@@ -83,6 +83,20 @@ pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
                     "The status the last attempt got (null: no answer)",
                 ),
             ),
+            (
+                "last_error",
+                text(
+                    true,
+                    "Why the last attempt got no answer (refused, timed out, no connection); null when it got one",
+                ),
+            ),
+            (
+                "next_attempt_at",
+                text(
+                    true,
+                    "When the next attempt is due (RFC 3339); null once delivered or given up after 8 attempts",
+                ),
+            ),
             ("delivered_at", text(true, "When a 2xx answered it")),
         ])),
     )

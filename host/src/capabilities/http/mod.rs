@@ -258,7 +258,7 @@ impl HttpService {
         if self.overrides.rewrite(plugin, url).is_some() {
             return Ok(());
         }
-        check_ip_literal(url).map_err(|e| e.to_string())?;
+        check_ip_literal(url, &self.resolver).map_err(|e| e.to_string())?;
         match url.host() {
             Some(url::Host::Domain(host)) if self.replay.is_none() => {
                 self.resolver.check_public(host).await
@@ -412,7 +412,7 @@ impl HttpService {
         let host = hop.url.host_str().unwrap_or_default().to_ascii_lowercase();
         let overridden = self.overrides.rewrite(&policy.plugin, hop.url);
         if overridden.is_none() {
-            check_ip_literal(hop.url)?;
+            check_ip_literal(hop.url, &self.resolver)?;
         }
         // A replay answers from recordings, but refuses what the live guard
         // would: the private addresses a URL names itself.
@@ -583,10 +583,10 @@ fn mark_wall(plugin: &str, answer: &mut OutboundResponse) -> Option<gleaner_botw
     wall
 }
 
-/// Refuses URLs whose host is a literal non-public IP address (DNS names are checked by the resolver).
-/// Refuses a URL whose host is a non-public address written as such: an IP
-/// literal, or `localhost` (and its subdomains, which resolve to loopback).
-fn check_ip_literal(url: &Url) -> Result<(), HttpError> {
+/// Refuses a URL whose host is an address `resolver`'s guard refuses, written
+/// as such: an IP literal, or `localhost` (and its subdomains, which resolve
+/// to loopback). DNS names are checked by the resolver as they resolve.
+fn check_ip_literal(url: &Url, resolver: &resolver::GuardedResolver) -> Result<(), HttpError> {
     let ip: Option<IpAddr> = match url.host() {
         Some(url::Host::Ipv4(v4)) => Some(v4.into()),
         Some(url::Host::Ipv6(v6)) => Some(v6.into()),
@@ -597,12 +597,18 @@ fn check_ip_literal(url: &Url) -> Result<(), HttpError> {
         }
         None => None,
     };
-    match ip.map(ssrf::check) {
-        Some(Err(why)) => Err(HttpError::Denied(format!(
-            "{} is {why}; plugins may only reach public addresses{}",
-            url.host_str().unwrap_or_default(),
-            ssrf::LOCAL_SITE_HINT
-        ))),
+    match ip {
+        Some(ip) if !resolver.allows(ip) => {
+            let why = match ssrf::check(ip) {
+                Err(blocked) => blocked.to_string(),
+                Ok(()) => "not an address this service may reach".to_owned(),
+            };
+            Err(HttpError::Denied(format!(
+                "{} is {why}; plugins may only reach public addresses{}",
+                url.host_str().unwrap_or_default(),
+                ssrf::LOCAL_SITE_HINT
+            )))
+        }
         _ => Ok(()),
     }
 }
@@ -655,12 +661,37 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    check_ip_literal(&Url::parse(u).unwrap()),
+                    check_ip_literal(&Url::parse(u).unwrap(), &Default::default()),
                     Err(HttpError::Denied(_))
                 ),
                 "{u}"
             );
         }
-        assert!(check_ip_literal(&Url::parse("http://93.184.216.34/").unwrap()).is_ok());
+        let public = Url::parse("http://93.184.216.34/").unwrap();
+        assert!(check_ip_literal(&public, &Default::default()).is_ok());
+    }
+
+    #[test]
+    fn a_guard_for_local_receivers_lets_loopback_and_private_through_but_not_link_local() {
+        let local = resolver::GuardedResolver::new(
+            std::sync::Arc::new(resolver::SystemLookup),
+            ssrf::is_public_or_local,
+        );
+        for u in [
+            "http://127.0.0.1:9000/",
+            "http://localhost/",
+            "http://10.0.0.1/",
+            "http://[fd00::1]/",
+        ] {
+            assert!(
+                check_ip_literal(&Url::parse(u).unwrap(), &local).is_ok(),
+                "{u}"
+            );
+        }
+        let metadata = Url::parse("http://169.254.169.254/latest").unwrap();
+        assert!(matches!(
+            check_ip_literal(&metadata, &local),
+            Err(HttpError::Denied(_))
+        ));
     }
 }

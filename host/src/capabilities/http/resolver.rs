@@ -59,6 +59,11 @@ impl GuardedResolver {
         GuardedResolver { lookup, allowed }
     }
 
+    /// Whether the guard lets `ip` through.
+    pub fn allows(&self, ip: IpAddr) -> bool {
+        (self.allowed)(ip)
+    }
+
     /// Checks that `host` resolves to a public address, for requests a proxy
     /// makes: the proxy resolves the name itself, so this cannot pin the
     /// address it connects to, only refuse names that point inside.

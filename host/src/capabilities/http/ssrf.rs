@@ -17,6 +17,17 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 pub const LOCAL_SITE_HINT: &str = " (to test a plugin against a site served on this machine, map \
      its host there with GLEANER_UPSTREAM_OVERRIDE: PLUGINS.md, \"Testing against a local site\")";
 
+/// Whether `ip` is public, or on this machine or a private network
+/// (loopback, RFC 1918, IPv6 unique local): where webhooks may go when the
+/// operator allows private receivers. Link-local addresses (cloud metadata)
+/// and every other special range stay refused.
+pub fn is_public_or_local(ip: IpAddr) -> bool {
+    matches!(
+        check(ip),
+        Ok(()) | Err(Blocked::Loopback | Blocked::Private | Blocked::UniqueLocal)
+    )
+}
+
 /// Why an address may not be contacted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Blocked {
