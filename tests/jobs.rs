@@ -468,7 +468,7 @@ async fn a_webhook_on_a_private_address_is_refused_at_submission() {
 /// ones (cloud metadata) never are. (Private ranges are checked by the guard's
 /// unit tests: no test sends anything to an address off this machine.)
 #[tokio::test]
-async fn allowing_private_receivers_takes_loopback_and_private_but_never_link_local() {
+async fn allowing_private_receivers_takes_loopback_but_never_link_local() {
     let site = Site::with(1);
     let s = server(site.serve().await, |c| {
         c.api_keys = vec![KEY.into()];
