@@ -46,7 +46,7 @@ pub struct Site {
     /// `.co.uk`) and any subdomain of those.
     pub hosts: &'static [&'static str],
     /// The accepted forms, ending every refusal: "use a product page such as
-    /// https://shop.example/p/42".
+    /// `https://shop.example/p/42`".
     pub forms: &'static str,
 }
 
