@@ -143,6 +143,7 @@ FEATURE_SETS := none cluster browser browser-tls
 ## Formatting and lints for host and plugins, and for the server with each feature set.
 lint: wasm-target native-tools
 	$(CARGO) fmt --all -- --check
+	scripts/unified-check.sh
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	@for f in $(FEATURE_SETS); do \
 		echo "clippy: the server with features: $$f"; \
