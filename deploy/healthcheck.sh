@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Asks the Gleaner server in this container for GET /healthz, with bash alone
-# (no curl in the image): exit 0 when it answers 200, non-zero otherwise, with
+# (no curl in the image): exit 0 when it is healthy, non-zero otherwise, with
 # the reason on stderr. The image installs it as /usr/local/bin/gleaner-healthcheck.
 #
-#   gleaner-healthcheck           healthy: the server answers /healthz
-#   gleaner-healthcheck --ready   ready: it answers and no plugin is still loading
+#   gleaner-healthcheck           alive: the server answers /healthz, with 200,
+#                                 or 503 when no plugin is loaded (a restart
+#                                 would not load one; an upload can)
+#   gleaner-healthcheck --ready   ready: it answers 200 and no plugin is still loading
 #
 # The address is GLEANER_ADDR's (default 127.0.0.1:8080); a wildcard listen
 # address (0.0.0.0, [::]) is asked on loopback.
@@ -39,6 +41,12 @@ exec 3<&-
 status_line="${response%%$'\r'*}"
 case "$status_line" in
     "HTTP/1."?" 200"*) ;;
+    "HTTP/1."?" 503"*)
+        if $ready; then
+            echo "not ready: no plugin is loaded: ${response#*$'\r\n\r\n'}" >&2
+            exit 1
+        fi
+        ;;
     "") echo "unhealthy: ${host}:${port} closed the connection without an answer to GET /healthz" >&2; exit 1 ;;
     *) echo "unhealthy: GET /healthz answered \"${status_line}\"" >&2; exit 1 ;;
 esac

@@ -711,3 +711,171 @@ fn an_unusable_log_setting_is_refused_at_start_in_one_line() {
         );
     }
 }
+
+/// A plugin setting its plugin does not declare, in the file or the
+/// environment, is refused at start in one line naming the accepted keys.
+#[test]
+fn an_undeclared_plugin_setting_is_refused_at_start_in_one_line() {
+    let dir = common::plugin_dir(&["forum-site"]);
+    let config = dir.path().join("gleaner.toml");
+    std::fs::write(&config, "[plugins.forum-site]\nclient_ld = \"x\"\n").unwrap();
+    let serve = |env: (&str, &str)| {
+        gleaner()
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .env("GLEANER_PLUGIN_DIR", dir.path())
+            .env("GLEANER_DATA_DIR", dir.path().join("data"))
+            .env(env.0, env.1)
+            .output()
+            .unwrap()
+    };
+    for (env, named) in [
+        (
+            ("GLEANER_CONFIG", config.to_str().unwrap()),
+            "[plugins.forum-site] client_ld",
+        ),
+        (
+            ("GLEANER_PLUGIN_FORUM_SITE_CLIENT_SECRT", "s"),
+            "GLEANER_PLUGIN_FORUM_SITE_CLIENT_SECRT",
+        ),
+    ] {
+        let out = serve(env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{env:?} started: {stderr}");
+        let lines: Vec<&str> = stderr.trim().lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(lines[0].contains(named), "{stderr}");
+        assert!(
+            lines[0].contains("it accepts `client_id`, `client_secret`")
+                || lines[0].contains("it accepts `GLEANER_PLUGIN_FORUM_SITE_CLIENT_ID`"),
+            "{stderr}"
+        );
+    }
+}
+
+/// With no plugin serving, `/healthz` answers 503 `no plugins`; in JSON mode
+/// every line is JSON, and a plugin that fails to load is one log event.
+#[test]
+fn a_failed_load_is_one_json_event_and_health_says_no_plugins() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("broken.toml"),
+        "name = \"broken\"\nkind = \"processor\"\nroute = \"/broken\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("broken.wasm"), b"not a component").unwrap();
+    let port = common::free_port();
+    let mut child = gleaner()
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .env("GLEANER_PLUGIN_DIR", dir.path())
+        .env("GLEANER_DATA_DIR", dir.path().join("data"))
+        .env("GLEANER_LOG_FORMAT", "json")
+        .env("GLEANER_LOG", "info")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let (code, health) = loop {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the server never answered"
+        );
+        if let Some(answer) = get_healthz(port) {
+            break answer;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code, 503, "{health}");
+    assert_eq!(health["status"], "no plugins", "{health}");
+    assert_eq!(health["failed"], serde_json::json!(["broken"]), "{health}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events: Vec<Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let about_broken: Vec<&Value> = events
+        .iter()
+        .filter(|e| e.to_string().contains("broken"))
+        .collect();
+    assert_eq!(about_broken.len(), 1, "{stderr}");
+    assert_eq!(about_broken[0]["level"], "ERROR", "{stderr}");
+}
+
+/// `GET /healthz` over a plain connection: the status and the JSON body, or
+/// none while nothing listens.
+fn get_healthz(port: u16) -> Option<(u16, Value)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    let mut text = String::new();
+    stream.read_to_string(&mut text).ok()?;
+    let code = text.split(' ').nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n")?.1;
+    Some((code, serde_json::from_str(body).ok()?))
+}
+
+/// `gleaner plugin new` writes a standalone crate against this checkout's
+/// SDK, refuses a folder in use, and `plugin build` says what a plugin crate
+/// needs. (`make template-check` builds such crates and swaps them into a
+/// running server.)
+#[test]
+fn plugin_new_writes_a_standalone_crate_and_build_names_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let crate_dir = dir.path().join("my-processor");
+    let out = gleaner()
+        .args([
+            "plugin",
+            "new",
+            "my-processor",
+            "--kind",
+            "processor",
+            "--dir",
+        ])
+        .arg(&crate_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cargo = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    let parsed: toml::Table = toml::from_str(&cargo).unwrap();
+    assert!(parsed.contains_key("workspace"), "{cargo}");
+    let sdk = parsed["dependencies"]["gleaner-sdk"]["path"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        std::path::Path::new(sdk),
+        common::root().join("plugins/sdk"),
+        "{cargo}"
+    );
+    let manifest = std::fs::read_to_string(crate_dir.join("manifest.toml")).unwrap();
+    assert!(manifest.contains("name = \"my-processor\""), "{manifest}");
+    assert!(crate_dir.join("src/lib.rs").is_file());
+    assert!(crate_dir.join("tests/replay.toml").is_file());
+
+    let again = gleaner()
+        .args(["plugin", "new", "my-processor", "--dir"])
+        .arg(&crate_dir)
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("choose another --dir"));
+
+    let build = gleaner()
+        .args(["plugin", "build"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(!build.status.success());
+    assert!(
+        stderr.contains("is not a plugin crate") && stderr.contains("gleaner plugin new"),
+        "{stderr}"
+    );
+}

@@ -172,6 +172,33 @@ fn the_deployment_yaml_parses_and_agrees_with_itself() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("deploy files consistent"));
 }
 
+/// Serves `config` on a loopback port until the sender is used or dropped;
+/// the address.
+async fn serving(config: gleaner::config::Config) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let app = gleaner::App::start(config).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        app.serve(listener, async {
+            let _ = stopped.await;
+        })
+        .await
+        .unwrap();
+    });
+    (addr, stop)
+}
+
+/// Asserts that the health check script counts the server at `addr` alive.
+async fn assert_alive(addr: &str) {
+    let alive = healthcheck(addr, false).await;
+    assert!(
+        alive.status.success(),
+        "{}",
+        String::from_utf8_lossy(&alive.stderr)
+    );
+}
+
 /// Runs the image's health check script against `addr`.
 async fn healthcheck(addr: &str, ready: bool) -> Output {
     let mut command = tokio::process::Command::new("bash");
@@ -202,24 +229,8 @@ async fn the_health_check_is_ready_once_no_plugin_is_loading() {
     config.compile_hook = Some(CompileHook::new(move |_| {
         let _ = gate.lock().unwrap().recv();
     }));
-    let app = gleaner::App::start(config).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        app.serve(listener, async {
-            let _ = stopped.await;
-        })
-        .await
-        .unwrap();
-    });
-
-    let alive = healthcheck(&addr, false).await;
-    assert!(
-        alive.status.success(),
-        "{}",
-        String::from_utf8_lossy(&alive.stderr)
-    );
+    let (addr, stop) = serving(config).await;
+    assert_alive(&addr).await;
     let loading = healthcheck(&addr, true).await;
     assert_eq!(loading.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&loading.stderr);
@@ -288,4 +299,35 @@ fn make_image_says_when_no_docker_daemon_answers() {
             && stderr.contains("no-daemon.sock"),
         "{stderr}"
     );
+}
+
+/// With no plugin loaded, `/healthz` answers 503 `no plugins`: the health
+/// check counts the server alive (a restart would load none either) but not
+/// ready.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_plugin_the_server_is_alive_but_not_ready() {
+    assert!(
+        available("bash", "--version"),
+        "bash is not installed, so deploy/healthcheck.sh cannot run: install Debian's bash"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = common::config(&dir);
+    config.watch = false;
+    let (addr, stop) = serving(config).await;
+
+    let health = reqwest::get(format!("http://{addr}/healthz"))
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 503);
+    let body: serde_json::Value = health.json().await.unwrap();
+    assert_eq!(body["status"], "no plugins", "{body}");
+    assert_alive(&addr).await;
+    let ready = healthcheck(&addr, true).await;
+    assert_eq!(ready.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&ready.stderr);
+    assert!(
+        stderr.contains("not ready: no plugin is loaded"),
+        "{stderr}"
+    );
+    let _ = stop.send(());
 }

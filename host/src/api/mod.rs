@@ -113,10 +113,17 @@ pub fn router(state: AppState) -> Router {
 /// `cluster` names the replica and says whether NATS is connected; `browser`
 /// says whether the headless browser can be used, and if not, why;
 /// `features` lists the optional parts built into this binary.
-async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
+/// The server's health: 200 while a plugin serves or loads, 503 when none
+/// does (an empty plugin directory, or every load failed).
+async fn health(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
     let health = state.registry.health();
+    let (code, status) = match (health.ready, health.loading.is_empty()) {
+        (_, false) => (StatusCode::OK, "loading"),
+        (0, true) => (StatusCode::SERVICE_UNAVAILABLE, "no plugins"),
+        (_, true) => (StatusCode::OK, "ok"),
+    };
     let mut body = json!({
-        "status": if health.loading.is_empty() { "ok" } else { "loading" },
+        "status": status,
         "plugins": health.ready,
         "failed_plugins": health.failed.len(),
         "loading_plugins": health.loading.len(),
@@ -129,7 +136,7 @@ async fn health(State(state): State<AppState>) -> Json<serde_json::Value> {
     if let Some(cluster) = &state.cluster {
         body["cluster"] = cluster.health();
     }
-    Json(body)
+    (code, Json(body))
 }
 
 async fn dispatch(State(state): State<AppState>, request: Request<Body>) -> Response {

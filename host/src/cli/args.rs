@@ -220,6 +220,39 @@ pub(super) enum PluginCommand {
         /// The manifest, or the component.
         path: PathBuf,
     },
+    /// Creates a plugin crate that builds on its own, outside this
+    /// repository: a working sample plugin, its manifest and replay cases.
+    New {
+        /// The plugin's name: lower-case letters, digits and '-'.
+        name: String,
+        /// What the plugin is.
+        #[arg(long, value_enum, default_value_t = crate::cli::scaffold::TemplateKind::Source)]
+        kind: crate::cli::scaffold::TemplateKind,
+        /// Where to create it (default: ./NAME); it must not exist or be empty.
+        #[arg(long, value_name = "PATH")]
+        dir: Option<PathBuf>,
+        /// The SDK by path: the plugins/sdk folder of a Gleaner checkout
+        /// (default: the checkout this gleaner was built from, if it is still there).
+        #[arg(long, value_name = "PATH", conflicts_with = "sdk_version")]
+        sdk: Option<PathBuf>,
+        /// The SDK by version, from a registry cargo reaches, instead of a path.
+        #[arg(long, value_name = "VERSION")]
+        sdk_version: Option<String>,
+    },
+    /// Builds a plugin crate for wasm32-wasip2, checks it, precompiles it and
+    /// stages it in the plugin directory, where a server watching it
+    /// (GLEANER_WATCH, on by default) swaps it in.
+    Build {
+        /// The plugin crate (holding Cargo.toml and manifest.toml).
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// The plugin directory to stage it in [env: GLEANER_PLUGIN_DIR]
+        #[arg(long, value_name = "DIR")]
+        plugin_dir: Option<PathBuf>,
+        /// Cargo's target directory (default: the crate's own target/).
+        #[arg(long, value_name = "DIR")]
+        target_dir: Option<PathBuf>,
+    },
 }
 
 /// Settings of `serve` and `demo` as flags; each overrides its variable and

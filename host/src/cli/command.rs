@@ -72,6 +72,59 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                 ExitCode::FAILURE
             })
         }
+        Command::Plugin(PluginCommand::New {
+            name,
+            kind,
+            dir,
+            sdk,
+            sdk_version,
+        }) => {
+            use crate::cli::scaffold::{new_plugin, SdkSource};
+            let sdk = match (sdk, sdk_version) {
+                (Some(path), _) => SdkSource::Path(path),
+                (None, Some(version)) => SdkSource::Version(version),
+                (None, None) => SdkSource::built_from().ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "no Gleaner checkout beside this binary: give the SDK with --sdk PATH \
+                         (the plugins/sdk folder of a checkout) or --sdk-version VERSION"
+                    )
+                })?,
+            };
+            let dir = dir.unwrap_or_else(|| PathBuf::from(&name));
+            new_plugin(&name, kind, &dir, &sdk)?;
+            println!("created {} ({kind:?} plugin {name}):", dir.display());
+            println!("  Cargo.toml          a crate of its own, against the SDK ({sdk})");
+            println!("  manifest.toml       name, route, allowlist, request fields");
+            println!("  src/lib.rs          the plugin");
+            println!("  tests/              replay cases and the recorded traffic they replay");
+            println!(
+                "next: gleaner plugin build {} --plugin-dir DIR (a server watching DIR swaps it in)",
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Plugin(PluginCommand::Build {
+            path,
+            plugin_dir,
+            target_dir,
+        }) => {
+            init_logging("warn")?;
+            let mut config = config;
+            if let Some(dir) = plugin_dir {
+                config.plugin_dir = dir;
+            }
+            let staged = crate::cli::build(&config, &path, target_dir.as_deref()).await?;
+            println!(
+                "staged     {} {} in {}: {} and {}; a server watching that directory serves it at {} within a second or two",
+                staged.manifest.name,
+                staged.manifest.version,
+                config.plugin_dir.display(),
+                file_name(&staged.manifest_path),
+                file_name(&staged.component),
+                staged.manifest.route
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Precompile { dirs, force } => {
             init_logging("warn")?;
             let failed = crate::cli::precompile(&dirs, force)?;
@@ -238,4 +291,11 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                 .map(|_| ExitCode::SUCCESS)
         }
     }
+}
+
+/// A path's last component, for messages.
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

@@ -1,8 +1,10 @@
-//! Command-line tools for plugin authors and operators: `gleaner plugin check`,
+//! Command-line tools for plugin authors and operators: `gleaner plugin new`,
+//! `gleaner plugin build`, `gleaner plugin check`,
 //! `gleaner fetch`, `gleaner har`, `gleaner doctor`, `gleaner precompile`, and
 //! the fixtures `gleaner demo` serves with.
 
 mod args;
+mod build;
 mod check;
 pub mod command;
 mod doctor;
@@ -14,8 +16,10 @@ pub mod jobs;
 mod output;
 mod plugins;
 mod precompile;
+pub mod scaffold;
 mod serve;
 
+pub use build::build;
 pub use check::check;
 pub use doctor::{doctor, DoctorArgs};
 pub use fetch::{fetch, FetchArgs};

@@ -52,6 +52,18 @@ pub fn precompile(dirs: &[PathBuf], force: bool) -> anyhow::Result<usize> {
             }
         }
     }
+    precompile_components(&components, force, failed)
+}
+
+/// Precompiles `components` (with `force`, even those whose artifact is up to
+/// date), staging each artifact beside its component; `failed` counts the
+/// problems found before. Returns how many could not be precompiled, those
+/// included.
+pub(super) fn precompile_components(
+    components: &[PathBuf],
+    force: bool,
+    mut failed: usize,
+) -> anyhow::Result<usize> {
     let (engine, _) = engine::build()?;
     // A plugin's preparation runs under a deadline counted in epoch ticks.
     crate::runtime::start_epoch_ticker(&engine)?;
@@ -62,7 +74,7 @@ pub fn precompile(dirs: &[PathBuf], force: bool) -> anyhow::Result<usize> {
             .expect("valid template"),
     );
     let (mut compiled, mut current) = (0, 0);
-    for component in &components {
+    for component in components {
         let name = component
             .file_name()
             .unwrap_or_default()

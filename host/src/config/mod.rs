@@ -10,6 +10,7 @@ use anyhow::Context;
 use serde::Deserialize;
 
 pub mod plugin_dir;
+pub mod plugin_settings;
 pub mod settings;
 
 /// Errors in the configuration; each says which setting is wrong and how to fix it.

@@ -341,8 +341,8 @@ fn health() -> RefOr<Schema> {
             (
                 "status",
                 described(
-                    typed(Type::String, false).enum_values(Some(["ok", "loading"])),
-                    "`loading` while some plugin's first load (a compile) is under way",
+                    typed(Type::String, false).enum_values(Some(["ok", "loading", "no plugins"])),
+                    "`loading` while some plugin's first load (a compile) is under way; `no plugins` (with HTTP 503) when no plugin serves or loads",
                 ),
             ),
             ("plugins", count("Plugins serving")),

@@ -76,18 +76,20 @@ fn responses(list: Vec<(u16, RefOr<utoipa::openapi::Response>)>) -> Responses {
 
 /// The public routes: `/healthz`, `/openapi.json`, `/docs`.
 pub fn public_paths() -> Vec<(&'static str, PathItem)> {
-    let get =
-        |summary: &str, description: &str, ok: RefOr<utoipa::openapi::Response>, tag: &str| {
-            PathItem::new(
-                HttpMethod::Get,
-                OperationBuilder::new()
-                    .summary(Some(summary))
-                    .description(Some(description))
-                    .operation_id(Some(summary.to_lowercase().replace(' ', "_")))
-                    .tag(tag)
-                    .responses(responses(vec![(200, ok)])),
-            )
-        };
+    let get = |summary: &str,
+               description: &str,
+               answers: Vec<(u16, RefOr<utoipa::openapi::Response>)>,
+               tag: &str| {
+        PathItem::new(
+            HttpMethod::Get,
+            OperationBuilder::new()
+                .summary(Some(summary))
+                .description(Some(description))
+                .operation_id(Some(summary.to_lowercase().replace(' ', "_")))
+                .tag(tag)
+                .responses(responses(answers)),
+        )
+    };
     let html = ResponseBuilder::new()
         .description("An HTML page rendering this document")
         .content(
@@ -102,8 +104,14 @@ pub fn public_paths() -> Vec<(&'static str, PathItem)> {
             "/healthz",
             get(
                 "Health",
-                "Answers without a key, for load balancers, always with 200; `status` is `loading` while plugins are still compiling after start-up.",
-                json_response("The server's health", reference("Health")),
+                "Answers without a key, for load balancers: 200 while some plugin serves or is loading (`status` is `loading` while plugins are still compiling after start-up), 503 with `status: \"no plugins\"` when none is, as when the plugin directory is empty or every plugin failed to load.",
+                vec![
+                    (200, json_response("The server's health", reference("Health"))),
+                    (
+                        503,
+                        json_response("No plugin serves or is loading", reference("Health")),
+                    ),
+                ],
                 "service",
             ),
         ),
@@ -112,7 +120,10 @@ pub fn public_paths() -> Vec<(&'static str, PathItem)> {
             get(
                 "OpenAPI document",
                 "This document, assembled from the manifests of the plugins serving now: it changes with every hot swap. Answers without a key.",
-                json_response("The OpenAPI 3.1 document", typed(Type::Object, false).into()),
+                vec![(
+                    200,
+                    json_response("The OpenAPI 3.1 document", typed(Type::Object, false).into()),
+                )],
                 "service",
             ),
         ),
@@ -149,7 +160,7 @@ pub fn public_paths() -> Vec<(&'static str, PathItem)> {
             get(
                 "API documentation",
                 "A human-readable page rendered from /openapi.json. Answers without a key.",
-                html,
+                vec![(200, html)],
                 "service",
             ),
         ),

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::{manifest_files, Fingerprint, Registry, Ticket};
 use crate::capabilities::settings::Settings;
+use crate::config::plugin_settings::{self, Declared};
 use crate::config::Config;
 use crate::manifest::{Manifest, ManifestError};
 use crate::runtime::{Artifacts, Located, Runtime};
@@ -41,10 +42,17 @@ pub async fn start(
     let readers = Arc::new(tokio::sync::Semaphore::new(
         std::thread::available_parallelism().map_or(2, |n| n.get()),
     ));
+    let manifests: Vec<_> = manifests
+        .into_iter()
+        .map(|path| {
+            let manifest = super::read_manifest(&path);
+            (path, manifest)
+        })
+        .collect();
+    check_settings(config, &manifests)?;
     let mut tasks = tokio::task::JoinSet::new();
     let mut tickets = HashMap::new();
-    for path in manifests {
-        let manifest = super::read_manifest(&path);
+    for (path, manifest) in manifests {
         let ticket = registry.begin(&path, Fingerprint::of(&path), manifest.as_ref().ok());
         let task = tasks.spawn(locate(
             registry.clone(),
@@ -81,6 +89,30 @@ pub async fn start(
             runtime.clone(),
             pending,
         ));
+    }
+    Ok(())
+}
+
+/// Refuses a plugin setting (file or environment) that its plugin does not
+/// declare; warns about settings naming no plugin here yet.
+fn check_settings(
+    config: &Config,
+    manifests: &[(std::path::PathBuf, Result<Manifest, ManifestError>)],
+) -> anyhow::Result<()> {
+    let declared: Vec<Declared> = manifests
+        .iter()
+        .filter_map(|(_, m)| m.as_ref().ok())
+        .map(|m| Declared {
+            name: m.name.clone(),
+            keys: m.config_keys(),
+        })
+        .collect();
+    let vars = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
+    for setting in plugin_settings::check(config, &declared, vars)? {
+        tracing::warn!(
+            %setting,
+            "a plugin setting names no plugin in the plugin directory; it applies once that plugin is added"
+        );
     }
     Ok(())
 }

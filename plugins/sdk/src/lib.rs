@@ -54,7 +54,7 @@
 
 /// Generates the export bindings of a plugin world (`"source"`, `"post-source"` or
 /// `"processor"`) from `wit/`, reusing this crate's bindings of the host interfaces.
-/// Call it once at the root of a plugin crate that lives in `plugins/<name>/`.
+/// Call it once at the root of a plugin crate, wherever it lives.
 #[macro_export]
 macro_rules! plugin_bindings {
     ($world:tt) => {
@@ -197,20 +197,8 @@ macro_rules! __export_processor {
     };
 }
 
-/// [`plugin_bindings!`]'s generator, given the shared interfaces' list.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __plugin_world {
-    ({ $world:tt } $($key:tt => $interface:ident,)*) => {
-        wit_bindgen::generate!({
-            world: $world,
-            path: "../../wit",
-            with: {
-                $($key: gleaner_sdk::wit::gleaner::plugin::$interface,)*
-            },
-        });
-    };
-}
+// `__plugin_world!`, written by build.rs with the WIT package's absolute path.
+include!(concat!(env!("OUT_DIR"), "/plugin_world.rs"));
 
 #[doc(hidden)]
 pub use gleaner_contract::with_imports;
