@@ -40,28 +40,16 @@ plugins: wasm-target host
 	./target/release/gleaner precompile $(PLUGIN_OUT)
 	@echo "plugins staged and precompiled in $(PLUGIN_OUT) (test plugins in $(TEST_PLUGIN_OUT))"
 
-# Test targets build the server as the tests do. The tests' dependencies turn
-# on other features in crates wasmtime shares, so `cargo build` and `cargo
-# test` would each compile wasmtime; building the binary through `cargo test
-# --no-run` (which puts it at target/release/gleaner too) compiles it once.
-ifneq ($(filter test test-% template-check,$(MAKECMDGOALS)),)
-HOST_FOR_TESTS := 1
-endif
-export HOST_FOR_TESTS
-
 ## The server's cargo features (host/Cargo.toml): all of them by default;
 ## `make demo` builds the lean server, which answers from recordings and needs
 ## neither BoringSSL, nor a NATS client, nor a DevTools client.
 HOST_FEATURES ?=
 demo: HOST_FEATURES = --no-default-features
 
-## Builds the server (with the tests, for the test targets).
+## Builds the server. Its dependencies are built once for this, `make demo`
+## and `make test` alike (crates/unify), so the test build reuses them.
 host: native-tools
-ifeq ($(HOST_FOR_TESTS),1)
-	$(CARGO) test --release --workspace --no-run
-else
 	$(CARGO) build --release -p gleaner $(HOST_FEATURES)
-endif
 
 ## Builds everything and serves on 127.0.0.1:8080 (GLEANER_ADDR to change).
 run: plugins host
@@ -190,14 +178,14 @@ ignored = set -o pipefail; $(CARGO) test --release --workspace --test tests -- -
 ## visited for plugins, and the browser fingerprint.
 test-browser: plugins
 	@scripts/test-tools.sh chromium openssl
-	$(call ignored,browser,browser:: browser_visits:: fingerprint::)
+	$(call ignored,browser,browser:: browser_visits:: fingerprint:: security::browser_devtools::)
 
 ## The cluster tests: a real nats-server with JetStream (Debian's package) on a
 ## random loopback port, and two or three replicas; jobs, schedules, shared
 ## pacing, walls, sessions and roll-outs, and an outage.
 test-cluster: plugins
 	@scripts/test-tools.sh nats-server openssl
-	$(call ignored,cluster,cluster:: --test-threads=1)
+	$(call ignored,cluster,cluster:: security::cluster_trust:: --test-threads=1)
 
 ## Real proxies (Debian's squid, microsocks, openssl) and the requests of a page
 ## open in the headless browser through them.

@@ -27,6 +27,7 @@ except ImportError as e:
 DEPLOY = pathlib.Path(__file__).resolve().parent
 ROOT = DEPLOY.parent
 K8S = DEPLOY / "kubernetes"
+NATS_CONF = DEPLOY / "nats" / "nats.conf"
 
 # Resident memory of the server at peak under the heaviest load `make bench`
 # measures (256 fetches at once, three pages each, plugin memory included), MiB.
@@ -149,6 +150,18 @@ def main():
             check(ref["key"] in secret["stringData"],
                   f"deployment.yaml: {name} reads key {ref['key']}, which the Secret does not have")
             referenced.add(ref["key"])
+    # Cluster mode's overlay reads the NATS password too.
+    for path in sorted((K8S / "cluster").glob("*.yaml")):
+        for d in load(path):
+            if d.get("kind") not in ("Deployment", "StatefulSet"):
+                continue
+            for overlay_container in d["spec"]["template"]["spec"]["containers"]:
+                for entry in overlay_container.get("env", []):
+                    ref = entry.get("valueFrom", {}).get("secretKeyRef")
+                    if ref:
+                        check(ref["name"] == secret["metadata"]["name"] and ref["key"] in secret["stringData"],
+                              f"cluster/{path.name}: {entry['name']} reads {ref['name']}/{ref['key']}, which the Secret does not have")
+                        referenced.add(ref["key"])
     check(referenced == set(secret["stringData"]),
           f"secret.example.yaml has keys no variable reads: {set(secret['stringData']) - referenced}")
     check("GLEANER_API_KEYS" in env and "secretKeyRef" in env["GLEANER_API_KEYS"].get("valueFrom", {}),
@@ -223,8 +236,18 @@ def cluster(max_total, drain_ms, writable):
     doc = load(DEPLOY / "compose.cluster.yaml")[0]
     services = doc["services"]
     nats = services.get("nats")
+    check(NATS_CONF.is_file(), "nats/nats.conf is missing: the NATS configuration the cluster forms run with")
+    users = nats_users(NATS_CONF.read_text()) if NATS_CONF.is_file() else ""
+    check("password: $GLEANER_NATS_PASSWORD" in users,
+          "nats/nats.conf: the replicas' user must take its password from GLEANER_NATS_PASSWORD")
     if check(nats is not None, "compose.cluster.yaml: no nats service"):
         check("-js" in nats["command"], "compose.cluster.yaml: NATS runs without JetStream (-js)")
+        command = nats["command"]
+        check("-c" in command and command[command.index("-c") + 1] == "/etc/nats/nats.conf"
+              and "./nats/nats.conf:/etc/nats/nats.conf:ro" in nats.get("volumes", []),
+              "compose.cluster.yaml: NATS must run with deploy/nats/nats.conf, which asks clients for credentials")
+        check(str(nats.get("environment", {}).get("GLEANER_NATS_PASSWORD", "")).startswith("${GLEANER_NATS_PASSWORD:?"),
+              "compose.cluster.yaml: NATS must require GLEANER_NATS_PASSWORD")
     replicas = {name: svc for name, svc in services.items() if name.startswith("gleaner")}
     check(len(replicas) == 3, f"compose.cluster.yaml: {len(replicas)} replicas, not 3")
     names = set()
@@ -236,6 +259,9 @@ def cluster(max_total, drain_ms, writable):
               f"compose.cluster.yaml: {name} must require GLEANER_TOKEN_SECRET (a replica refuses to start without it)")
         check(str(env.get("GLEANER_API_KEYS", "")).startswith("${GLEANER_API_KEYS:?"),
               f"compose.cluster.yaml: {name} must require GLEANER_API_KEYS")
+        check(env.get("GLEANER_NATS_USER") == "gleaner"
+              and str(env.get("GLEANER_NATS_PASSWORD", "")).startswith("${GLEANER_NATS_PASSWORD:?"),
+              f"compose.cluster.yaml: {name} must connect to NATS as the user gleaner with GLEANER_NATS_PASSWORD")
         names.add(env.get("GLEANER_REPLICA_NAME"))
         check(mebibytes(svc["mem_limit"]) >= max_total + MEASURED_PEAK_MIB,
               f"compose.cluster.yaml: {name}'s mem_limit is below max_total_memory_mib plus the measured peak")
@@ -262,6 +288,11 @@ def cluster(max_total, drain_ms, writable):
     nodes = statefulset["spec"]["replicas"]
     config = docs["ConfigMap"][0]["data"]["nats.conf"]
     check("jetstream" in config, "cluster/nats.yaml: NATS runs without JetStream")
+    check(nats_users(config) == users,
+          "cluster/nats.yaml: its authorization block must be deploy/nats/nats.conf's, word for word")
+    nats_env = {e["name"]: e for e in statefulset["spec"]["template"]["spec"]["containers"][0].get("env", [])}
+    check(nats_env.get("GLEANER_NATS_PASSWORD", {}).get("valueFrom", {}).get("secretKeyRef", {}).get("key") == "nats-password",
+          "cluster/nats.yaml: NATS must read GLEANER_NATS_PASSWORD from the Secret's nats-password")
     check(config.count("nats://nats-") == nodes, "cluster/nats.yaml: the routes do not name every node")
     services = {svc["metadata"]["name"]: svc for svc in docs["Service"]}
     patch = docs["Deployment"][0]
@@ -271,6 +302,25 @@ def cluster(max_total, drain_ms, writable):
     check(host in services, f"cluster/gleaner-cluster.yaml: GLEANER_NATS_URL names {host}, which no Service is")
     check(int(env["GLEANER_NATS_REPLICAS"]["value"]) <= nodes,
           "cluster/gleaner-cluster.yaml: GLEANER_NATS_REPLICAS exceeds the NATS nodes")
+    check(env.get("GLEANER_NATS_USER", {}).get("value") == "gleaner"
+          and env.get("GLEANER_NATS_PASSWORD", {}).get("valueFrom", {}).get("secretKeyRef", {}).get("key") == "nats-password",
+          "cluster/gleaner-cluster.yaml: replicas must connect as the user gleaner with the Secret's nats-password")
+
+
+def nats_users(config):
+    """The `authorization { ... }` block of a NATS configuration, each line
+    stripped: what must be the same wherever NATS runs for Gleaner."""
+    start = config.find("authorization {")
+    if start < 0:
+        return ""
+    depth, end = 0, start
+    for i, c in enumerate(config[start:], start):
+        depth += c == "{"
+        depth -= c == "}"
+        if depth == 0 and c == "}":
+            end = i + 1
+            break
+    return "\n".join(line.strip() for line in config[start:end].splitlines())
 
 
 if __name__ == "__main__":

@@ -29,14 +29,14 @@ use axum::routing::get;
 use serde_json::{json, Value};
 
 const PLUGIN: &str = "test-browser-source";
-const ROUTE: &str = "/test-browser-source/reviews";
+pub(crate) const ROUTE: &str = "/test-browser-source/reviews";
 /// API pages behind the challenge.
 const PAGES: u64 = 20;
 /// Reviews per API page.
 const PER_PAGE: u64 = 5;
 
 /// Fails the test, saying what to install, when Debian's Chromium is not here.
-fn require_chromium() {
+pub(crate) fn require_chromium() {
     if let Some(why) =
         gleaner::capabilities::browser::BrowserService::new(&Default::default()).unavailable()
     {
@@ -48,7 +48,7 @@ fn require_chromium() {
 
 /// What the site has been asked.
 #[derive(Default)]
-struct Seen {
+pub(crate) struct Seen {
     dom_pages: AtomicUsize,
     dom_api: AtomicUsize,
     /// The `user-agent` and `sec-ch-ua` the page's own `fetch()` arrived with.
@@ -145,7 +145,7 @@ const CHALLENGE_SCRIPTS: [(&str, &str); 2] = [
 ];
 
 /// The test site on loopback.
-async fn site() -> (Arc<Seen>, String) {
+pub(crate) async fn site() -> (Arc<Seen>, String) {
     let seen = Arc::new(Seen::default());
     let (s1, s2, s3, s4, s5) = (
         seen.clone(),
@@ -243,7 +243,10 @@ fn api(seen: &Seen, headers: &HeaderMap, page: u64) -> Response {
 }
 
 /// A live server (no replay) whose plugin reaches `shop.test` at `base`.
-async fn server(base: &str, adjust: impl FnOnce(&mut gleaner::config::Config)) -> common::Server {
+pub(crate) async fn server(
+    base: &str,
+    adjust: impl FnOnce(&mut gleaner::config::Config),
+) -> common::Server {
     let base = base.to_owned();
     common::start(&[PLUGIN, "review-chunk"], move |c| {
         c.replay = None;

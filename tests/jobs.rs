@@ -151,7 +151,7 @@ impl Site {
     }
 }
 
-async fn server(
+pub(crate) async fn server(
     site: SocketAddr,
     adjust: impl FnOnce(&mut gleaner::config::Config),
 ) -> common::Server {
@@ -186,8 +186,14 @@ pub(crate) async fn send(
 pub(crate) const KEY: &str = "jobs-key-one";
 
 /// A server for `site` that takes [`KEY`].
-async fn keyed(site: &Site) -> common::Server {
+pub(crate) async fn keyed(site: &Site) -> common::Server {
     server(site.serve().await, |c| c.api_keys = vec![KEY.into()]).await
+}
+
+/// A server for `site` that takes each of `keys`.
+pub(crate) async fn server_with_keys(site: &Site, keys: &[&str]) -> common::Server {
+    let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    server(site.serve().await, move |c| c.api_keys = keys).await
 }
 
 /// A synchronous fetch from the source endpoint.
@@ -195,9 +201,39 @@ pub(crate) async fn fetch(s: &common::Server, body: Value) -> (u16, Value) {
     send(s, reqwest::Method::POST, HUB, KEY, Some(body)).await
 }
 
+/// What a webhook receiver got: each delivery's headers and body.
+pub(crate) type Deliveries = Arc<Mutex<Vec<(HeaderMap, String)>>>;
+
+/// A webhook receiver at `/hook` that keeps every delivery and answers the
+/// n-th (from 1) with `answer(n)`; its address and what it got.
+pub(crate) async fn receiver(
+    answer: impl Fn(usize) -> StatusCode + Clone + Send + Sync + 'static,
+) -> (SocketAddr, Deliveries) {
+    let seen: Deliveries = Arc::default();
+    let keep = seen.clone();
+    let addr = common::upstream(axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap, body: String| {
+            let (keep, answer) = (keep.clone(), answer.clone());
+            async move {
+                let mut all = keep.lock().unwrap();
+                all.push((headers, body));
+                answer(all.len())
+            }
+        }),
+    ))
+    .await;
+    (addr, seen)
+}
+
 /// Submits a job; its id, once it is accepted.
 pub(crate) async fn submit(s: &common::Server, body: Value) -> String {
-    let (status, job) = send(s, reqwest::Method::POST, "/jobs", KEY, Some(body)).await;
+    submit_as(s, KEY, body).await
+}
+
+/// Submits a job with API key `key`; its id, once it is accepted.
+pub(crate) async fn submit_as(s: &common::Server, key: &str, body: Value) -> String {
+    let (status, job) = send(s, reqwest::Method::POST, "/jobs", key, Some(body)).await;
     assert_eq!(status, 202, "{job}");
     job["job_id"].as_str().unwrap().to_owned()
 }
@@ -377,23 +413,10 @@ async fn a_job_of_600_reviews_is_read_back_in_full_in_order() {
 async fn a_webhook_is_retried_until_answered_and_signed() {
     let site = Site::with(30);
     let addr = site.serve().await;
-    let seen: Arc<Mutex<Vec<(HeaderMap, String)>>> = Arc::default();
-    let keep = seen.clone();
-    let receiver = common::upstream(axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move |headers: HeaderMap, body: String| {
-            let keep = keep.clone();
-            async move {
-                let mut all = keep.lock().unwrap();
-                all.push((headers, body));
-                if all.len() < 3 {
-                    StatusCode::INTERNAL_SERVER_ERROR
-                } else {
-                    StatusCode::OK
-                }
-            }
-        }),
-    ))
+    let (receiver, seen) = receiver(|n| match n < 3 {
+        true => StatusCode::INTERNAL_SERVER_ERROR,
+        false => StatusCode::OK,
+    })
     .await;
     let s = server(addr, move |c| {
         c.api_keys = vec![KEY.into()];
@@ -435,9 +458,14 @@ async fn a_webhook_is_retried_until_answered_and_signed() {
     let (t, v1) = header.split_once(',').unwrap();
     let t = t.strip_prefix("t=").unwrap();
     let v1 = v1.strip_prefix("v1=").unwrap();
+    let delivery = headers["gleaner-delivery-id"].to_str().unwrap();
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(format!("{t}.{raw}").as_bytes());
+    mac.update(format!("{t}.{delivery}.{raw}").as_bytes());
     assert_eq!(v1, hex::encode(mac.finalize().into_bytes()));
+    // Every attempt of one delivery carries the same id.
+    for (other, _) in &deliveries[..2] {
+        assert_eq!(other["gleaner-delivery-id"], delivery);
+    }
     let age = gleaner::jobs::model::now_ms() / 1000 - t.parse::<i64>().unwrap();
     assert!((0..300).contains(&age), "a fresh timestamp: {age} s");
 }

@@ -139,7 +139,7 @@ impl App {
             .with_compile_hook(config.compile_hook.clone())
             .with_plugin_memory_share(config.max_plugin_memory_share),
         );
-        let keys = api::auth::ApiKeys::new(&config.api_keys);
+        let mut keys = api::auth::ApiKeys::new(&config.api_keys);
         let admin_keys = api::auth::ApiKeys::new(&config.admin_keys);
         let tokens = Arc::new(config.token_key()?);
         tokens.register_as_secret();
@@ -163,6 +163,9 @@ impl App {
         };
         if let Some(cluster) = &cluster {
             cluster.share(runtime.services());
+            // What a key owns is named, in the shared buckets, by an HMAC
+            // under the cluster's key.
+            keys = api::auth::ApiKeys::with_owners(&config.api_keys, |key| cluster.owner_id(key));
         }
         let jobs = jobs::Jobs::open(
             jobs::Parts {

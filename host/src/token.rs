@@ -73,7 +73,7 @@ impl TokenKey {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
             Err(_) => {}
         }
-        std::fs::create_dir_all(data_dir).map_err(io)?;
+        crate::config::data_dir::create(data_dir).map_err(io)?;
         let mut secret = [0u8; MIN_SECRET_LEN];
         getrandom::getrandom(&mut secret).map_err(|e| io(std::io::Error::other(e.to_string())))?;
         let secret = hex::encode(secret);

@@ -270,8 +270,9 @@ async fn a_webhook_is_sent_once_signed_and_its_secret_is_sealed_in_the_buckets()
     let (headers, raw) = &deliveries[0];
     let header = headers["gleaner-signature"].to_str().unwrap();
     let (t, v1) = header.split_once(',').unwrap();
+    let delivery = headers["gleaner-delivery-id"].to_str().unwrap();
     let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(format!("{}.{raw}", t.strip_prefix("t=").unwrap()).as_bytes());
+    mac.update(format!("{}.{delivery}.{raw}", t.strip_prefix("t=").unwrap()).as_bytes());
     assert_eq!(
         v1.strip_prefix("v1=").unwrap(),
         hex::encode(mac.finalize().into_bytes())

@@ -10,11 +10,11 @@
 //! is not on the PATH.
 
 mod jobs;
-mod nats;
+pub(crate) mod nats;
 mod pacing;
-mod rollout;
+pub(crate) mod rollout;
 mod shared;
-mod startup;
+pub(crate) mod startup;
 
 use std::net::SocketAddr;
 
@@ -28,7 +28,7 @@ async fn replica(nats: &nats::Nats, site: SocketAddr, name: &str) -> common::Ser
 }
 
 /// As [`replica`], after `adjust` edits the configuration.
-async fn replica_with(
+pub(crate) async fn replica_with(
     nats: &nats::Nats,
     site: SocketAddr,
     name: &str,
@@ -41,6 +41,7 @@ async fn replica_with(
             .insert("www.trustpilot.com".into(), format!("http://{site}"));
         c.api_keys = vec![KEY.into()];
         c.cluster.nats_url = Some(url);
+        c.cluster.nats_token = Some(nats::TOKEN.into());
         c.cluster.job_ack_wait_secs = 2;
         c.cluster.replica_name = Some(name);
         adjust(c);
@@ -50,7 +51,7 @@ async fn replica_with(
 
 /// The test's own link to the cluster at `url` (as a replica's, with the
 /// test servers' token secret), after `adjust` edits its cluster settings.
-async fn connect(
+pub(crate) async fn connect(
     url: String,
     adjust: impl FnOnce(&mut gleaner::cluster::settings::ClusterConfig),
 ) -> anyhow::Result<std::sync::Arc<gleaner::cluster::Cluster>> {
@@ -59,6 +60,7 @@ async fn connect(
         ..Default::default()
     };
     config.cluster.nats_url = Some(url);
+    config.cluster.nats_token = Some(nats::TOKEN.into());
     adjust(&mut config.cluster);
     gleaner::cluster::Cluster::connect(&config).await
 }
@@ -67,6 +69,7 @@ async fn connect(
 fn replica_env(nats: &nats::Nats, site: SocketAddr, name: &str) -> Vec<(&'static str, String)> {
     vec![
         ("GLEANER_NATS_URL", nats.url()),
+        ("GLEANER_NATS_TOKEN", nats::TOKEN.into()),
         ("GLEANER_JOB_ACK_WAIT_SECS", "2".into()),
         ("GLEANER_REPLICA_NAME", name.into()),
         ("GLEANER_TOKEN_SECRET", common::TOKEN_SECRET.into()),

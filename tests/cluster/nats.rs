@@ -5,6 +5,9 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The token [`Nats::start`]'s servers ask for.
+pub const TOKEN: &str = "nats-test-token-0123456789";
+
 /// A `nats-server -js` child process, killed when dropped.
 pub struct Nats {
     child: Option<Child>,
@@ -12,16 +15,24 @@ pub struct Nats {
     dir: tempfile::TempDir,
     /// Arguments beyond JetStream, address, port and store (auth, TLS).
     extra: Vec<String>,
+    /// Environment the server reads (a configuration's `$VARIABLES`).
+    env: Vec<(String, String)>,
 }
 
 impl Nats {
-    /// Starts a server and waits until it takes connections.
+    /// Starts a server that asks for [`TOKEN`], and waits until it takes
+    /// connections.
     pub fn start() -> Nats {
-        Nats::start_with(&[])
+        Nats::start_with(&["--auth", TOKEN])
     }
 
     /// As [`Nats::start`], with more arguments (`--auth`, `--tls` …).
     pub fn start_with(extra: &[&str]) -> Nats {
+        Nats::start_with_env(extra, &[])
+    }
+
+    /// As [`Nats::start_with`], with environment variables for the server.
+    pub fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Nats {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -32,6 +43,10 @@ impl Nats {
             port,
             dir: tempfile::tempdir().unwrap(),
             extra: extra.iter().map(|a| (*a).to_owned()).collect(),
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
         };
         nats.run();
         nats
@@ -43,6 +58,7 @@ impl Nats {
             .args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string(), "-sd"])
             .arg(self.dir.path())
             .args(&self.extra)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

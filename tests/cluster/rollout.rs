@@ -11,16 +11,34 @@ use super::nats::Nats;
 use crate::common;
 use crate::hotswap::{served_version, staged, swap_dir};
 
-const ADMIN: &str = "rollout-admin-key";
+pub(crate) const ADMIN: &str = "rollout-admin-key";
 
 /// A replica serving test-swap 1.0.0 from its own directory.
-async fn swap_replica(nats: &Nats, name: &str) -> common::Server {
+pub(crate) async fn swap_replica(nats: &Nats, name: &str) -> common::Server {
     let dir = swap_dir();
     let mut config = common::config(&dir);
     config.admin_keys = vec![ADMIN.into()];
     config.cluster.nats_url = Some(nats.url());
+    config.cluster.nats_token = Some(super::nats::TOKEN.into());
     config.cluster.replica_name = Some(name.into());
     common::start_with(dir, config).await
+}
+
+/// Uploads test-swap 2.0.0 to `s` through the admin API; the answer.
+pub(crate) async fn upload_v2(s: &common::Server) -> Value {
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let manifest = String::from_utf8(staged("test-swap-v2.toml")).unwrap();
+    let upload = json!({"manifest": manifest, "component": b64(&staged("test-swap-v2.wasm"))});
+    let r = s
+        .client
+        .put(s.url("/admin/plugins/test-swap"))
+        .header("x-api-key", ADMIN)
+        .json(&upload)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
 }
 
 /// The version of test-swap each replica reports in the cluster.
@@ -58,20 +76,8 @@ async fn an_upload_to_one_replica_serves_on_every_replica_with_no_failed_request
         }));
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
-    let manifest = String::from_utf8(staged("test-swap-v2.toml")).unwrap();
-    let upload = json!({"manifest": manifest, "component": b64(&staged("test-swap-v2.wasm"))});
-    let r = a
-        .client
-        .put(a.url("/admin/plugins/test-swap"))
-        .header("x-api-key", ADMIN)
-        .json(&upload)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    let body = upload_v2(&a).await;
     let uploaded = Instant::now();
-    let body: Value = r.json().await.unwrap();
     assert!(
         body["rollout"].as_str().unwrap().starts_with("announced"),
         "{body}"
@@ -136,18 +142,16 @@ async fn an_upload_to_one_replica_serves_on_every_replica_with_no_failed_request
         served.load(Ordering::Relaxed)
     );
 
-    // A version whose component cannot be had is refused everywhere; each
-    // replica keeps what it serves and says why.
+    // A signed version whose component fails the checks (it reports 1.0.0,
+    // its manifest says 3.0.0) is refused everywhere; each replica keeps what
+    // it serves and says why.
     let cluster = super::connect(nats.url(), |_| {}).await.unwrap();
-    let broken = json!({
-        "name": "test-swap", "version": "3.0.0", "sha256": "00", "object": "missing.wasm",
-        "manifest": String::from_utf8(staged("test-swap-v1.toml")).unwrap().replace("1.0.0", "3.0.0"),
-        "by": "test",
-    });
+    let manifest = String::from_utf8(staged("test-swap-v1.toml"))
+        .unwrap()
+        .replace("1.0.0", "3.0.0");
     cluster
-        .resources
-        .versions
-        .put("test-swap", broken.to_string().into())
+        .rollout
+        .announce("test-swap", &manifest, &staged("test-swap-v1.wasm"))
         .await
         .unwrap();
     let started = Instant::now();
@@ -163,7 +167,7 @@ async fn an_upload_to_one_replica_serves_on_every_replica_with_no_failed_request
             let first = &replicas[0];
             assert_eq!(first["version"], "2.0.0", "{first}");
             assert!(
-                first["error"].as_str().unwrap().contains("missing.wasm"),
+                first["error"].as_str().unwrap().contains("3.0.0"),
                 "{first}"
             );
             break;

@@ -205,6 +205,7 @@ async fn a_proxy_one_replica_retired_for_a_host_is_left_out_by_another() {
                 c.upstream_override
                     .insert(format!("{PLUGIN}:cookies.test"), base);
                 c.cluster.nats_url = Some(url);
+                c.cluster.nats_token = Some(super::nats::TOKEN.into());
                 c.cluster.replica_name = Some(name.into());
             })
             .await

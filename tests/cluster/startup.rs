@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use crate::common;
 
 /// Runs `gleaner serve` with `env` until it exits; its stderr.
-fn refused(env: &[(&str, &str)]) -> String {
+pub(crate) fn refused(env: &[(&str, &str)]) -> String {
     let dir = common::plugin_dir(&["review-chunk"]);
     let mut command = Command::new(env!("CARGO_BIN_EXE_gleaner"));
     command
@@ -36,6 +36,7 @@ fn a_replica_without_the_shared_token_secret_or_nats_refuses_to_start() {
     let text = refused(&[
         ("GLEANER_NATS_URL", "nats://127.0.0.1:1"),
         ("GLEANER_TOKEN_SECRET", common::TOKEN_SECRET),
+        ("GLEANER_NATS_TOKEN", super::nats::TOKEN),
     ]);
     assert!(
         text.contains("cannot connect to NATS at nats://127.0.0.1:1") && text.contains("-js"),
@@ -49,7 +50,7 @@ async fn a_replica_authenticates_with_a_token_and_verifies_tls() {
     // A token.
     let token = "nats-token-0123456789abcdef";
     let nats = super::nats::Nats::start_with(&["--auth", token]);
-    let error = super::connect(nats.url(), |_| {})
+    let error = super::connect(nats.url(), |c| c.nats_token = None)
         .await
         .err()
         .expect("refused without the token");

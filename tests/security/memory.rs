@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::process::Process;
+use super::process::{PeakRss, Process};
 
 const BOMBS: usize = 32;
 const POOL_MIB: f64 = 512.0;
@@ -49,19 +49,7 @@ async fn memory_bombs_stay_under_the_total_cap() {
     }
     let before = server.rss_mib();
 
-    let pid = server.child.id();
-    let sampling = Arc::new(AtomicBool::new(true));
-    let sampler = std::thread::spawn({
-        let sampling = sampling.clone();
-        move || {
-            let mut peak: f64 = 0.0;
-            while sampling.load(Ordering::Relaxed) {
-                peak = peak.max(super::process::rss_mib(pid).unwrap_or(0.0));
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            peak
-        }
-    });
+    let peak_rss = PeakRss::sample(server.child.id(), Duration::from_millis(10));
     let mut bombs = tokio::task::JoinSet::new();
     for _ in 0..BOMBS {
         let (client, url) = (client.clone(), url.clone());
@@ -78,8 +66,7 @@ async fn memory_bombs_stay_under_the_total_cap() {
         *statuses.entry(status).or_insert(0) += 1;
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
-    sampling.store(false, Ordering::Relaxed);
-    let peak = sampler.join().unwrap();
+    let peak = peak_rss.stop();
     let after = server.rss_mib();
     let r = client
         .post(&url)

@@ -4,14 +4,19 @@
 use crate::common;
 
 mod admin_paths;
+mod at_rest;
 mod auth_matrix;
+mod browser_devtools;
 mod bulkheads;
 mod client_limits;
+mod cluster_trust;
 mod connection_caps;
 mod fault_injection;
 mod fuzz;
 mod http_layer;
 mod input_limits;
+mod job_inputs;
+mod job_queue;
 mod memory;
 pub(crate) mod process;
 mod rebinding;
@@ -21,3 +26,5 @@ mod shutdown;
 mod slow_clients;
 mod ssrf_matrix;
 mod tokens;
+mod webhook_fairness;
+mod webhook_replay;

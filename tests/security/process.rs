@@ -7,6 +7,40 @@ use std::time::{Duration, Instant};
 
 use super::common;
 
+/// The highest resident set size of a process, sampled on a thread of its
+/// own until [`PeakRss::stop`].
+pub struct PeakRss {
+    sampling: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    sampler: std::thread::JoinHandle<f64>,
+}
+
+impl PeakRss {
+    /// Starts sampling process `pid` every `every`.
+    pub fn sample(pid: u32, every: Duration) -> PeakRss {
+        use std::sync::atomic::Ordering;
+        let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let sampler = std::thread::spawn({
+            let sampling = sampling.clone();
+            move || {
+                let mut peak: f64 = 0.0;
+                while sampling.load(Ordering::Relaxed) {
+                    peak = peak.max(rss_mib(pid).unwrap_or(0.0));
+                    std::thread::sleep(every);
+                }
+                peak
+            }
+        });
+        PeakRss { sampling, sampler }
+    }
+
+    /// Stops sampling; the peak, in MiB.
+    pub fn stop(self) -> f64 {
+        self.sampling
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        self.sampler.join().unwrap()
+    }
+}
+
 /// A `gleaner serve` child process, killed when dropped.
 pub struct Process {
     pub child: Child,

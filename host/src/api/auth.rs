@@ -6,21 +6,32 @@ use axum::http::HeaderMap;
 use sha2::{Digest, Sha256};
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
-/// The accepted keys, kept only as digests.
+/// The accepted keys, kept only as digests, and the owner id each stands for.
 #[derive(Clone, Default)]
 pub struct ApiKeys {
     digests: Vec<[u8; 32]>,
+    owners: Vec<String>,
 }
 
 impl ApiKeys {
-    /// Accepts these keys.
+    /// Accepts these keys; each owns what it creates under a digest of it.
     pub fn new(keys: &[String]) -> ApiKeys {
+        ApiKeys::with_owners(keys, |key| {
+            hex::encode(&Sha256::digest(key.as_bytes())[..12])
+        })
+    }
+
+    /// Accepts these keys; `owner` names the owner id of each. In cluster
+    /// mode it is an HMAC under the cluster's key, so that what the buckets
+    /// hold names no key anyone could guess and hash.
+    pub fn with_owners(keys: &[String], owner: impl Fn(&str) -> String) -> ApiKeys {
+        let keys: Vec<&String> = keys.iter().filter(|k| !k.is_empty()).collect();
         ApiKeys {
             digests: keys
                 .iter()
-                .filter(|k| !k.is_empty())
                 .map(|k| Sha256::digest(k.as_bytes()).into())
                 .collect(),
+            owners: keys.iter().map(|k| owner(k)).collect(),
         }
     }
 
@@ -66,7 +77,7 @@ impl ApiKeys {
     #[allow(clippy::result_unit_err)]
     pub fn owner(&self, headers: &HeaderMap) -> Result<String, ()> {
         match self.which(headers)? {
-            Some(index) => Ok(hex::encode(&self.digests[index][..12])),
+            Some(index) => Ok(self.owners[index].clone()),
             None => Ok("anonymous".to_owned()),
         }
     }

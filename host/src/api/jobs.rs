@@ -53,16 +53,16 @@ fn not_found(what: &str, id: &str) -> ApiError {
     ))
 }
 
-/// A JSON body as an object, read under the body limit.
-async fn object(state: &AppState, request: Request) -> Result<Map<String, Value>, ApiError> {
+/// A JSON body as an object, read under the body limit and parsed as every
+/// endpoint parses one: a JSON `Content-Type` (or none), no key twice.
+async fn object(
+    state: &AppState,
+    request: Request,
+    required: &[&str],
+) -> Result<Map<String, Value>, ApiError> {
+    super::check_content_type(request.headers())?;
     let body = super::read_body(&state.config, request, state.config.max_body_bytes).await?;
-    match serde_json::from_slice::<Value>(&body) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(ApiError::BadRequest(
-            "the body must be a JSON object".into(),
-        )),
-        Err(e) => Err(ApiError::BadRequest(format!("the body is not JSON: {e}"))),
-    }
+    validate::object(&body, required).map_err(ApiError::BadRequest)
 }
 
 /// Refuses fields a body may not have, naming the ones it may.
@@ -124,6 +124,15 @@ fn checked_request(
             ))
         }
     };
+    let size = request.to_string().len();
+    if size > MAX_JOB_REQUEST_BYTES {
+        return Err(ApiError::Refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "`request` is {size} bytes as JSON; a job's or schedule's request takes at most {MAX_JOB_REQUEST_BYTES}"
+            ),
+        ));
+    }
     // The endpoint's own checks, on the job's total as far as one request goes.
     let total = match request.get("reviews_to_fetch") {
         Some(Value::Number(n)) => n.as_u64(),
@@ -135,9 +144,11 @@ fn checked_request(
             "`request.reviews_to_fetch` is {t}; a job takes at most {max} (job_max_reviews)"
         )));
     }
+    // A job may take more reviews than one request; every other value is
+    // checked as the endpoint checks it.
     let mut probe = request.clone();
-    if let Some(t) = total {
-        probe["reviews_to_fetch"] = json!(t.clamp(1, MAX_REVIEWS_TO_FETCH));
+    if let Some(t) = total.filter(|t| *t > MAX_REVIEWS_TO_FETCH) {
+        probe["reviews_to_fetch"] = json!(t.min(MAX_REVIEWS_TO_FETCH));
     }
     validate::source_request(
         &state.tokens,
@@ -148,6 +159,12 @@ fn checked_request(
     .map_err(|e| ApiError::BadRequest(format!("`request`: {e}")))?;
     Ok((endpoint, request, total))
 }
+
+/// The largest request a job or schedule keeps, as JSON.
+const MAX_JOB_REQUEST_BYTES: usize = 16 * 1024;
+
+/// The longest webhook URL taken.
+const MAX_WEBHOOK_URL_BYTES: usize = 2_048;
 
 /// The webhook a body gives, its URL checked by the SSRF guard.
 async fn checked_webhook(
@@ -168,6 +185,12 @@ async fn checked_webhook(
             "`webhook` must be {{\"url\": \"https://...\", \"secret\": \"...\"}}: {e}"
         ))
     })?;
+    if given.url.len() > MAX_WEBHOOK_URL_BYTES {
+        return Err(ApiError::BadRequest(format!(
+            "`webhook.url` is {} bytes; give at most {MAX_WEBHOOK_URL_BYTES}",
+            given.url.len()
+        )));
+    }
     if given.secret.trim().len() < 16 {
         return Err(ApiError::BadRequest(
             "`webhook.secret` is under 16 characters; give a random one (e.g. openssl rand -hex 32), \
@@ -188,10 +211,18 @@ async fn checked_webhook(
 /// `POST /jobs`.
 async fn submit(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     let owner = owner(&state, request.headers())?;
-    let map = object(&state, request).await?;
+    let map = object(&state, request, &["endpoint", "request"]).await?;
     only(&map, &["endpoint", "request", "webhook"])?;
     let (endpoint, body, total) = checked_request(&state, &map)?;
     let webhook = checked_webhook(&state, &map).await?;
+    let cap = state.config.max_queued_jobs_per_key;
+    let unfinished = state.jobs.store.unfinished_count(&owner).await?;
+    if unfinished >= cap {
+        return Err(ApiError::TooManyRequests(format!(
+            "this API key has {unfinished} jobs that have not ended, the most it may hold \
+             (max_queued_jobs_per_key = {cap}); wait for some to end, or cancel some"
+        )));
+    }
     let job = state
         .jobs
         .submit(NewJob {
@@ -254,6 +285,15 @@ async fn list(
     });
     let wanted = wanted.transpose()?;
     let limit = in_range(q.limit, 50, 500)?;
+    // The anchor must be one of the caller's jobs: another key's would tell
+    // that it exists, and when it was made.
+    if let Some(before) = q.before.as_deref().filter(|b| !b.is_empty()) {
+        if state.jobs.store.job(Some(&owner), before).await?.is_none() {
+            return Err(ApiError::BadRequest(format!(
+                "`before` {before:?} is not one of this API key's jobs; send back `next_before` as it came"
+            )));
+        }
+    }
     let jobs = state
         .jobs
         .store
@@ -332,11 +372,16 @@ async fn reviews(
     let job = owned_job(&state, &headers, &id).await?;
     let after = match q.cursor.as_deref() {
         None | Some("") => 0,
-        Some(c) => c.parse::<u64>().map_err(|_| {
-            ApiError::BadRequest(format!(
-                "`cursor` {c:?} is not one this API gave; send back `next_cursor` as it came"
-            ))
-        })?,
+        // The store counts in i64: a larger cursor would wrap around.
+        Some(c) => c
+            .parse::<i64>()
+            .ok()
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "`cursor` {c:?} is not one this API gave; send back `next_cursor` as it came"
+                ))
+            })?,
     };
     let ndjson = headers
         .get(header::ACCEPT)
@@ -387,7 +432,7 @@ async fn add_schedule(
     request: Request,
 ) -> Result<Response, ApiError> {
     let owner = owner(&state, request.headers())?;
-    let map = object(&state, request).await?;
+    let map = object(&state, request, &["endpoint", "request", "every"]).await?;
     only(
         &map,
         &[
@@ -406,7 +451,15 @@ async fn add_schedule(
             Cadence::Every(cadence::parse_every(&every).map_err(ApiError::BadRequest)?)
         }
         (None, Some(expression)) => {
-            let timezone = text("timezone");
+            let timezone = match map.get("timezone") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(tz)) => Some(tz.clone()),
+                Some(_) => {
+                    return Err(ApiError::BadRequest(
+                        "`timezone` must be a string: an IANA time zone such as \"Europe/Paris\" or \"UTC\"".into(),
+                    ))
+                }
+            };
             cadence::check_cron(&expression, timezone.as_deref()).map_err(ApiError::BadRequest)?;
             Cadence::Cron {
                 expression,

@@ -491,8 +491,14 @@ impl Store for JetStreamStore {
             }
             current.next_attempt_at = Some(now + DELIVERY_LEASE_MS);
             if records::swap(bucket, &current.job_id, &current, revision).await? {
+                let owner = self
+                    .job(None, &current.job_id)
+                    .await?
+                    .map(|job| job.owner)
+                    .unwrap_or_default();
                 due.push(PendingDelivery {
                     id: 0,
+                    owner,
                     webhook: self.open_hook(&current.job_id, current.webhook),
                     job_id: current.job_id,
                     body: current.body,

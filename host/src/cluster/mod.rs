@@ -82,6 +82,9 @@ impl Cluster {
         if let Some(token) = &settings.nats_token {
             options = options.token(token.clone());
         }
+        if let (Some(user), Some(password)) = (&settings.nats_user, &settings.nats_password) {
+            options = options.user_and_password(user.clone(), password.clone());
+        }
         if let Some(ca) = &settings.nats_tls_ca {
             options = options.add_root_certificates(ca.clone()).require_tls(true);
         }
@@ -124,6 +127,14 @@ impl Cluster {
             .await
             .context("cannot create the cluster's streams and buckets; check that JetStream is enabled on the NATS server (-js) and that its account may create streams")?;
         tracing::info!(%replica, nats = %url, "cluster mode: jobs and state are shared through NATS JetStream");
+        if !settings.has_credentials() {
+            tracing::warn!(
+                nats = %url,
+                "joined NATS without credentials (GLEANER_NATS_INSECURE): anyone who reaches this NATS \
+                 server can remove plugins from every replica and read every job; for a trial on one \
+                 machine only"
+            );
+        }
         let secret = config.token_secret.clone().unwrap_or_default();
         let seal = Arc::new(seal::Seal::new(
             settings.seal_key.as_deref(),
@@ -134,6 +145,7 @@ impl Cluster {
             resources.versions.clone(),
             resources.replica_plugins.clone(),
             replica.clone(),
+            seal.clone(),
         );
         Ok(Arc::new(Cluster {
             client,
@@ -169,6 +181,12 @@ impl Cluster {
         ));
     }
 
+    /// The owner id API key `key` stands for in the cluster: an HMAC under
+    /// the cluster's key (not a bare hash anyone could compute from a guess).
+    pub fn owner_id(&self, key: &str) -> String {
+        self.seal.sign(&["owner", key])[..24].to_owned()
+    }
+
     /// Whether the connection to NATS is up now.
     pub fn connected(&self) -> bool {
         is_connected(&self.client)
@@ -180,6 +198,7 @@ impl Cluster {
             "replica": self.replica,
             "nats": if self.connected() { "connected" } else { "disconnected" },
             "shared_state": self.connected(),
+            "insecure": !self.settings.has_credentials(),
         })
     }
 }

@@ -7,7 +7,13 @@
 //! failing), or keeps what it serves and says why. Each replica reports the
 //! version it serves of each plugin in the replicas bucket, which
 //! `GET /admin/plugins` shows. A replica that starts later loads the
-//! announced versions the same way; a deletion removes the plugin everywhere.
+//! announced versions the same way; a withdrawal removes the plugin everywhere.
+//!
+//! Announcements and withdrawals are signed with the cluster's key (as
+//! secrets in the buckets are sealed with it): a replica ignores, logs and
+//! counts one it cannot verify, and a bare delete marker in the bucket, so a
+//! client that can write to NATS but holds no cluster key can neither install
+//! nor remove a plugin.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,6 +42,34 @@ struct Announced {
     manifest: String,
     /// The replica it was uploaded to.
     by: String,
+    /// Set: the plugin is withdrawn from every replica (the other fields
+    /// but `name` are empty).
+    #[serde(default)]
+    withdrawn: bool,
+    /// The cluster key's signature of the fields above.
+    #[serde(default)]
+    signature: String,
+}
+
+impl Announced {
+    /// What the signature covers.
+    fn signed_parts(&self) -> [&str; 8] {
+        let kind = if self.withdrawn {
+            "withdraw"
+        } else {
+            "announce"
+        };
+        [
+            kind,
+            &self.name,
+            &self.version,
+            &self.sha256,
+            &self.object,
+            &self.manifest,
+            &self.by,
+            "gleaner-rollout-v1",
+        ]
+    }
 }
 
 /// What one replica serves of one plugin, as it reports it.
@@ -64,6 +98,7 @@ pub struct Rollout {
     versions: kv::Store,
     replicas: kv::Store,
     replica: String,
+    seal: Arc<super::seal::Seal>,
 }
 
 impl Rollout {
@@ -73,13 +108,21 @@ impl Rollout {
         versions: kv::Store,
         replicas: kv::Store,
         replica: String,
+        seal: Arc<super::seal::Seal>,
     ) -> Arc<Rollout> {
         Arc::new(Rollout {
             objects,
             versions,
             replicas,
             replica,
+            seal,
         })
+    }
+
+    /// `record` with its signature.
+    fn signed(&self, mut record: Announced) -> Announced {
+        record.signature = self.seal.sign(&record.signed_parts());
+        record
     }
 
     /// Announces plugin `name` (installed here) to every replica.
@@ -99,21 +142,34 @@ impl Rollout {
         let version = toml::from_str::<crate::manifest::Manifest>(manifest)
             .map(|m| m.version)
             .unwrap_or_default();
-        let announced = Announced {
+        let announced = self.signed(Announced {
             name: name.to_owned(),
             version,
             sha256,
             object,
             manifest: manifest.to_owned(),
             by: self.replica.clone(),
-        };
+            withdrawn: false,
+            signature: String::new(),
+        });
         records::put(&self.versions, &records::safe_key(name), &announced).await?;
         Ok(())
     }
 
-    /// Removes plugin `name` from every replica.
+    /// Removes plugin `name` from every replica: a signed withdrawal.
     pub async fn withdraw(&self, name: &str) -> Result<(), ClusterError> {
-        records::delete(&self.versions, &records::safe_key(name)).await
+        let withdrawal = self.signed(Announced {
+            name: name.to_owned(),
+            version: String::new(),
+            sha256: String::new(),
+            object: String::new(),
+            manifest: String::new(),
+            by: self.replica.clone(),
+            withdrawn: true,
+            signature: String::new(),
+        });
+        records::put(&self.versions, &records::safe_key(name), &withdrawal).await?;
+        Ok(())
     }
 
     /// Every replica's report of every plugin, by replica then plugin.
@@ -159,11 +215,14 @@ impl Rollout {
         config: &Config,
     ) {
         if entry.operation != kv::Operation::Put {
-            let name = entry.key.clone();
-            if upload::remove(registry, &name) {
-                tracing::info!(plugin = %name, "plugin removed on every replica");
-            }
-            self.report(&name, (None, None), "removed", None).await;
+            // A bare delete marker carries no signature: whoever wrote it
+            // holds no cluster key, or it would have put a signed withdrawal.
+            crate::telemetry::metrics::rollout_unverified();
+            tracing::warn!(
+                key = %entry.key,
+                "an unsigned deletion of a plugin in the cluster's versions bucket is ignored; the plugin stays \
+                 (withdraw a plugin with DELETE /admin/plugins/<name>; check who may write to NATS)"
+            );
             return;
         }
         let announced: Announced = match serde_json::from_slice(&entry.value) {
@@ -174,6 +233,28 @@ impl Rollout {
             }
         };
         let name = &announced.name;
+        let key_matches = records::safe_key(name) == entry.key;
+        if !key_matches
+            || !self
+                .seal
+                .verify(&announced.signed_parts(), &announced.signature)
+        {
+            crate::telemetry::metrics::rollout_unverified();
+            tracing::warn!(
+                key = %entry.key,
+                plugin = %name,
+                "a plugin announcement whose signature does not verify with this replica's cluster key is ignored \
+                 (replicas must share GLEANER_CLUSTER_KEY or GLEANER_TOKEN_SECRET; check who may write to NATS)"
+            );
+            return;
+        }
+        if announced.withdrawn {
+            if upload::remove(registry, name) {
+                tracing::info!(plugin = %name, by = %announced.by, "plugin removed on every replica");
+            }
+            self.report(name, (None, None), "removed", None).await;
+            return;
+        }
         let announced_version = || {
             (
                 Some(announced.version.clone()),

@@ -11,9 +11,11 @@ use sha2::Sha256;
 
 use super::settings::seal_key_bytes;
 
-/// The key sealed values are made and opened with.
+/// The key sealed values are made and opened with, and the key records
+/// every replica must trust (plugin roll-outs) are signed with.
 pub struct Seal {
     key: LessSafeKey,
+    signing: [u8; 32],
     random: SystemRandom,
 }
 
@@ -30,11 +32,38 @@ impl Seal {
                 mac.finalize().into_bytes().into()
             }
         };
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&bytes).expect("a 32-byte key");
+        mac.update(b"gleaner cluster signing key v1");
+        let signing = mac.finalize().into_bytes().into();
         let key = UnboundKey::new(&CHACHA20_POLY1305, &bytes).expect("a 32-byte key");
         Seal {
             key: LessSafeKey::new(key),
+            signing,
             random: SystemRandom::new(),
         }
+    }
+
+    /// The signature of `parts` (HMAC-SHA256 under the cluster's signing
+    /// key, each part length-prefixed), as hex.
+    pub fn sign(&self, parts: &[&str]) -> String {
+        hex::encode(self.mac(parts).finalize().into_bytes())
+    }
+
+    /// Whether `signature` is [`Self::sign`]`(parts)`, compared in constant time.
+    pub fn verify(&self, parts: &[&str], signature: &str) -> bool {
+        match hex::decode(signature) {
+            Ok(bytes) => self.mac(parts).verify_slice(&bytes).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    fn mac(&self, parts: &[&str]) -> Hmac<Sha256> {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.signing).expect("a 32-byte key");
+        for part in parts {
+            mac.update(&(part.len() as u64).to_be_bytes());
+            mac.update(part.as_bytes());
+        }
+        mac
     }
 
     /// `plain` sealed for the bucket key `label`: nonce, then ciphertext and tag.
@@ -76,6 +105,23 @@ impl Seal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signatures_hold_only_for_the_same_key_and_parts() {
+        let secret = b"a-token-secret-of-at-least-32-bytes!!";
+        let seal = Seal::new(None, secret);
+        let signature = seal.sign(&["announce", "review-chunk", "0.2.0"]);
+        assert!(seal.verify(&["announce", "review-chunk", "0.2.0"], &signature));
+        assert!(Seal::new(None, secret).verify(&["announce", "review-chunk", "0.2.0"], &signature));
+        assert!(!seal.verify(&["announce", "review-chunk", "0.2.1"], &signature));
+        assert!(
+            !seal.verify(&["announce", "review-chunk0", ".2.0"], &signature),
+            "parts are delimited"
+        );
+        assert!(!Seal::new(Some(&"ab".repeat(32)), secret)
+            .verify(&["announce", "review-chunk", "0.2.0"], &signature));
+        assert!(!seal.verify(&["announce"], "not hex"));
+    }
 
     #[test]
     fn only_the_same_key_and_label_open_a_sealed_value() {

@@ -20,6 +20,12 @@ pub struct ClusterConfig {
     pub nats_creds: Option<PathBuf>,
     /// A NATS token (`GLEANER_NATS_TOKEN`).
     pub nats_token: Option<String>,
+    /// A NATS user (`GLEANER_NATS_USER`), with `nats_password`: the shipped
+    /// NATS configurations give the replicas a user of their own, allowed
+    /// Gleaner's subjects alone.
+    pub nats_user: Option<String>,
+    /// The NATS user's password (`GLEANER_NATS_PASSWORD`).
+    pub nats_password: Option<String>,
     /// A PEM file of CA certificates to trust for NATS; set, TLS is required
     /// (`GLEANER_NATS_TLS_CA`).
     pub nats_tls_ca: Option<PathBuf>,
@@ -42,6 +48,11 @@ pub struct ClusterConfig {
     /// How long every replica leaves a host alone after one of them met a
     /// bot wall there, in seconds (`GLEANER_WALL_BACKOFF_SECS`).
     pub wall_backoff_secs: u64,
+    /// Joins a NATS server that asks for no credentials
+    /// (`GLEANER_NATS_INSECURE`): for a trial on one machine only, since
+    /// anyone who reaches that server could remove plugins and read jobs.
+    /// Warned about at start and shown in `/healthz`.
+    pub insecure: bool,
     /// 32 bytes, as 64 hex digits, that seal secrets kept in the buckets
     /// (session cookies, webhook secrets) (`GLEANER_CLUSTER_KEY`). Unset, a
     /// key derived from the token secret.
@@ -54,6 +65,8 @@ impl Default for ClusterConfig {
             nats_url: None,
             nats_creds: None,
             nats_token: None,
+            nats_user: None,
+            nats_password: None,
             nats_tls_ca: None,
             nats_tls_cert: None,
             nats_tls_key: None,
@@ -62,6 +75,7 @@ impl Default for ClusterConfig {
             job_ack_wait_secs: 30,
             replica_name: None,
             wall_backoff_secs: 60,
+            insecure: false,
             seal_key: None,
         }
     }
@@ -95,6 +109,15 @@ impl ClusterConfig {
         })
     }
 
+    /// Whether the replica shows NATS credentials: a token, a credentials
+    /// file, or a client certificate.
+    pub fn has_credentials(&self) -> bool {
+        self.nats_token.as_deref().is_some_and(|t| !t.is_empty())
+            || self.nats_password.as_deref().is_some_and(|p| !p.is_empty())
+            || self.nats_creds.is_some()
+            || self.nats_tls_cert.is_some()
+    }
+
     /// Refuses settings a cluster cannot run with.
     pub fn check(&self, token_secret_set: bool) -> Result<(), ConfigError> {
         if !self.enabled() {
@@ -112,6 +135,13 @@ impl ClusterConfig {
                 "in cluster mode (GLEANER_NATS_URL is set) every replica must sign continuation \
                  tokens with the same secret, or a token minted on one replica is refused by the \
                  next; set GLEANER_TOKEN_SECRET to the same 32 or more random bytes on every replica",
+            ));
+        }
+        if !self.has_credentials() && !self.insecure {
+            return Err(invalid(
+                "nats_url (GLEANER_NATS_URL)",
+                self.nats_url.clone().unwrap_or_default(),
+                "cluster mode needs NATS credentials, since anyone who reaches an open NATS server                  could remove plugins from every replica and read every job: set GLEANER_NATS_TOKEN,                  GLEANER_NATS_CREDS or GLEANER_NATS_TLS_CERT with GLEANER_NATS_TLS_KEY                  (docs/deploying.md shows the NATS side); for a trial on one machine only,                  GLEANER_NATS_INSECURE=true",
             ));
         }
         if !(1..=5).contains(&self.replicas) {
@@ -137,6 +167,13 @@ impl ClusterConfig {
                 ));
             }
         }
+        if self.nats_user.is_some() != self.nats_password.is_some() {
+            return Err(invalid(
+                "nats_user / nats_password (GLEANER_NATS_USER, GLEANER_NATS_PASSWORD)",
+                "one of them".into(),
+                "a NATS user needs its password: set both, or neither",
+            ));
+        }
         if self.nats_tls_cert.is_some() != self.nats_tls_key.is_some() {
             return Err(invalid(
                 "nats_tls_cert / nats_tls_key (GLEANER_NATS_TLS_CERT, GLEANER_NATS_TLS_KEY)",
@@ -161,8 +198,25 @@ mod tests {
     fn on(url: &str) -> ClusterConfig {
         ClusterConfig {
             nats_url: Some(url.into()),
+            nats_token: Some("nats-token".into()),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn cluster_mode_needs_credentials_or_the_insecure_switch() {
+        let mut c = on("nats://127.0.0.1:4222");
+        c.nats_token = None;
+        let e = c.check(true).unwrap_err().to_string();
+        assert!(
+            e.contains("GLEANER_NATS_TOKEN") && e.contains("GLEANER_NATS_INSECURE=true"),
+            "{e}"
+        );
+        c.insecure = true;
+        assert!(c.check(true).is_ok());
+        c.insecure = false;
+        c.nats_creds = Some("/etc/gleaner/nats.creds".into());
+        assert!(c.check(true).is_ok());
     }
 
     #[test]

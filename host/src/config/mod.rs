@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::Deserialize;
 
+pub mod data_dir;
 pub mod plugin_dir;
 pub mod plugin_settings;
 pub mod settings;
@@ -139,6 +140,9 @@ pub struct Config {
     pub jobs_concurrency: usize,
     /// The largest `reviews_to_fetch` a job takes (`GLEANER_JOB_MAX_REVIEWS`).
     pub job_max_reviews: u64,
+    /// Unfinished jobs one API key may hold; more are answered 429
+    /// (`GLEANER_MAX_QUEUED_JOBS_PER_KEY`).
+    pub max_queued_jobs_per_key: usize,
     /// A job's time budget, in seconds (`GLEANER_JOB_MAX_DURATION_SECS`).
     pub job_max_duration_secs: u64,
     /// How long finished jobs and their reviews are kept, in seconds
@@ -225,6 +229,7 @@ impl Default for Config {
             max_plugin_memory_share: 50,
             jobs_concurrency: 4,
             job_max_reviews: 100_000,
+            max_queued_jobs_per_key: 1_000,
             job_max_duration_secs: 6 * 3_600,
             job_retention_secs: 7 * 86_400,
             webhook_retry_base_ms: 30_000,

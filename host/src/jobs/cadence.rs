@@ -13,6 +13,9 @@ use super::model::{Cadence, Millis};
 /// The shortest interval a schedule may have.
 pub const MIN_EVERY_SECS: u64 = 60;
 
+/// The longest interval a schedule may have: 366 days.
+pub const MAX_EVERY_SECS: u64 = 366 * 86_400;
+
 /// Reads `every`: a whole number and a unit (`s`, `m`, `h`, `d`, `w`).
 pub fn parse_every(text: &str) -> Result<u64, String> {
     let text = text.trim();
@@ -29,7 +32,12 @@ pub fn parse_every(text: &str) -> Result<u64, String> {
         "w" => 604_800,
         _ => return Err(every_error(text)),
     };
-    let secs = n.saturating_mul(seconds);
+    let secs = n
+        .checked_mul(seconds)
+        .filter(|secs| *secs <= MAX_EVERY_SECS)
+        .ok_or_else(|| {
+            format!("`every` is {text:?}, over the longest interval of 366 days; give at most \"366d\" (or use `cron`)")
+        })?;
     if secs < MIN_EVERY_SECS {
         return Err(format!(
             "`every` is {text:?}, under the shortest interval of {MIN_EVERY_SECS} s; run at most once a minute"
@@ -115,6 +123,18 @@ mod tests {
         assert!(parse_every("6 hours")
             .unwrap_err()
             .contains("s, m, h, d or w"));
+        for huge in [
+            "18446744073709551615s",
+            "99999999999999w",
+            "9223372036854775808s",
+            "367d",
+        ] {
+            assert!(
+                parse_every(huge).unwrap_err().contains("366 days"),
+                "{huge}"
+            );
+        }
+        assert_eq!(parse_every("366d"), Ok(MAX_EVERY_SECS));
         assert_eq!(describe(21_600), "6h");
         assert_eq!(describe(90), "90s");
     }

@@ -10,7 +10,8 @@
 //!   implementation;
 //! - [`runner`]: one job's run;
 //! - [`webhooks`]: signing and delivering a job's end;
-//! - [`cadence`]: when a schedule runs.
+//! - [`cadence`]: when a schedule runs;
+//! - [`turns`]: which queued job runs next, owners taking turns.
 //!
 //! The engine ([`Jobs`]) runs four loops while the server serves: the
 //! dispatcher (at most `jobs_concurrency` jobs at once), the scheduler, the
@@ -21,6 +22,7 @@ pub mod model;
 mod runner;
 pub mod sqlite;
 pub mod store;
+pub mod turns;
 pub mod webhooks;
 
 use std::collections::{HashMap, HashSet};
@@ -31,7 +33,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::{Notify, Semaphore};
 
-use model::{now_ms, Job, JobState, NewJob, Schedule};
+use model::{now_ms, Job, JobState, NewJob, PendingDelivery, Schedule};
 use store::Store;
 
 use crate::api::bulkhead::Bulkheads;
@@ -250,40 +252,57 @@ impl Jobs {
         Ok(())
     }
 
-    /// Sends due webhook deliveries, one attempt each, and records them.
+    /// Sends due webhook deliveries, one attempt each, at once within the
+    /// lanes of [`webhooks::Lanes`], and records them.
     async fn webhook_loop(self: Arc<Jobs>) {
-        let policy = webhooks::policy();
-        let http = self.parts.runtime.services().webhooks.clone();
-        let base = Duration::from_millis(self.parts.config.webhook_retry_base_ms.max(1));
+        let lanes = Arc::new(webhooks::Lanes::default());
         loop {
             let wake = self.wake.notified();
             match self.store.due_deliveries(now_ms()).await {
                 Ok(due) => {
                     for delivery in due {
-                        let (status, error) = webhooks::attempt(&http, &policy, &delivery).await;
-                        let delivered = status.is_some_and(|s| (200..300).contains(&s));
-                        let next = if delivered {
-                            None
-                        } else {
-                            webhooks::next_attempt(delivery.attempts + 1, base, now_ms())
-                        };
-                        tracing::info!(job = %delivery.job_id, attempt = delivery.attempts + 1, ?status, error = error.as_deref().unwrap_or(""), delivered, "webhook attempt");
-                        if let Err(e) = self
-                            .store
-                            .record_attempt(&delivery, status, error, next)
-                            .await
-                        {
-                            tracing::error!(error = %e, "cannot record a webhook attempt");
+                        let id = webhooks::delivery_id(&delivery);
+                        if lanes.claim(&id) {
+                            tokio::spawn(self.clone().deliver(lanes.clone(), id, delivery));
                         }
                     }
                 }
                 Err(e) => tracing::error!(error = %e, "cannot read the due webhooks"),
             }
+            lanes.tidy();
             tokio::select! {
                 _ = wake => {}
                 _ = tokio::time::sleep(TICK) => {}
             }
         }
+    }
+
+    /// One attempt of `delivery` once its turn comes, recorded.
+    async fn deliver(
+        self: Arc<Jobs>,
+        lanes: Arc<webhooks::Lanes>,
+        id: String,
+        delivery: PendingDelivery,
+    ) {
+        let turn = lanes.turn(&delivery).await;
+        let http = &self.parts.runtime.services().webhooks;
+        let (status, error) = webhooks::attempt(http, &webhooks::policy(), &delivery).await;
+        drop(turn);
+        let delivered = status.is_some_and(|s| (200..300).contains(&s));
+        let base = Duration::from_millis(self.parts.config.webhook_retry_base_ms.max(1));
+        let next = match delivered {
+            true => None,
+            false => webhooks::next_attempt(delivery.attempts + 1, base, now_ms()),
+        };
+        tracing::info!(job = %delivery.job_id, attempt = delivery.attempts + 1, ?status, error = error.as_deref().unwrap_or(""), delivered, "webhook attempt");
+        if let Err(e) = self
+            .store
+            .record_attempt(&delivery, status, error, next)
+            .await
+        {
+            tracing::error!(error = %e, "cannot record a webhook attempt");
+        }
+        lanes.release(&id);
     }
 
     /// Starts the runs of due schedules.

@@ -276,6 +276,8 @@ pub struct PendingDelivery {
     pub id: i64,
     /// The job it announces.
     pub job_id: String,
+    /// Who owns that job: deliveries take turns by owner.
+    pub owner: String,
     /// Where it goes.
     pub webhook: Webhook,
     /// The body, exactly as signed and sent.

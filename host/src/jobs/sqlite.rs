@@ -15,7 +15,7 @@ use super::model::{
     now_ms, Cadence, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery,
     Schedule, Webhook,
 };
-use super::store::{JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use super::store::{Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
 
 /// The schema, created when missing. Times are milliseconds since the epoch.
 const SCHEMA: &str = r#"
@@ -89,6 +89,9 @@ CREATE TABLE IF NOT EXISTS schedule_delivered (
 
 type Work = Box<dyn FnOnce(&mut Connection) + Send>;
 
+/// Due deliveries read per owner at a time.
+const DUE_PER_OWNER: i64 = 16;
+
 /// The SQLite store: a handle to the thread that owns the connection.
 #[derive(Clone)]
 pub struct SqliteStore {
@@ -99,9 +102,12 @@ impl SqliteStore {
     /// Opens (or creates) the store at `path`, in WAL mode.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
+            crate::config::data_dir::create(dir)
                 .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
         }
+        // SQLite gives its -wal and -shm files the database file's mode.
+        crate::config::data_dir::private_file(path)
+            .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
         let connection = Connection::open(path)
             .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
         connection
@@ -303,6 +309,61 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn unfinished_count(&self, owner: &str) -> Result<usize, StoreError> {
+        let owner = owner.to_owned();
+        self.with(move |c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM jobs WHERE owner = ?1 AND state IN ('queued', 'running')",
+                params![owner],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+        })
+        .await
+    }
+
+    /// Takes at most `max` jobs, reading only the ids and owners of the
+    /// others: owners take turns (the owner with the fewest jobs running here
+    /// goes next, oldest job first), so one key's backlog never holds up
+    /// another key's job.
+    async fn claim_jobs(
+        &self,
+        max: usize,
+        running: &HashSet<String>,
+    ) -> Result<Vec<Claim>, StoreError> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        let running = running.clone();
+        let jobs = self
+            .with(move |c| {
+                let mut heads = c.prepare_cached(
+                    "SELECT job_id, owner FROM jobs WHERE state IN ('queued', 'running') \
+                     ORDER BY created_at, job_id",
+                )?;
+                let unfinished: Vec<(String, String)> = heads
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                let chosen = super::turns::take_turns(&unfinished, &running, max);
+                let mut read =
+                    c.prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = ?1"))?;
+                let mut jobs = Vec::new();
+                for id in chosen {
+                    jobs.push(read.query_row(params![id], job_of)?);
+                }
+                Ok(jobs)
+            })
+            .await?;
+        Ok(jobs
+            .into_iter()
+            .map(|job| Claim {
+                job,
+                lease: Box::new(super::store::NoLease),
+                interrupted: 0,
+            })
+            .collect())
+    }
+
     async fn start_job(&self, id: &str) -> Result<(), StoreError> {
         let id = id.to_owned();
         self.with(move |c| {
@@ -448,15 +509,21 @@ impl Store for SqliteStore {
 
     async fn due_deliveries(&self, now: Millis) -> Result<Vec<PendingDelivery>, StoreError> {
         self.with(move |c| {
+            // The first few due deliveries of every owner, so one owner's
+            // backlog never hides another's.
             let mut statement = c.prepare_cached(
-                "SELECT id, job_id, url, secret, body, attempts FROM webhook_deliveries \
-                 WHERE delivered_at IS NULL AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?1 \
-                 ORDER BY next_attempt_at LIMIT 64",
+                "SELECT id, job_id, url, secret, body, attempts, owner FROM ( \
+                   SELECT d.id, d.job_id, d.url, d.secret, d.body, d.attempts, j.owner, \
+                     ROW_NUMBER() OVER (PARTITION BY j.owner ORDER BY d.next_attempt_at, d.id) AS turn \
+                   FROM webhook_deliveries d JOIN jobs j ON j.job_id = d.job_id \
+                   WHERE d.delivered_at IS NULL AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?1) \
+                 WHERE turn <= ?2 ORDER BY turn LIMIT 256",
             )?;
-            let rows = statement.query_map(params![now], |r| {
+            let rows = statement.query_map(params![now, DUE_PER_OWNER], |r| {
                 Ok(PendingDelivery {
                     id: r.get(0)?,
                     job_id: r.get(1)?,
+                    owner: r.get(6)?,
                     webhook: Webhook {
                         url: r.get(2)?,
                         secret: r.get(3)?,

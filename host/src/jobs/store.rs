@@ -99,6 +99,11 @@ pub trait Store: Send + Sync {
     /// Jobs that have not ended (queued or running), oldest first: what a
     /// worker takes, and what a restart resumes.
     async fn unfinished_jobs(&self) -> Result<Vec<Job>, StoreError>;
+    /// How many jobs of `owner` have not ended.
+    async fn unfinished_count(&self, owner: &str) -> Result<usize, StoreError> {
+        let jobs = self.unfinished_jobs().await?;
+        Ok(jobs.iter().filter(|j| j.owner == owner).count())
+    }
     /// Takes at most `max` jobs to run here, leaving out those in `running`
     /// (this process runs them already). One process takes every unfinished
     /// job; a cluster's store hands each job to one worker at a time.

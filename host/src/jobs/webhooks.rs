@@ -7,8 +7,11 @@
 //! `webhook_allow_private` (on in `gleaner demo`) the guard also lets
 //! loopback and private receivers through, never link-local ones.
 
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -28,15 +31,33 @@ pub const SENDER: &str = "webhooks";
 /// Attempts made before a delivery is given up.
 pub const MAX_ATTEMPTS: u32 = 8;
 
-/// Time one attempt may take.
-const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
+/// Time one attempt may take, connecting included.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The `Gleaner-Signature` header of `body` sent at `t` (Unix seconds):
-/// `t=<t>,v1=<hex of HMAC-SHA256(secret, "<t>.<body>")>`.
-pub fn signature(secret: &str, t: i64, body: &str) -> String {
+/// Deliveries sent at once, in all.
+pub const CONCURRENT: usize = 32;
+
+/// Deliveries of one owner (API key) sent at once: a key whose receivers hang
+/// holds no more than this of [`CONCURRENT`].
+pub const PER_OWNER: usize = 4;
+
+/// Deliveries to one receiver (host and port) sent at once.
+pub const PER_RECEIVER: usize = 2;
+
+/// The `Gleaner-Signature` header of delivery `id` with `body`, sent at `t`
+/// (Unix seconds): `t=<t>,v1=<hex of HMAC-SHA256(secret, "<t>.<id>.<body>")>`.
+/// The id is signed too, so a receiver that keeps the ids it has seen for the
+/// five minutes a timestamp is good refuses a captured delivery sent again.
+pub fn signature(secret: &str, t: i64, id: &str, body: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key");
-    mac.update(format!("{t}.{body}").as_bytes());
+    mac.update(format!("{t}.{id}.{body}").as_bytes());
     format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// The `Gleaner-Delivery-Id` of a delivery: the same on every attempt of it,
+/// different for every other delivery.
+pub fn delivery_id(delivery: &PendingDelivery) -> String {
+    format!("{}.{}", delivery.job_id, delivery.id)
 }
 
 /// When the attempt after `attempts` failed ones is due, after `now`: the
@@ -84,12 +105,102 @@ pub async fn check_url(http: &HttpService, url: &str) -> Result<(), String> {
     })
 }
 
+/// Who may send now: a pool for all deliveries, and lanes per owner and per
+/// receiver within it, so one key's slow receivers delay only that key's
+/// deliveries. A delivery waits for its owner's lane, then its receiver's,
+/// then the pool, and holds a pool slot only while it is sent.
+pub struct Lanes {
+    pool: Arc<Semaphore>,
+    owners: Mutex<HashMap<String, Arc<Semaphore>>>,
+    receivers: Mutex<HashMap<String, Arc<Semaphore>>>,
+    in_flight: Mutex<HashSet<String>>,
+}
+
+/// The slots one delivery holds while it is sent; dropping them frees them.
+pub struct Turn {
+    _slots: [OwnedSemaphorePermit; 3],
+}
+
+impl Default for Lanes {
+    fn default() -> Lanes {
+        Lanes {
+            pool: Arc::new(Semaphore::new(CONCURRENT)),
+            owners: Mutex::default(),
+            receivers: Mutex::default(),
+            in_flight: Mutex::default(),
+        }
+    }
+}
+
+impl Lanes {
+    /// Marks delivery `id` taken; false when it already is (a store that
+    /// answers a delivery again while it is being sent).
+    pub fn claim(&self, id: &str) -> bool {
+        lock(&self.in_flight).insert(id.to_owned())
+    }
+
+    /// Ends delivery `id`'s claim.
+    pub fn release(&self, id: &str) {
+        lock(&self.in_flight).remove(id);
+    }
+
+    /// Waits for `delivery`'s turn: its owner's lane, its receiver's, then the pool.
+    pub async fn turn(&self, delivery: &PendingDelivery) -> Turn {
+        let receiver = url::Url::parse(&delivery.webhook.url)
+            .ok()
+            .map(|u| {
+                format!(
+                    "{}:{}",
+                    u.host_str().unwrap_or_default(),
+                    u.port_or_known_default().unwrap_or(0)
+                )
+            })
+            .unwrap_or_default();
+        let owner = lane(&self.owners, &delivery.owner, PER_OWNER);
+        let owner = owner.acquire_owned().await.expect("lanes are never closed");
+        let receiver = lane(&self.receivers, &receiver, PER_RECEIVER);
+        let receiver = receiver
+            .acquire_owned()
+            .await
+            .expect("lanes are never closed");
+        let pool = self
+            .pool
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the pool is never closed");
+        Turn {
+            _slots: [owner, receiver, pool],
+        }
+    }
+
+    /// Drops the lanes nobody holds or waits for.
+    pub fn tidy(&self) {
+        for lanes in [&self.owners, &self.receivers] {
+            lock(lanes).retain(|_, lane| Arc::strong_count(lane) > 1);
+        }
+    }
+}
+
+/// The lane `key` of `lanes`, made with `width` slots when new.
+fn lane(lanes: &Mutex<HashMap<String, Arc<Semaphore>>>, key: &str, width: usize) -> Arc<Semaphore> {
+    lock(lanes)
+        .entry(key.to_owned())
+        .or_insert_with(|| Arc::new(Semaphore::new(width)))
+        .clone()
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// What one attempt got: the status, or why there was none.
 pub type Attempt = (Option<u16>, Option<String>);
 
 /// Sends one delivery once, signed now.
 pub async fn attempt(http: &HttpService, policy: &Policy, delivery: &PendingDelivery) -> Attempt {
     let t = super::model::now_ms() / 1_000;
+    let id = delivery_id(delivery);
     let request = OutboundRequest {
         method: "POST".into(),
         url: delivery.webhook.url.clone(),
@@ -101,8 +212,9 @@ pub async fn attempt(http: &HttpService, policy: &Policy, delivery: &PendingDeli
             ),
             (
                 "gleaner-signature".into(),
-                signature(&delivery.webhook.secret, t, &delivery.body),
+                signature(&delivery.webhook.secret, t, &id, &delivery.body),
             ),
+            ("gleaner-delivery-id".into(), id),
         ],
         body: Some(delivery.body.clone().into_bytes()),
         profile: None,
@@ -122,12 +234,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_signature_is_hmac_of_time_and_body() {
-        // Independent check: HMAC-SHA256("key", "1700000000.{}").
-        let sig = signature("key", 1_700_000_000, "{}");
+    fn the_signature_is_hmac_of_time_delivery_id_and_body() {
+        // Independent check: HMAC-SHA256("key", "1700000000.j1.7.{}").
+        let sig = signature("key", 1_700_000_000, "j1.7", "{}");
         assert!(sig.starts_with("t=1700000000,v1="));
         let mut mac = Hmac::<Sha256>::new_from_slice(b"key").unwrap();
-        mac.update(b"1700000000.{}");
+        mac.update(b"1700000000.j1.7.{}");
         assert!(sig.ends_with(&hex::encode(mac.finalize().into_bytes())));
     }
 

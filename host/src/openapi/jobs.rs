@@ -267,9 +267,11 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         auth,
         (202, links(location(json("The job, queued", status())), "job_id", &["job_status", "cancel_job", "job_reviews"]).build().into()),
         &[
-            (400, "Invalid body, an endpoint that is not a review source, a request the endpoint refuses, or a webhook URL that is not public"),
+            (400, "Invalid body, a key given twice, an endpoint that is not a review source, a request the endpoint refuses, or a webhook URL that is not public or over 2048 bytes"),
             (408, "The body did not arrive within the body read timeout"),
-            (413, "The body exceeds max_body_bytes"),
+            (413, "The body exceeds max_body_bytes, or its request 16384 bytes"),
+            (415, "A Content-Type that is not JSON"),
+            (429, "This API key holds max_queued_jobs_per_key jobs that have not ended; Retry-After says when to try again"),
         ],
     )
     .request_body(Some(body(job_body)));
@@ -296,7 +298,7 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         ),
         &[(
             400,
-            "An unknown state or query parameter, or a limit out of range",
+            "An unknown state or query parameter, a limit out of range, or a `before` that is not one of this key's jobs",
         )],
     )
     .parameter(query(
@@ -320,7 +322,7 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
     .parameter(query(
         "before",
         typed(Type::String, false),
-        "The previous page's `next_before`",
+        "The previous page's `next_before`: one of this API key's jobs",
     ));
     let mut jobs = PathItem::new(HttpMethod::Post, submit);
     jobs.merge_operations(PathItem::new(HttpMethod::Get, list));
@@ -421,9 +423,10 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         auth,
         (201, links(location(json("The schedule", schedule())), "schedule_id", &["schedule", "run_schedule", "remove_schedule"]).build().into()),
         &[
-            (400, "Invalid body, an endpoint that is not a review source, a request the endpoint refuses, neither or both of every and cron, or a webhook URL that is not public"),
+            (400, "Invalid body, a key given twice, an endpoint that is not a review source, a request the endpoint refuses, neither or both of every and cron, an interval over 366 days, a timezone that is not an IANA zone name, or a webhook URL that is not public or over 2048 bytes"),
             (408, "The body did not arrive within the body read timeout"),
-            (413, "The body exceeds max_body_bytes"),
+            (413, "The body exceeds max_body_bytes, or its request 16384 bytes"),
+            (415, "A Content-Type that is not JSON"),
         ],
     )
     .request_body(Some(body(schedule_body)));

@@ -404,6 +404,13 @@ fn cluster_health() -> RefOr<Schema> {
                 "Whether jobs, pacing, sessions and the plugin cache are shared with the other replicas now; false while NATS is away (synchronous fetches go on with this replica's own state)",
             ),
         ),
+        (
+            "insecure",
+            described(
+                typed(Type::Boolean, false),
+                "True when this replica joined NATS without credentials (GLEANER_NATS_INSECURE): for a trial on one machine only",
+            ),
+        ),
     ])
     .description(Some("In cluster mode (GLEANER_NATS_URL): this replica and its link to NATS"));
     closed(object)

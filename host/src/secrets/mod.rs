@@ -254,9 +254,13 @@ pub fn register_config(config: &crate::config::Config) {
     let cluster = &config.cluster;
     register(
         Kind::Cluster,
-        [cluster.nats_token.as_deref(), cluster.seal_key.as_deref()]
-            .into_iter()
-            .flatten(),
+        [
+            cluster.nats_token.as_deref(),
+            cluster.nats_password.as_deref(),
+            cluster.seal_key.as_deref(),
+        ]
+        .into_iter()
+        .flatten(),
     );
 }
 

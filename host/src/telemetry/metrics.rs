@@ -44,6 +44,9 @@ pub const FETCH_STOPS: &str = "gleaner_fetch_stops_total";
 pub const PLUGIN_SWAPS: &str = "gleaner_plugin_swaps_total";
 /// Plugin loads that failed (the serving version, if any, stayed), by `plugin`.
 pub const PLUGIN_LOAD_FAILURES: &str = "gleaner_plugin_load_failures_total";
+/// In cluster mode: plugin announcements and deletions in the cluster that
+/// did not verify with this replica's cluster key, and were ignored.
+pub const ROLLOUT_UNVERIFIED: &str = "gleaner_rollout_unverified_total";
 /// Back-offs from a host after a wall, applied on this replica (met here or
 /// heard from another), by `host` and `wall`.
 pub const UPSTREAM_BACKOFFS: &str = "gleaner_upstream_backoffs_total";
@@ -84,6 +87,7 @@ const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (FETCH_STOPS, Kind::Counter, Unit::Count, "Review fetches that answered, by source and why they stopped (the stop_reason of extra_information)."),
     (PLUGIN_SWAPS, Kind::Counter, Unit::Count, "Plugins (re)loaded in place of a serving version: hot swaps, admin uploads and reloads."),
     (PLUGIN_LOAD_FAILURES, Kind::Counter, Unit::Count, "Plugin loads that failed; the serving version, if any, kept serving."),
+    (ROLLOUT_UNVERIFIED, Kind::Counter, Unit::Count, "In cluster mode: plugin announcements and deletions in the cluster that did not verify with this replica's cluster key, and were ignored."),
     (UPSTREAM_BACKOFFS, Kind::Counter, Unit::Count, "In cluster mode: back-offs from a host after a bot wall applied on this replica, whether it met the wall or another replica did, by host and wall."),
     (UPSTREAM_HELD_BACK, Kind::Counter, Unit::Count, "In cluster mode: requests not sent because the cluster was backing off their host after a wall, by host."),
     (CLUSTER_CONNECTED, Kind::Gauge, Unit::Count, "In cluster mode, by replica name: 1 while this replica is connected to NATS and shares jobs and state, 0 while it serves synchronous fetches on local state."),
@@ -354,6 +358,11 @@ pub fn plugin_swapped(plugin: &str) {
 /// A load of `plugin` failed.
 pub fn plugin_load_failed(plugin: &str) {
     counter!(PLUGIN_LOAD_FAILURES, "plugin" => plugin.to_owned()).increment(1);
+}
+
+/// A roll-out record that did not verify was ignored.
+pub fn rollout_unverified() {
+    counter!(ROLLOUT_UNVERIFIED).increment(1);
 }
 
 /// A back-off from `host` after `wall` was applied on this replica.

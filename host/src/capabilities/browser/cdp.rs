@@ -1,6 +1,8 @@
-//! A small Chrome DevTools Protocol client over the browser's WebSocket:
-//! commands with their answers, and each page session's events on its own
-//! channel. Messages are kept as JSON values, so a newer Chromium's extra
+//! A small Chrome DevTools Protocol client over the pipe Chromium opens
+//! with `--remote-debugging-pipe`: commands with their answers, and each page
+//! session's events on its own channel. No port is opened, so no other
+//! process on the machine can drive the browser. Messages are JSON texts
+//! ended by a NUL byte, kept as JSON values, so a newer Chromium's extra
 //! fields and events cost nothing.
 
 use std::collections::HashMap;
@@ -8,13 +10,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
 
 /// How long a command may wait for its answer.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The largest message taken from the browser (a page's whole HTML comes in one).
+const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
 
 /// An event the browser sent for one page session.
 #[derive(Debug)]
@@ -30,23 +35,23 @@ type Listeners = Mutex<HashMap<String, mpsc::UnboundedSender<Event>>>;
 
 /// A connection to the browser.
 pub struct Cdp {
-    out: mpsc::UnboundedSender<Message>,
+    out: mpsc::UnboundedSender<String>,
     pending: Arc<Pending>,
     listeners: Arc<Listeners>,
     next: AtomicU64,
 }
 
 impl Cdp {
-    /// Connects to the browser's DevTools endpoint (`ws://127.0.0.1:…/devtools/browser/…`).
-    pub async fn connect(url: &str) -> Result<Cdp, String> {
-        let (socket, _) = tokio_tungstenite::connect_async(url)
-            .await
-            .map_err(|e| format!("cannot connect to the browser's DevTools at {url}: {e}"))?;
-        let (mut sink, mut stream) = socket.split();
-        let (out, mut outbox) = mpsc::unbounded_channel::<Message>();
+    /// Talks to the browser over its DevTools pipe: `to_browser` is what it
+    /// reads commands from (its fd 3), `from_browser` what it writes to (fd 4).
+    pub fn over_pipe(to_browser: pipe::Sender, from_browser: pipe::Receiver) -> Cdp {
+        let (out, mut outbox) = mpsc::unbounded_channel::<String>();
         tokio::spawn(async move {
+            let mut sink = to_browser;
             while let Some(message) = outbox.recv().await {
-                if sink.send(message).await.is_err() {
+                let mut bytes = message.into_bytes();
+                bytes.push(0);
+                if sink.write_all(&bytes).await.is_err() {
                     break;
                 }
             }
@@ -55,11 +60,21 @@ impl Cdp {
         let listeners: Arc<Listeners> = Arc::default();
         let (answers, events) = (pending.clone(), listeners.clone());
         tokio::spawn(async move {
-            while let Some(Ok(message)) = stream.next().await {
-                let Message::Text(text) = message else {
-                    continue;
-                };
-                let Ok(value) = serde_json::from_str::<Value>(&text) else {
+            let mut stream = tokio::io::BufReader::new(from_browser);
+            let mut message = Vec::new();
+            loop {
+                message.clear();
+                let mut bounded = (&mut stream).take(MAX_MESSAGE_BYTES as u64);
+                match bounded.read_until(0, &mut message).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                // A message that never ends within the limit: the pipe is
+                // out of step, and the browser is given up.
+                if message.pop() != Some(0) {
+                    break;
+                }
+                let Ok(value) = serde_json::from_slice::<Value>(&message) else {
                     continue;
                 };
                 dispatch(value, &answers, &events);
@@ -74,12 +89,12 @@ impl Cdp {
                 .unwrap_or_else(PoisonError::into_inner)
                 .clear();
         });
-        Ok(Cdp {
+        Cdp {
             out,
             pending,
             listeners,
             next: AtomicU64::new(1),
-        })
+        }
     }
 
     /// Whether the connection is gone.
@@ -105,7 +120,7 @@ impl Cdp {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id, tx);
-        if self.out.send(Message::text(message.to_string())).is_err() {
+        if self.out.send(message.to_string()).is_err() {
             return Err("the browser's DevTools connection is closed".into());
         }
         match tokio::time::timeout(COMMAND_TIMEOUT, rx).await {
