@@ -92,6 +92,12 @@ impl TokenKey {
         }
     }
 
+    /// The key secrets at rest are sealed with: `GLEANER_CLUSTER_KEY`'s
+    /// (`seal_key`) when set, else one derived from this secret.
+    pub fn seal(&self, seal_key: Option<&str>) -> crate::secrets::seal::Seal {
+        crate::secrets::seal::Seal::new(seal_key, &self.0)
+    }
+
     /// Adds the secret to those the host keeps out of everything it sends.
     pub fn register_as_secret(&self) {
         if let Ok(text) = std::str::from_utf8(&self.0) {

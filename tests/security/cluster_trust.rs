@@ -126,7 +126,8 @@ async fn a_nats_client_without_the_cluster_key_can_neither_remove_nor_install_a_
 /// replica does: a job runs through the cluster's streams and buckets.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs nats-server: make test-cluster"]
-async fn the_shipped_nats_configuration_admits_the_replicas_user_alone_and_owners_are_hmacs() {
+async fn the_shipped_nats_configuration_admits_the_replicas_user_alone_and_what_it_stores_is_sealed(
+) {
     use std::time::Duration;
 
     use crate::cluster::nats::Nats;
@@ -180,5 +181,18 @@ async fn the_shipped_nats_configuration_admits_the_replicas_user_alone_and_owner
     assert!(
         !text.contains(&bare),
         "the owner is the key's bare hash: {text}"
+    );
+    // The record is sealed: neither its request nor its state is in clear,
+    // and neither are the reviews in the stream.
+    assert!(
+        !text.contains("jobs.example") && !text.contains("succeeded"),
+        "the job's record is in clear: {text}"
+    );
+    let reviews = js.get_stream("GLEANER_JOB_REVIEWS").await.unwrap();
+    let first = reviews.get_raw_message(1).await.unwrap();
+    let payload = String::from_utf8_lossy(&first.payload);
+    assert!(
+        !payload.contains("review_id"),
+        "a review is in clear in the stream: {payload}"
     );
 }

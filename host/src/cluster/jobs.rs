@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::records::{self, ClusterError};
+use super::records::{self, ClusterError, Records};
 use super::resources::{DELIVERED_SUBJECT, JOB_QUEUE_SUBJECT, REVIEWS_SUBJECT};
 use super::Cluster;
 use crate::jobs::model::{
@@ -72,6 +72,22 @@ impl JetStreamStore {
     /// The store on `cluster`.
     pub fn new(cluster: Arc<Cluster>) -> JetStreamStore {
         JetStreamStore { cluster }
+    }
+
+    /// Jobs, their requests and positions, sealed with the cluster's key.
+    fn jobs(&self) -> Records<'_> {
+        Records::sealed(&self.cluster.resources.jobs, &self.cluster.seal)
+    }
+
+    /// Schedules, sealed with the cluster's key.
+    fn schedules(&self) -> Records<'_> {
+        Records::sealed(&self.cluster.resources.schedules, &self.cluster.seal)
+    }
+
+    /// Webhook deliveries (their bodies are job statuses), sealed with the
+    /// cluster's key.
+    fn webhooks(&self) -> Records<'_> {
+        Records::sealed(&self.cluster.resources.webhooks, &self.cluster.seal)
     }
 
     fn reviews_subject(id: &str) -> String {
@@ -128,7 +144,7 @@ impl JetStreamStore {
         id: &str,
         change: impl FnMut(&mut Job) -> bool,
     ) -> Result<Option<Job>, StoreError> {
-        let job = records::modify(&self.cluster.resources.jobs, id, change).await?;
+        let job = self.jobs().modify(id, change).await?;
         Ok(job.map(|j| self.open_job(j)))
     }
 
@@ -256,7 +272,7 @@ impl Store for JetStreamStore {
             webhook: self.seal_hook(&job.job_id, &job.webhook),
             ..job.clone()
         };
-        records::create(&self.cluster.resources.jobs, &job.job_id, &stored).await?;
+        self.jobs().create(&job.job_id, &stored).await?;
         let ack = self
             .publish(
                 JOB_QUEUE_SUBJECT.into(),
@@ -269,7 +285,7 @@ impl Store for JetStreamStore {
     }
 
     async fn job(&self, owner: Option<&str>, id: &str) -> Result<Option<Job>, StoreError> {
-        let job = records::get::<Job>(&self.cluster.resources.jobs, id).await?;
+        let job = self.jobs().get::<Job>(id).await?;
         Ok(job.map(|(j, _)| self.open_job(j)).filter(owned_by(owner)))
     }
 
@@ -280,7 +296,9 @@ impl Store for JetStreamStore {
         before: Option<&str>,
         limit: usize,
     ) -> Result<Vec<Job>, StoreError> {
-        let mut jobs: Vec<Job> = records::all::<Job>(&self.cluster.resources.jobs)
+        let mut jobs: Vec<Job> = self
+            .jobs()
+            .all::<Job>()
             .await?
             .into_iter()
             .filter(|j| j.owner == owner)
@@ -298,7 +316,9 @@ impl Store for JetStreamStore {
     }
 
     async fn unfinished_jobs(&self) -> Result<Vec<Job>, StoreError> {
-        let mut jobs: Vec<Job> = records::all::<Job>(&self.cluster.resources.jobs)
+        let mut jobs: Vec<Job> = self
+            .jobs()
+            .all::<Job>()
             .await?
             .into_iter()
             .filter(|j| !j.state.is_final())
@@ -366,7 +386,16 @@ impl Store for JetStreamStore {
             )));
         };
         let subject = Self::reviews_subject(id);
-        let reviews = page.reviews.iter().map(|(r, text)| (r, text.as_bytes()));
+        // Each review sealed with the cluster's key, its subject the label.
+        let sealed: Vec<(&String, Vec<u8>)> = page
+            .reviews
+            .iter()
+            .map(|(r, text)| {
+                let sealed = self.cluster.seal.seal(&subject, text.as_bytes());
+                sealed.map(|bytes| (r, bytes)).map_err(StoreError)
+            })
+            .collect::<Result<_, _>>()?;
+        let reviews = sealed.iter().map(|(r, bytes)| (*r, bytes.as_slice()));
         self.publish_all(&subject, id, reviews).await?;
         if let Some(schedule) = &job.schedule_id {
             // Every id of the page, new or not: one stored before a crash is
@@ -421,7 +450,13 @@ impl Store for JetStreamStore {
         let next = messages.last().map(|(seq, _)| *seq).filter(|_| more);
         let reviews = messages
             .into_iter()
-            .map(|(_, text)| serde_json::from_slice(&text).unwrap_or(Value::Null))
+            .map(|(_, sealed)| {
+                self.cluster
+                    .seal
+                    .open(&subject, &sealed)
+                    .and_then(|text| serde_json::from_slice(&text).ok())
+                    .unwrap_or(Value::Null)
+            })
             .collect();
         Ok((reviews, next))
     }
@@ -429,11 +464,11 @@ impl Store for JetStreamStore {
     async fn delete_finished_before(&self, before: Millis) -> Result<u64, StoreError> {
         let r = &self.cluster.resources;
         let mut deleted = 0;
-        for job in records::all::<Job>(&r.jobs).await? {
+        for job in self.jobs().all::<Job>().await? {
             if job.finished_at.is_none_or(|t| t >= before) {
                 continue;
             }
-            let delivery = records::get::<DeliveryRecord>(&r.webhooks, &job.job_id).await?;
+            let delivery = self.webhooks().get::<DeliveryRecord>(&job.job_id).await?;
             if delivery
                 .is_some_and(|(d, _)| d.delivered_at.is_none() && d.next_attempt_at.is_some())
             {
@@ -469,20 +504,21 @@ impl Store for JetStreamStore {
             next_attempt_at: Some(now_ms()),
             delivered_at: None,
         };
-        records::put(&self.cluster.resources.webhooks, job_id, &record).await?;
+        self.webhooks().put(job_id, &record).await?;
         Ok(())
     }
 
     async fn due_deliveries(&self, now: Millis) -> Result<Vec<PendingDelivery>, StoreError> {
-        let bucket = &self.cluster.resources.webhooks;
         let mut due = Vec::new();
-        for record in records::all::<DeliveryRecord>(bucket).await? {
+        for record in self.webhooks().all::<DeliveryRecord>().await? {
             if record.next_attempt_at.is_none_or(|t| t > now) {
                 continue;
             }
             // Take it: move its next attempt past the time a send takes.
-            let Some((mut current, revision)) =
-                records::get::<DeliveryRecord>(bucket, &record.job_id).await?
+            let Some((mut current, revision)) = self
+                .webhooks()
+                .get::<DeliveryRecord>(&record.job_id)
+                .await?
             else {
                 continue;
             };
@@ -490,7 +526,11 @@ impl Store for JetStreamStore {
                 continue;
             }
             current.next_attempt_at = Some(now + DELIVERY_LEASE_MS);
-            if records::swap(bucket, &current.job_id, &current, revision).await? {
+            if self
+                .webhooks()
+                .swap(&current.job_id, &current, revision)
+                .await?
+            {
                 let owner = self
                     .job(None, &current.job_id)
                     .await?
@@ -517,24 +557,23 @@ impl Store for JetStreamStore {
         next_attempt_at: Option<Millis>,
     ) -> Result<(), StoreError> {
         let delivered = status.is_some_and(|s| (200..300).contains(&s));
-        let bucket = &self.cluster.resources.webhooks;
-        records::modify::<DeliveryRecord>(bucket, &delivery.job_id, |d| {
-            d.attempts += 1;
-            d.last_status = status;
-            d.last_error = error.clone();
-            d.next_attempt_at = next_attempt_at;
-            if delivered {
-                d.delivered_at = Some(now_ms());
-            }
-            true
-        })
-        .await?;
+        self.webhooks()
+            .modify::<DeliveryRecord>(&delivery.job_id, |d| {
+                d.attempts += 1;
+                d.last_status = status;
+                d.last_error = error.clone();
+                d.next_attempt_at = next_attempt_at;
+                if delivered {
+                    d.delivered_at = Some(now_ms());
+                }
+                true
+            })
+            .await?;
         Ok(())
     }
 
     async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError> {
-        let record =
-            records::get::<DeliveryRecord>(&self.cluster.resources.webhooks, job_id).await?;
+        let record = self.webhooks().get::<DeliveryRecord>(job_id).await?;
         Ok(record.map(|(d, _)| Delivery {
             attempts: d.attempts,
             last_status: d.last_status,
@@ -564,12 +603,9 @@ impl Store for JetStreamStore {
             webhook: self.seal_hook(&schedule.schedule_id, &schedule.webhook),
             ..schedule.clone()
         };
-        records::create(
-            &self.cluster.resources.schedules,
-            &schedule.schedule_id,
-            &stored,
-        )
-        .await?;
+        self.schedules()
+            .create(&schedule.schedule_id, &stored)
+            .await?;
         Ok(schedule)
     }
 
@@ -578,14 +614,16 @@ impl Store for JetStreamStore {
         owner: Option<&str>,
         id: &str,
     ) -> Result<Option<Schedule>, StoreError> {
-        let schedule = records::get::<Schedule>(&self.cluster.resources.schedules, id).await?;
+        let schedule = self.schedules().get::<Schedule>(id).await?;
         Ok(schedule
             .map(|(s, _)| self.open_schedule(s))
             .filter(|s| owner.is_none_or(|o| s.owner == o)))
     }
 
     async fn schedules(&self, owner: &str) -> Result<Vec<Schedule>, StoreError> {
-        let mut all: Vec<Schedule> = records::all::<Schedule>(&self.cluster.resources.schedules)
+        let mut all: Vec<Schedule> = self
+            .schedules()
+            .all::<Schedule>()
             .await?
             .into_iter()
             .filter(|s| s.owner == owner)
@@ -610,7 +648,9 @@ impl Store for JetStreamStore {
     }
 
     async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {
-        let mut due: Vec<Schedule> = records::all::<Schedule>(&self.cluster.resources.schedules)
+        let mut due: Vec<Schedule> = self
+            .schedules()
+            .all::<Schedule>()
             .await?
             .into_iter()
             .filter(|s| s.next_run_at <= now)
@@ -626,15 +666,14 @@ impl Store for JetStreamStore {
         due: Millis,
         next: Millis,
     ) -> Result<bool, StoreError> {
-        let bucket = &self.cluster.resources.schedules;
-        let Some((mut schedule, revision)) = records::get::<Schedule>(bucket, id).await? else {
+        let Some((mut schedule, revision)) = self.schedules().get::<Schedule>(id).await? else {
             return Ok(false);
         };
         if schedule.next_run_at != due {
             return Ok(false);
         }
         schedule.next_run_at = next;
-        Ok(records::swap(bucket, id, &schedule, revision).await?)
+        Ok(self.schedules().swap(id, &schedule, revision).await?)
     }
 
     async fn schedule_ran(
@@ -643,18 +682,19 @@ impl Store for JetStreamStore {
         job_id: Option<&str>,
         next_run_at: Millis,
     ) -> Result<(), StoreError> {
-        records::modify::<Schedule>(&self.cluster.resources.schedules, id, |s| {
-            s.next_run_at = next_run_at;
-            match job_id {
-                Some(job) => {
-                    s.last_job_id = Some(job.to_owned());
-                    s.runs += 1;
+        self.schedules()
+            .modify::<Schedule>(id, |s| {
+                s.next_run_at = next_run_at;
+                match job_id {
+                    Some(job) => {
+                        s.last_job_id = Some(job.to_owned());
+                        s.runs += 1;
+                    }
+                    None => s.skipped_runs += 1,
                 }
-                None => s.skipped_runs += 1,
-            }
-            true
-        })
-        .await?;
+                true
+            })
+            .await?;
         Ok(())
     }
 
@@ -664,12 +704,13 @@ impl Store for JetStreamStore {
         delivered: u64,
         caught_up: bool,
     ) -> Result<(), StoreError> {
-        records::modify::<Schedule>(&self.cluster.resources.schedules, id, |s| {
-            s.reviews_delivered += delivered;
-            s.caught_up = caught_up;
-            true
-        })
-        .await?;
+        self.schedules()
+            .modify::<Schedule>(id, |s| {
+                s.reviews_delivered += delivered;
+                s.caught_up = caught_up;
+                true
+            })
+            .await?;
         Ok(())
     }
 

@@ -8,7 +8,7 @@
 //! - [`jobs`]: the jobs store on them, behind [`crate::jobs::store::Store`];
 //! - [`pacing`]: each upstream host's turns, for every replica's pacer;
 //! - [`cooldowns`]: wall back-offs and proxy cool-downs, watched by all;
-//! - [`state`]: the plugin cache and fetch sessions, sealed ([`seal`]);
+//! - [`state`]: the plugin cache and fetch sessions, sealed ([`crate::secrets::seal`]);
 //! - [`rollout`]: plugin uploads carried to every replica.
 //!
 //! [`Cluster::share`] hooks the shared pieces into the server's services.
@@ -19,7 +19,6 @@ pub mod pacing;
 pub mod records;
 pub mod resources;
 pub mod rollout;
-pub mod seal;
 pub mod settings;
 pub mod state;
 
@@ -56,7 +55,7 @@ pub struct Cluster {
     /// The streams and buckets.
     pub resources: resources::Resources,
     /// The key secrets in the buckets are sealed with.
-    pub(crate) seal: Arc<seal::Seal>,
+    pub(crate) seal: Arc<crate::secrets::seal::Seal>,
     /// Plugin roll-outs.
     pub rollout: Arc<rollout::Rollout>,
 }
@@ -136,7 +135,7 @@ impl Cluster {
             );
         }
         let secret = config.token_secret.clone().unwrap_or_default();
-        let seal = Arc::new(seal::Seal::new(
+        let seal = Arc::new(crate::secrets::seal::Seal::new(
             settings.seal_key.as_deref(),
             secret.as_bytes(),
         ));

@@ -63,8 +63,16 @@ impl SharedTurns for SharedPacing {
             }
             let next = start + gap;
             let won = match current {
-                None => records::create(&self.bucket, &key, &next).await,
-                Some((_, revision)) => records::swap(&self.bucket, &key, &next, revision).await,
+                None => {
+                    records::Records::plain(&self.bucket)
+                        .create(&key, &next)
+                        .await
+                }
+                Some((_, revision)) => {
+                    records::Records::plain(&self.bucket)
+                        .swap(&key, &next, revision)
+                        .await
+                }
             }
             .map_err(|e| e.to_string())?;
             if won {

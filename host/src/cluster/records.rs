@@ -12,6 +12,8 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::secrets::seal::Seal;
+
 /// A name (a host, a plugin, an id) as a bucket key: itself, in lower case,
 /// where the bucket's key rules allow it, else a digest of it.
 pub fn safe_key(host: &str) -> String {
@@ -49,87 +51,153 @@ async fn live(bucket: &kv::Store, key: &str) -> Result<Option<kv::Entry>, Cluste
     Ok(entry.filter(|e| e.operation == kv::Operation::Put))
 }
 
-/// The record under `key`, with its revision.
+/// A bucket's records, in clear or sealed with the cluster's key (what NATS
+/// keeps is then ciphertext, each value bound to its key, so a client that
+/// can read the bucket but holds no key reads nothing, and a value moved
+/// under another key does not open).
+#[derive(Clone, Copy)]
+pub struct Records<'a> {
+    bucket: &'a kv::Store,
+    seal: Option<&'a Seal>,
+}
+
+impl<'a> Records<'a> {
+    /// The records of `bucket`, in clear.
+    pub fn plain(bucket: &'a kv::Store) -> Records<'a> {
+        Records { bucket, seal: None }
+    }
+
+    /// The records of `bucket`, sealed with `seal`.
+    pub fn sealed(bucket: &'a kv::Store, seal: &'a Seal) -> Records<'a> {
+        Records {
+            bucket,
+            seal: Some(seal),
+        }
+    }
+
+    fn encode<T: Serialize>(&self, key: &str, value: &T) -> Result<Vec<u8>, ClusterError> {
+        let plain = serde_json::to_vec(value).map_err(fail)?;
+        match self.seal {
+            None => Ok(plain),
+            Some(seal) => seal.seal(key, &plain).map_err(ClusterError),
+        }
+    }
+
+    /// The value stored under `key`; none when it is sealed and does not
+    /// open with this replica's key.
+    fn decode<T: DeserializeOwned>(
+        &self,
+        key: &str,
+        bytes: &[u8],
+    ) -> Result<Option<T>, ClusterError> {
+        let plain = match self.seal {
+            None => return serde_json::from_slice(bytes).map(Some).map_err(fail),
+            Some(seal) => seal.open(key, bytes),
+        };
+        match plain {
+            Some(plain) => serde_json::from_slice(&plain).map(Some).map_err(fail),
+            None => {
+                tracing::warn!(%key, "a sealed value in the cluster does not open with this replica's key; check that GLEANER_CLUSTER_KEY (or GLEANER_TOKEN_SECRET) is the same on every replica");
+                Ok(None)
+            }
+        }
+    }
+
+    /// The record under `key`, with its revision.
+    pub async fn get<T: DeserializeOwned>(
+        &self,
+        key: &str,
+    ) -> Result<Option<(T, u64)>, ClusterError> {
+        let Some(entry) = live(self.bucket, key).await? else {
+            return Ok(None);
+        };
+        Ok(self.decode(key, &entry.value)?.map(|v| (v, entry.revision)))
+    }
+
+    /// Stores `value` under `key` whatever was there.
+    pub async fn put<T: Serialize>(&self, key: &str, value: &T) -> Result<u64, ClusterError> {
+        let bytes = self.encode(key, value)?;
+        self.bucket.put(key, bytes.into()).await.map_err(fail)
+    }
+
+    /// Stores `value` under `key` only if nothing is there; false if something was.
+    pub async fn create<T: Serialize>(&self, key: &str, value: &T) -> Result<bool, ClusterError> {
+        let bytes = self.encode(key, value)?;
+        match self.bucket.create(key, bytes.into()).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(fail(e)),
+        }
+    }
+
+    /// Replaces `value` under `key` if its revision is still `revision`;
+    /// false when another writer changed it first.
+    pub async fn swap<T: Serialize>(
+        &self,
+        key: &str,
+        value: &T,
+        revision: u64,
+    ) -> Result<bool, ClusterError> {
+        let bytes = self.encode(key, value)?;
+        match self.bucket.update(key, bytes.into(), revision).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == UpdateErrorKind::WrongLastRevision => Ok(false),
+            Err(e) => Err(fail(e)),
+        }
+    }
+
+    /// Changes the record under `key` with `change` (which says whether to
+    /// write), retrying on lost races. The record as it ends up; none when
+    /// there is no record.
+    pub async fn modify<T: Serialize + DeserializeOwned>(
+        &self,
+        key: &str,
+        mut change: impl FnMut(&mut T) -> bool,
+    ) -> Result<Option<T>, ClusterError> {
+        loop {
+            let Some((mut value, revision)) = self.get::<T>(key).await? else {
+                return Ok(None);
+            };
+            if !change(&mut value) || self.swap(key, &value, revision).await? {
+                return Ok(Some(value));
+            }
+        }
+    }
+
+    /// Every record in the bucket.
+    pub async fn all<T: DeserializeOwned>(&self) -> Result<Vec<T>, ClusterError> {
+        let mut keys = self.bucket.keys().await.map_err(fail)?;
+        let mut out = Vec::new();
+        while let Some(key) = keys.next().await {
+            let key = key.map_err(fail)?;
+            if let Some((value, _)) = self.get(&key).await? {
+                out.push(value);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The record under `key` of a bucket in clear, with its revision.
 pub async fn get<T: DeserializeOwned>(
     bucket: &kv::Store,
     key: &str,
 ) -> Result<Option<(T, u64)>, ClusterError> {
-    let Some(entry) = live(bucket, key).await? else {
-        return Ok(None);
-    };
-    let value = serde_json::from_slice(&entry.value).map_err(fail)?;
-    Ok(Some((value, entry.revision)))
+    Records::plain(bucket).get(key).await
 }
 
-/// Stores `value` under `key` whatever was there.
+/// Stores `value` under `key` of a bucket in clear.
 pub async fn put<T: Serialize>(
     bucket: &kv::Store,
     key: &str,
     value: &T,
 ) -> Result<u64, ClusterError> {
-    let bytes = serde_json::to_vec(value).map_err(fail)?;
-    bucket.put(key, bytes.into()).await.map_err(fail)
+    Records::plain(bucket).put(key, value).await
 }
 
-/// Stores `value` under `key` only if nothing is there; false if something was.
-pub async fn create<T: Serialize>(
-    bucket: &kv::Store,
-    key: &str,
-    value: &T,
-) -> Result<bool, ClusterError> {
-    let bytes = serde_json::to_vec(value).map_err(fail)?;
-    match bucket.create(key, bytes.into()).await {
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(fail(e)),
-    }
-}
-
-/// Replaces `value` under `key` if its revision is still `revision`; false
-/// when another writer changed it first.
-pub async fn swap<T: Serialize>(
-    bucket: &kv::Store,
-    key: &str,
-    value: &T,
-    revision: u64,
-) -> Result<bool, ClusterError> {
-    let bytes = serde_json::to_vec(value).map_err(fail)?;
-    match bucket.update(key, bytes.into(), revision).await {
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == UpdateErrorKind::WrongLastRevision => Ok(false),
-        Err(e) => Err(fail(e)),
-    }
-}
-
-/// Changes the record under `key` with `change` (which says whether to
-/// write), retrying on lost races. The record as it ends up; none when
-/// there is no record.
-pub async fn modify<T: Serialize + DeserializeOwned>(
-    bucket: &kv::Store,
-    key: &str,
-    mut change: impl FnMut(&mut T) -> bool,
-) -> Result<Option<T>, ClusterError> {
-    loop {
-        let Some((mut value, revision)) = get::<T>(bucket, key).await? else {
-            return Ok(None);
-        };
-        if !change(&mut value) || swap(bucket, key, &value, revision).await? {
-            return Ok(Some(value));
-        }
-    }
-}
-
-/// Every record in the bucket.
+/// Every record of a bucket in clear.
 pub async fn all<T: DeserializeOwned>(bucket: &kv::Store) -> Result<Vec<T>, ClusterError> {
-    let mut keys = bucket.keys().await.map_err(fail)?;
-    let mut out = Vec::new();
-    while let Some(key) = keys.next().await {
-        let key = key.map_err(fail)?;
-        if let Some((value, _)) = get(bucket, &key).await? {
-            out.push(value);
-        }
-    }
-    Ok(out)
+    Records::plain(bucket).all().await
 }
 
 /// Deletes the record under `key`.
@@ -190,36 +258,6 @@ pub async fn count(stream: &stream::Stream, subject: &str) -> Result<u64, Cluste
         total += entry.map_err(fail)?.1 as u64;
     }
     Ok(total)
-}
-
-/// The record under `key`, sealed with `seal`; none when missing, or sealed
-/// with another key (that replica's `GLEANER_CLUSTER_KEY` differs).
-pub async fn get_sealed<T: DeserializeOwned>(
-    bucket: &kv::Store,
-    key: &str,
-    seal: &super::seal::Seal,
-) -> Result<Option<T>, ClusterError> {
-    let Some(entry) = live(bucket, key).await? else {
-        return Ok(None);
-    };
-    let Some(plain) = seal.open(key, &entry.value) else {
-        tracing::warn!(%key, "a sealed value in the cluster does not open with this replica's key; check that GLEANER_CLUSTER_KEY (or GLEANER_TOKEN_SECRET) is the same on every replica");
-        return Ok(None);
-    };
-    serde_json::from_slice(&plain).map(Some).map_err(fail)
-}
-
-/// Stores `value` under `key`, sealed with `seal`.
-pub async fn put_sealed<T: Serialize>(
-    bucket: &kv::Store,
-    key: &str,
-    value: &T,
-    seal: &super::seal::Seal,
-) -> Result<(), ClusterError> {
-    let plain = serde_json::to_vec(value).map_err(fail)?;
-    let sealed = seal.seal(key, &plain).map_err(ClusterError)?;
-    bucket.put(key, sealed.into()).await.map_err(fail)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub struct Rollout {
     versions: kv::Store,
     replicas: kv::Store,
     replica: String,
-    seal: Arc<super::seal::Seal>,
+    seal: Arc<crate::secrets::seal::Seal>,
 }
 
 impl Rollout {
@@ -108,7 +108,7 @@ impl Rollout {
         versions: kv::Store,
         replicas: kv::Store,
         replica: String,
-        seal: Arc<super::seal::Seal>,
+        seal: Arc<crate::secrets::seal::Seal>,
     ) -> Arc<Rollout> {
         Arc::new(Rollout {
             objects,

@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
 use super::records;
-use super::seal::Seal;
 use crate::capabilities::cache::SharedCache;
 use crate::capabilities::http::session::{SessionState, SharedSessions};
 use crate::clock::now_ms;
+use crate::secrets::seal::Seal;
 
 /// A cached value and when it expires (wall-clock ms).
 #[derive(Serialize, Deserialize)]
@@ -59,11 +59,14 @@ impl SharedCache for CacheBucket {
     }
 
     async fn get(&self, plugin: &str, key: &str) -> Result<Option<String>, String> {
-        let cached =
-            records::get_sealed::<Cached>(&self.bucket, &Self::key(plugin, key), &self.seal)
-                .await
-                .map_err(|e| e.to_string())?;
-        Ok(cached.filter(|c| c.expires_ms > now_ms()).map(|c| c.value))
+        let cached = records::Records::sealed(&self.bucket, &self.seal)
+            .get::<Cached>(&Self::key(plugin, key))
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(cached
+            .map(|(c, _)| c)
+            .filter(|c| c.expires_ms > now_ms())
+            .map(|c| c.value))
     }
 
     async fn set(&self, plugin: &str, key: &str, value: &str, ttl: Duration) -> Result<(), String> {
@@ -71,8 +74,10 @@ impl SharedCache for CacheBucket {
             value: value.to_owned(),
             expires_ms: now_ms() + ttl.as_millis() as i64,
         };
-        records::put_sealed(&self.bucket, &Self::key(plugin, key), &cached, &self.seal)
+        records::Records::sealed(&self.bucket, &self.seal)
+            .put(&Self::key(plugin, key), &cached)
             .await
+            .map(drop)
             .map_err(|e| e.to_string())
     }
 
@@ -113,15 +118,19 @@ impl SharedSessions for SessionBucket {
 
     async fn load(&self, id: &str) -> Result<Option<SessionState>, String> {
         let key = super::records::safe_key(id);
-        records::get_sealed(&self.bucket, &key, &self.seal)
+        records::Records::sealed(&self.bucket, &self.seal)
+            .get(&key)
             .await
+            .map(|found| found.map(|(state, _)| state))
             .map_err(|e| e.to_string())
     }
 
     async fn save(&self, state: &SessionState) -> Result<(), String> {
         let key = super::records::safe_key(&state.id);
-        records::put_sealed(&self.bucket, &key, state, &self.seal)
+        records::Records::sealed(&self.bucket, &self.seal)
+            .put(&key, state)
             .await
+            .map(drop)
             .map_err(|e| e.to_string())
     }
 }

@@ -290,7 +290,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!(Cluster, "job_ack_wait_secs", "GLEANER_JOB_ACK_WAIT_SECS", cluster.job_ack_wait_secs, number, "", false, "how long a job's worker may go silent before another replica takes the job over (workers send progress every third of it)"),
     setting!(Cluster, "wall_backoff_secs", "GLEANER_WALL_BACKOFF_SECS", cluster.wall_backoff_secs, number, "", false, "how long every replica leaves a host alone after one of them met a bot wall there (requests to it fail at once, naming the wall and the replica)"),
     setting!(Cluster, "replica_name", "GLEANER_REPLICA_NAME", cluster.replica_name, some_text, "host name and process id", false, "this replica's name in `/healthz`"),
-    setting!(Cluster, "seal_key", "GLEANER_CLUSTER_KEY", cluster.seal_key, some_text, "derived from the token secret", false, "64 hex digits that seal secrets kept in the buckets; the same on every replica"),
+    setting!(Cluster, "seal_key", "GLEANER_CLUSTER_KEY", cluster.seal_key, some_text, "derived from the token secret", false, "64 hex digits that seal secrets kept at rest (the cluster's buckets, webhook secrets in the jobs store); the same on every replica"),
     listed!(Process, "", Some("GLEANER_CONFIG"), "none", false, "the configuration file (`--config FILE`)"),
     listed!(Process, "", Some("GLEANER_LOG"), "`info`", true, "log filter; `GLEANER_LOG_FORMAT=json` for JSON lines"),
     listed!(Process, "", Some("GLEANER_LOG_FORMAT"), "text", false, "`text` or `json` (JSON lines); anything else is refused at start"),

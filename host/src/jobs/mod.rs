@@ -99,7 +99,8 @@ impl Jobs {
             Some(cluster) => match *cluster {},
             None => {
                 let path = parts.config.data_dir.join("jobs.sqlite3");
-                Arc::new(sqlite::SqliteStore::open(&path)?)
+                let seal = parts.tokens.seal(parts.config.cluster.seal_key.as_deref());
+                Arc::new(sqlite::SqliteStore::open(&path, Arc::new(seal))?)
             }
         };
         Ok(Jobs::new(store, parts))

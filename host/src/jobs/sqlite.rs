@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, Row};
@@ -16,6 +17,7 @@ use super::model::{
     Schedule, Webhook,
 };
 use super::store::{Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use crate::secrets::seal::Seal;
 
 /// The schema, created when missing. Times are milliseconds since the epoch.
 const SCHEMA: &str = r#"
@@ -92,15 +94,25 @@ type Work = Box<dyn FnOnce(&mut Connection) + Send>;
 /// Due deliveries read per owner at a time.
 const DUE_PER_OWNER: i64 = 16;
 
-/// The SQLite store: a handle to the thread that owns the connection.
+/// The SQLite store: a handle to the thread that owns the connection, and
+/// the key webhook secrets are sealed with at rest.
 #[derive(Clone)]
 pub struct SqliteStore {
     work: mpsc::UnboundedSender<Work>,
+    seal: Arc<Seal>,
 }
 
+/// What a sealed secret starts with in the store; one without it was stored
+/// in clear by an older version, and is read as it is.
+const SEALED: &str = "sealed:";
+
+/// The label webhook secrets are sealed under.
+const WEBHOOK_SECRET: &str = "jobs.webhook-secret";
+
 impl SqliteStore {
-    /// Opens (or creates) the store at `path`, in WAL mode.
-    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+    /// Opens (or creates) the store at `path`, in WAL mode; webhook secrets
+    /// are sealed with `seal`.
+    pub fn open(path: &Path, seal: Arc<Seal>) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent() {
             crate::config::data_dir::create(dir)
                 .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
@@ -124,7 +136,43 @@ impl SqliteStore {
                 }
             })
             .map_err(|e| StoreError(format!("cannot start the store's thread: {e}")))?;
-        Ok(SqliteStore { work })
+        Ok(SqliteStore { work, seal })
+    }
+
+    /// `hook` with its secret sealed (kept as it is when it already is: a
+    /// schedule's sealed secret passes to its runs' jobs and deliveries).
+    fn sealed(&self, hook: Option<Webhook>) -> Result<Option<Webhook>, StoreError> {
+        let Some(mut hook) = hook else {
+            return Ok(None);
+        };
+        if !hook.secret.starts_with(SEALED) {
+            let sealed = self
+                .seal
+                .seal(WEBHOOK_SECRET, hook.secret.as_bytes())
+                .map_err(StoreError)?;
+            hook.secret = format!("{SEALED}{}", hex::encode(sealed));
+        }
+        Ok(Some(hook))
+    }
+
+    /// A stored secret opened; one stored in clear is taken as it is.
+    fn opened(&self, stored: String) -> String {
+        let Some(sealed) = stored.strip_prefix(SEALED) else {
+            return stored;
+        };
+        let opened = hex::decode(sealed)
+            .ok()
+            .and_then(|bytes| self.seal.open(WEBHOOK_SECRET, &bytes));
+        match opened {
+            Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            None => {
+                tracing::warn!(
+                    "a webhook secret in the jobs store does not open with this server's key \
+                     (GLEANER_CLUSTER_KEY, else the token secret); its delivery is signed with none"
+                );
+                String::new()
+            }
+        }
     }
 
     /// Runs `f` on the store's thread.
@@ -229,8 +277,9 @@ fn one_job(c: &Connection, id: &str) -> rusqlite::Result<Option<Job>> {
 
 #[async_trait]
 impl Store for SqliteStore {
-    async fn create_job(&self, job: NewJob) -> Result<Job, StoreError> {
+    async fn create_job(&self, mut job: NewJob) -> Result<Job, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
+        job.webhook = self.sealed(job.webhook)?;
         self.with(move |c| {
             let (url, secret) = match &job.webhook {
                 Some(w) => (Some(w.url.clone()), Some(w.secret.clone())),
@@ -495,7 +544,10 @@ impl Store for SqliteStore {
         webhook: &Webhook,
         body: &str,
     ) -> Result<(), StoreError> {
-        let (job_id, webhook, body) = (job_id.to_owned(), webhook.clone(), body.to_owned());
+        let webhook = self
+            .sealed(Some(webhook.clone()))?
+            .expect("a webhook stays one");
+        let (job_id, body) = (job_id.to_owned(), body.to_owned());
         self.with(move |c| {
             c.execute(
                 "INSERT OR REPLACE INTO webhook_deliveries (job_id, url, secret, body, attempts, next_attempt_at) \
@@ -532,9 +584,17 @@ impl Store for SqliteStore {
                     attempts: r.get::<_, i64>(5)? as u32,
                 })
             })?;
-            rows.collect()
+            rows.collect::<rusqlite::Result<Vec<PendingDelivery>>>()
         })
         .await
+        .map(|due| {
+            due.into_iter()
+                .map(|mut d| {
+                    d.webhook.secret = self.opened(std::mem::take(&mut d.webhook.secret));
+                    d
+                })
+                .collect()
+        })
     }
 
     async fn record_attempt(
@@ -580,8 +640,9 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn create_schedule(&self, schedule: NewSchedule) -> Result<Schedule, StoreError> {
+    async fn create_schedule(&self, mut schedule: NewSchedule) -> Result<Schedule, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
+        schedule.webhook = self.sealed(schedule.webhook)?;
         self.with(move |c| {
             let (every, cron, timezone) = match &schedule.cadence {
                 Cadence::Every(secs) => (Some(*secs as i64), None, None),
@@ -760,7 +821,8 @@ mod tests {
 
     fn store() -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("jobs.sqlite3")).unwrap();
+        let seal = Arc::new(Seal::new(None, b"a-token-secret-of-at-least-32-bytes!!"));
+        let store = SqliteStore::open(&dir.path().join("jobs.sqlite3"), seal).unwrap();
         (dir, store)
     }
 

@@ -1,15 +1,16 @@
-//! Sealing secrets kept in the cluster's buckets (session cookies, cached
-//! tokens): ChaCha20-Poly1305 from `ring`, a fresh random nonce per value,
-//! the bucket key as associated data (a sealed value moved to another key
-//! does not open). The key is `GLEANER_CLUSTER_KEY`, or one derived from the
-//! shared token secret; a replica without it cannot read them.
+//! Sealing secrets kept at rest: in the cluster's buckets (session cookies,
+//! cached tokens, webhook secrets) and in the jobs store of a single server
+//! (webhook secrets). ChaCha20-Poly1305 from `ring`, a fresh random nonce per
+//! value, a label as associated data (a sealed value moved under another
+//! label does not open). The key is `GLEANER_CLUSTER_KEY`, or one derived
+//! from the token secret; without it, nothing sealed can be read.
 
 use hmac::{Hmac, Mac};
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, CHACHA20_POLY1305, NONCE_LEN};
 use ring::rand::{SecureRandom, SystemRandom};
 use sha2::Sha256;
 
-use super::settings::seal_key_bytes;
+use crate::cluster::settings::seal_key_bytes;
 
 /// The key sealed values are made and opened with, and the key records
 /// every replica must trust (plugin roll-outs) are signed with.
