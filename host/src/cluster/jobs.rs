@@ -15,7 +15,8 @@
 //!   run time, so each period runs once across the cluster.
 //! - Webhook deliveries are keys; a replica takes a due one by moving its
 //!   next attempt forward (compare-and-set) before it sends.
-//! - Webhook secrets are sealed wherever they are kept ([`super::seal`]).
+//! - Job records, schedules, deliveries (secrets and bodies) and reviews are
+//!   sealed whole with the cluster's key ([`crate::secrets::seal`]).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -36,9 +37,6 @@ use crate::jobs::model::{
     Webhook,
 };
 use crate::jobs::store::{Claim, JobEnd, Lease, PageWrite, ReviewPage, Store, StoreError};
-
-/// Marks a sealed webhook secret (hex of nonce, ciphertext and tag).
-const SEALED: &str = "sealed:";
 
 /// How long a replica holds a webhook delivery it is sending before another
 /// may take it.
@@ -144,52 +142,7 @@ impl JetStreamStore {
         id: &str,
         change: impl FnMut(&mut Job) -> bool,
     ) -> Result<Option<Job>, StoreError> {
-        let job = self.jobs().modify(id, change).await?;
-        Ok(job.map(|j| self.open_job(j)))
-    }
-
-    /// `hook` with its secret sealed for `owner` (a job or schedule id).
-    fn seal_hook(&self, owner: &str, hook: &Option<Webhook>) -> Option<Webhook> {
-        let hook = hook.as_ref()?;
-        let sealed = self
-            .cluster
-            .seal
-            .seal(&format!("webhook.{owner}"), hook.secret.as_bytes())
-            .map(|s| format!("{SEALED}{}", hex::encode(s)))
-            .unwrap_or_default();
-        Some(Webhook {
-            url: hook.url.clone(),
-            secret: sealed,
-        })
-    }
-
-    /// `hook` with its secret opened.
-    fn open_hook(&self, owner: &str, mut hook: Webhook) -> Webhook {
-        if let Some(sealed) = hook.secret.strip_prefix(SEALED) {
-            let opened = hex::decode(sealed)
-                .ok()
-                .and_then(|b| self.cluster.seal.open(&format!("webhook.{owner}"), &b));
-            if opened.is_none() {
-                tracing::warn!(%owner, "a webhook secret in the cluster does not open with this replica's key; check GLEANER_CLUSTER_KEY");
-            }
-            hook.secret = opened
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
-        }
-        hook
-    }
-
-    fn open_job(&self, mut job: Job) -> Job {
-        job.webhook = job.webhook.take().map(|h| self.open_hook(&job.job_id, h));
-        job
-    }
-
-    fn open_schedule(&self, mut schedule: Schedule) -> Schedule {
-        schedule.webhook = schedule
-            .webhook
-            .take()
-            .map(|h| self.open_hook(&schedule.schedule_id, h));
-        schedule
+        Ok(self.jobs().modify(id, change).await?)
     }
 }
 
@@ -268,11 +221,7 @@ impl Store for JetStreamStore {
             schedule_id: new.schedule_id,
             cancel_requested: false,
         };
-        let stored = Job {
-            webhook: self.seal_hook(&job.job_id, &job.webhook),
-            ..job.clone()
-        };
-        self.jobs().create(&job.job_id, &stored).await?;
+        self.jobs().create(&job.job_id, &job).await?;
         let ack = self
             .publish(
                 JOB_QUEUE_SUBJECT.into(),
@@ -286,7 +235,7 @@ impl Store for JetStreamStore {
 
     async fn job(&self, owner: Option<&str>, id: &str) -> Result<Option<Job>, StoreError> {
         let job = self.jobs().get::<Job>(id).await?;
-        Ok(job.map(|(j, _)| self.open_job(j)).filter(owned_by(owner)))
+        Ok(job.map(|(j, _)| j).filter(owned_by(owner)))
     }
 
     async fn jobs(
@@ -302,7 +251,6 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|j| j.owner == owner)
-            .map(|j| self.open_job(j))
             .collect();
         let key = |j: &Job| (j.created_at, j.job_id.clone());
         let cut = before.and_then(|b| jobs.iter().find(|j| j.job_id == b).map(key));
@@ -322,7 +270,6 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|j| !j.state.is_final())
-            .map(|j| self.open_job(j))
             .collect();
         jobs.sort_by_key(|j| (j.created_at, j.job_id.clone()));
         Ok(jobs)
@@ -494,9 +441,7 @@ impl Store for JetStreamStore {
     ) -> Result<(), StoreError> {
         let record = DeliveryRecord {
             job_id: job_id.to_owned(),
-            webhook: self
-                .seal_hook(job_id, &Some(webhook.clone()))
-                .unwrap_or_else(|| webhook.clone()),
+            webhook: webhook.clone(),
             body: body.to_owned(),
             attempts: 0,
             last_status: None,
@@ -539,7 +484,7 @@ impl Store for JetStreamStore {
                 due.push(PendingDelivery {
                     id: 0,
                     owner,
-                    webhook: self.open_hook(&current.job_id, current.webhook),
+                    webhook: current.webhook,
                     job_id: current.job_id,
                     body: current.body,
                     attempts: current.attempts,
@@ -599,12 +544,8 @@ impl Store for JetStreamStore {
             caught_up: false,
             created_at: now_ms(),
         };
-        let stored = Schedule {
-            webhook: self.seal_hook(&schedule.schedule_id, &schedule.webhook),
-            ..schedule.clone()
-        };
         self.schedules()
-            .create(&schedule.schedule_id, &stored)
+            .create(&schedule.schedule_id, &schedule)
             .await?;
         Ok(schedule)
     }
@@ -616,7 +557,7 @@ impl Store for JetStreamStore {
     ) -> Result<Option<Schedule>, StoreError> {
         let schedule = self.schedules().get::<Schedule>(id).await?;
         Ok(schedule
-            .map(|(s, _)| self.open_schedule(s))
+            .map(|(s, _)| s)
             .filter(|s| owner.is_none_or(|o| s.owner == o)))
     }
 
@@ -627,7 +568,6 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|s| s.owner == owner)
-            .map(|s| self.open_schedule(s))
             .collect();
         all.sort_by_key(|s| (s.created_at, s.schedule_id.clone()));
         Ok(all)
@@ -654,7 +594,6 @@ impl Store for JetStreamStore {
             .await?
             .into_iter()
             .filter(|s| s.next_run_at <= now)
-            .map(|s| self.open_schedule(s))
             .collect();
         due.sort_by_key(|s| s.next_run_at);
         Ok(due)

@@ -257,6 +257,7 @@ impl Jobs {
     /// lanes of [`webhooks::Lanes`], and records them.
     async fn webhook_loop(self: Arc<Jobs>) {
         let lanes = Arc::new(webhooks::Lanes::default());
+        let policy = Arc::new(webhooks::policy());
         loop {
             let wake = self.wake.notified();
             match self.store.due_deliveries(now_ms()).await {
@@ -264,7 +265,8 @@ impl Jobs {
                     for delivery in due {
                         let id = webhooks::delivery_id(&delivery);
                         if lanes.claim(&id) {
-                            tokio::spawn(self.clone().deliver(lanes.clone(), id, delivery));
+                            let (lanes, policy) = (lanes.clone(), policy.clone());
+                            tokio::spawn(self.clone().deliver(lanes, policy, id, delivery));
                         }
                     }
                 }
@@ -282,12 +284,13 @@ impl Jobs {
     async fn deliver(
         self: Arc<Jobs>,
         lanes: Arc<webhooks::Lanes>,
+        policy: Arc<crate::capabilities::http::policy::Policy>,
         id: String,
         delivery: PendingDelivery,
     ) {
         let turn = lanes.turn(&delivery).await;
         let http = &self.parts.runtime.services().webhooks;
-        let (status, error) = webhooks::attempt(http, &webhooks::policy(), &delivery).await;
+        let (status, error) = webhooks::attempt(http, &policy, &delivery).await;
         drop(turn);
         let delivered = status.is_some_and(|s| (200..300).contains(&s));
         let base = Duration::from_millis(self.parts.config.webhook_retry_base_ms.max(1));
