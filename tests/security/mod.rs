@@ -18,6 +18,7 @@ mod input_limits;
 mod job_inputs;
 mod job_queue;
 mod memory;
+mod network_share;
 pub(crate) mod process;
 mod rebinding;
 mod rogue_plugin;

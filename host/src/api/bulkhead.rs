@@ -4,6 +4,13 @@
 //! is kept for the plugins that never wait on the network (the text
 //! processors): requests to the others may hold at most the rest, so slow
 //! sources and website processors together can never refuse a fast route.
+//!
+//! Within that network share, the last quarter is kept for plugins holding
+//! less than their floor (a sixteenth of the share): a plugin past its floor
+//! takes another network slot only while more than that quarter is free. So
+//! however many clients or addresses keep requests hanging on slow sites, and
+//! on however many plugins, a source whose site answers still gets its floor
+//! of requests at once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,6 +26,10 @@ pub struct Bulkheads {
     global: Arc<Semaphore>,
     /// What plugins that reach the network may hold of `global`.
     network: Arc<Semaphore>,
+    /// Network slots any plugin may take while few are free.
+    floor: usize,
+    /// Free network slots kept for plugins holding less than `floor`.
+    headroom: usize,
     per_plugin: usize,
     plugins: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
@@ -50,6 +61,8 @@ impl Bulkheads {
         Bulkheads {
             global: Arc::new(Semaphore::new(global)),
             network: Arc::new(Semaphore::new(network)),
+            floor: (network / 16).max(1),
+            headroom: network / 4,
             per_plugin: per_plugin.max(1),
             plugins: Mutex::default(),
         }
@@ -57,14 +70,14 @@ impl Bulkheads {
 
     /// Takes a slot for a request to `plugin`, or answers 503 at once.
     pub fn enter(&self, plugin: &str, reach: Reach) -> Result<Slots, ApiError> {
-        let pool = {
-            let mut plugins = self.plugins.lock().unwrap_or_else(|p| p.into_inner());
-            plugins
-                .entry(plugin.to_owned())
-                .or_insert_with(|| Arc::new(Semaphore::new(self.per_plugin)))
-                .clone()
-        };
-        let plugin_slot = pool.try_acquire_owned().map_err(|_| {
+        // One lock over taking the plugin's slot and its network slot, so the
+        // floor and the headroom are read and taken as one step.
+        let mut plugins = self.plugins.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = plugins
+            .entry(plugin.to_owned())
+            .or_insert_with(|| Arc::new(Semaphore::new(self.per_plugin)));
+        let held = self.per_plugin - pool.available_permits();
+        let plugin_slot = pool.clone().try_acquire_owned().map_err(|_| {
             metrics::refused(plugin, Pool::Plugin);
             ApiError::Overloaded(format!(
                 "plugin {plugin} is at its limit of {} requests at once (max_concurrent_per_plugin); retry shortly",
@@ -73,15 +86,9 @@ impl Bulkheads {
         })?;
         let network_slot = match reach {
             Reach::Local => None,
-            Reach::Network => Some(self.network.clone().try_acquire_owned().map_err(|_| {
-                metrics::refused(plugin, Pool::Network);
-                ApiError::Overloaded(
-                    "plugins that wait on sites already hold their share of the server's requests \
-                     (max_concurrent_requests less reserved_for_local_plugins); retry shortly"
-                        .into(),
-                )
-            })?),
+            Reach::Network => Some(self.network_slot(plugin, held)?),
         };
+        drop(plugins);
         let global_slot = self.global.clone().try_acquire_owned().map_err(|_| {
             metrics::refused(plugin, Pool::Server);
             ApiError::Overloaded(
@@ -93,6 +100,27 @@ impl Bulkheads {
             _plugin: plugin_slot,
             _network: network_slot,
             _global: global_slot,
+        })
+    }
+
+    /// A network slot for `plugin`, which holds `held` already.
+    fn network_slot(&self, plugin: &str, held: usize) -> Result<OwnedSemaphorePermit, ApiError> {
+        if held >= self.floor && self.network.available_permits() <= self.headroom {
+            metrics::refused(plugin, Pool::Network);
+            return Err(ApiError::Overloaded(format!(
+                "plugin {plugin} already holds {held} requests waiting on sites, and the last {} \
+                 slots for plugins that wait on sites are kept for plugins holding fewer than {} \
+                 (max_concurrent_requests less reserved_for_local_plugins); retry shortly",
+                self.headroom, self.floor
+            )));
+        }
+        self.network.clone().try_acquire_owned().map_err(|_| {
+            metrics::refused(plugin, Pool::Network);
+            ApiError::Overloaded(
+                "plugins that wait on sites already hold their share of the server's requests \
+                 (max_concurrent_requests less reserved_for_local_plugins); retry shortly"
+                    .into(),
+            )
         })
     }
 }
@@ -134,5 +162,22 @@ mod tests {
             b.enter("chunk", Reach::Local).is_err(),
             "the global pool is full"
         );
+    }
+
+    #[test]
+    fn plugins_past_their_floor_leave_the_headroom() {
+        // 32 network slots: a floor of 2 per plugin, the last 8 kept.
+        let b = Bulkheads::new(32, 32, 0);
+        let slow: Vec<_> = (0..24)
+            .map(|i| b.enter(["a", "b", "c"][i % 3], Reach::Network).unwrap())
+            .collect();
+        let refused = b.enter("a", Reach::Network).unwrap_err();
+        assert!(refused.to_string().contains("fewer than 2"), "{refused}");
+        let _d1 = b.enter("d", Reach::Network).unwrap();
+        let _d2 = b.enter("d", Reach::Network).unwrap();
+        assert!(b.enter("d", Reach::Network).is_err(), "d is at its floor");
+        let _e = b.enter("e", Reach::Network).unwrap();
+        drop(slow);
+        assert!(b.enter("d", Reach::Network).is_ok(), "room again");
     }
 }
