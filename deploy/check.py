@@ -293,7 +293,15 @@ def cluster(max_total, drain_ms, writable):
     nats_env = {e["name"]: e for e in statefulset["spec"]["template"]["spec"]["containers"][0].get("env", [])}
     check(nats_env.get("GLEANER_NATS_PASSWORD", {}).get("valueFrom", {}).get("secretKeyRef", {}).get("key") == "nats-password",
           "cluster/nats.yaml: NATS must read GLEANER_NATS_PASSWORD from the Secret's nats-password")
-    check(config.count("nats://nats-") == nodes, "cluster/nats.yaml: the routes do not name every node")
+    container = statefulset["spec"]["template"]["spec"]["containers"][0]
+    start = "\n".join(container.get("args", []))
+    check(start.count("nats://route:$NATS_ROUTE_PASSWORD@nats-") == nodes,
+          "cluster/nats.yaml: the routes must name every node, with the route password")
+    check('authorization { user: route, password: "$NATS_ROUTE_PASSWORD" }' in start
+          and 'include "/run/nats/routes.conf"' in config,
+          "cluster/nats.yaml: the nodes' routes must require the route password")
+    check(nats_env.get("NATS_ROUTE_PASSWORD", {}).get("valueFrom", {}).get("secretKeyRef", {}).get("key") == "nats-route-password",
+          "cluster/nats.yaml: NATS must read NATS_ROUTE_PASSWORD from the Secret's nats-route-password")
     services = {svc["metadata"]["name"]: svc for svc in docs["Service"]}
     patch = docs["Deployment"][0]
     env = {e["name"]: e for e in patch["spec"]["template"]["spec"]["containers"][0]["env"]}

@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::common;
 use super::process::{PeakRss, Process};
 use crate::jobs::{finished, job_request, send, server, submit, submit_as, Site, HUB, KEY, QUERY};
 
-const OTHER: &str = "jobs-key-two";
+pub(crate) const OTHER: &str = "jobs-key-two";
 
 /// A job whose request is about `bytes` long as JSON, padded in the query's
 /// fragment (which never reaches the site).
@@ -100,19 +101,22 @@ async fn another_keys_job_is_not_held_up_behind_a_backlog() {
         c.api_keys = vec![KEY.into(), OTHER.into()];
     })
     .await;
-    let timed = |key: &'static str| {
-        let s = &s;
-        async move {
-            let started = Instant::now();
-            let id = submit_as(s, key, job_request(None)).await;
-            let done = finished(s, &id, key, Duration::from_secs(120)).await;
-            assert_eq!(done["state"], "succeeded", "{done}");
-            started.elapsed()
-        }
+    assert_turns_taken(&s).await;
+}
+
+/// Times a job of [`OTHER`] on `s` alone, then behind 500 jobs of [`KEY`],
+/// and asserts the second takes at most three times the first.
+pub(crate) async fn assert_turns_taken(s: &common::Server) {
+    let timed = |key: &'static str| async move {
+        let started = Instant::now();
+        let id = submit_as(s, key, job_request(None)).await;
+        let done = finished(s, &id, key, Duration::from_secs(120)).await;
+        assert_eq!(done["state"], "succeeded", "{done}");
+        started.elapsed()
     };
     let alone = timed(OTHER).await;
     for _ in 0..500 {
-        submit(&s, job_request(None)).await;
+        submit(s, job_request(None)).await;
     }
     let behind = timed(OTHER).await;
     eprintln!(

@@ -3,11 +3,11 @@
 //!
 //! - A job's record (state, counts, the position to resume from) is a key in
 //!   the jobs bucket, changed by compare-and-set.
-//! - Submitting puts the job's id on the work-queue stream; workers pull it
-//!   through one durable consumer, send progress acks while they run it, and
-//!   ack it once its end is recorded. A worker that dies goes silent: after
-//!   the ack wait the job goes to another worker, which resumes from the
-//!   record's position.
+//! - Submitting puts the job's id in its owner's lane ([`super::queue`]);
+//!   workers take the lanes in turns, send progress acks while they run a
+//!   job, and ack it once its end is recorded. A worker that dies goes
+//!   silent: after the ack wait the job goes to another worker, which
+//!   resumes from the record's position.
 //! - Reviews go to the reviews stream on the job's own subject, each with the
 //!   message id `<job id>.<review id digest>`, so a page stored again after a
 //!   crash stores nothing twice; the job's count is the subject's count.
@@ -18,25 +18,28 @@
 //! - Job records, schedules, deliveries (secrets and bodies) and reviews are
 //!   sealed whole with the cluster's key ([`crate::secrets::seal`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::jetstream::message::{AckKind, Acker, PublishMessage};
 use async_trait::async_trait;
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::queue::Lane;
 use super::records::{self, ClusterError, Records};
-use super::resources::{DELIVERED_SUBJECT, JOB_QUEUE_SUBJECT, REVIEWS_SUBJECT};
+use super::resources::{DELIVERED_SUBJECT, REVIEWS_SUBJECT};
 use super::Cluster;
 use crate::jobs::model::{
     now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
     Webhook,
 };
 use crate::jobs::store::{Claim, JobEnd, Lease, PageWrite, ReviewPage, Store, StoreError};
+
+/// Ended jobs' messages one claim acks at most before it returns.
+const MAX_DROPPED_PER_CLAIM: usize = 1_000;
 
 /// How long a replica holds a webhook delivery it is sending before another
 /// may take it.
@@ -64,12 +67,17 @@ struct DeliveryRecord {
 /// The jobs store on a cluster's streams and buckets.
 pub struct JetStreamStore {
     cluster: Arc<Cluster>,
+    /// The lane of each job this replica took, for the turns.
+    taken: std::sync::Mutex<HashMap<String, Lane>>,
 }
 
 impl JetStreamStore {
     /// The store on `cluster`.
     pub fn new(cluster: Arc<Cluster>) -> JetStreamStore {
-        JetStreamStore { cluster }
+        JetStreamStore {
+            cluster,
+            taken: Default::default(),
+        }
     }
 
     /// Jobs, their requests and positions, sealed with the cluster's key.
@@ -222,14 +230,11 @@ impl Store for JetStreamStore {
             cancel_requested: false,
         };
         self.jobs().create(&job.job_id, &job).await?;
-        let ack = self
-            .publish(
-                JOB_QUEUE_SUBJECT.into(),
-                job.job_id.clone().into_bytes(),
-                &job.job_id,
-            )
+        self.cluster
+            .resources
+            .queue
+            .push(&job.owner, &job.job_id)
             .await?;
-        ack.await.map_err(records::fail)?;
         Ok(job)
     }
 
@@ -275,39 +280,73 @@ impl Store for JetStreamStore {
         Ok(jobs)
     }
 
+    async fn unfinished_count(&self, owner: &str) -> Result<usize, StoreError> {
+        let count = self.cluster.resources.queue.unfinished(owner).await?;
+        Ok(usize::try_from(count).unwrap_or(usize::MAX))
+    }
+
+    /// Owners take turns: the lane with the fewest jobs running here goes
+    /// first (among equals, the one whose turn it is), then one job from each
+    /// lane holding one, round after round, until `max` are taken or every
+    /// lane is empty. A message whose
+    /// job has ended (cancelled while waiting) is acked and the lane asked
+    /// again, a bounded number of times per call.
     async fn claim_jobs(
         &self,
         max: usize,
         running: &HashSet<String>,
     ) -> Result<Vec<Claim>, StoreError> {
-        let mut batch = self
-            .cluster
-            .resources
-            .workers
-            .fetch()
-            .max_messages(max)
-            .messages()
-            .await
-            .map_err(records::fail)?;
+        let queue = &self.cluster.resources.queue;
+        let mut lanes = queue.lanes_in_turn().await?;
+        let load = {
+            let mut taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+            taken.retain(|id, _| running.contains(id));
+            let mut load: HashMap<Lane, usize> = HashMap::new();
+            for lane in taken.values() {
+                *load.entry(lane.clone()).or_default() += 1;
+            }
+            load
+        };
+        lanes
+            .make_contiguous()
+            .sort_by_key(|lane| load.get(lane).copied().unwrap_or(0));
         let mut claims = Vec::new();
-        while let Some(message) = batch.next().await {
-            let message = message.map_err(records::fail)?;
+        let mut dropped = 0;
+        while claims.len() < max {
+            let Some(lane) = lanes.pop_front() else { break };
+            let Some(message) = queue.next(&lane).await? else {
+                continue; // nothing in it no worker holds: out of this call
+            };
             let delivered = message.info().map(|i| i.delivered).unwrap_or(1);
             let id = String::from_utf8_lossy(&message.payload).into_owned();
             let (_, acker) = message.split();
             if running.contains(&id) {
                 // Redelivered while this replica still runs it (its progress
                 // acks were lost): its own run goes on.
+                lanes.push_back(lane);
                 continue;
             }
             match self.job(None, &id).await? {
-                Some(job) if !job.state.is_final() => claims.push(Claim {
-                    job,
-                    lease: Box::new(QueueLease::new(acker, self.cluster.settings.ack_wait())),
-                    interrupted: delivered.saturating_sub(1) as u32,
-                }),
+                Some(job) if !job.state.is_final() => {
+                    self.taken
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id, lane.clone());
+                    claims.push(Claim {
+                        job,
+                        lease: Box::new(QueueLease::new(acker, self.cluster.settings.ack_wait())),
+                        interrupted: delivered.saturating_sub(1) as u32,
+                    });
+                    lanes.push_back(lane);
+                }
                 // Ended (cancelled while queued, or acked late) or deleted.
-                _ => acker.ack().await.map_err(records::fail)?,
+                _ => {
+                    acker.ack().await.map_err(records::fail)?;
+                    dropped += 1;
+                    if dropped < MAX_DROPPED_PER_CLAIM {
+                        lanes.push_front(lane);
+                    }
+                }
             }
         }
         Ok(claims)

@@ -5,6 +5,7 @@
 //!
 //! - [`settings`]: what turns it on, and how the state is kept;
 //! - [`resources`]: the streams and buckets, created at start when missing;
+//! - [`queue`]: the jobs waiting for a worker, a lane per owner, taken in turns;
 //! - [`jobs`]: the jobs store on them, behind [`crate::jobs::store::Store`];
 //! - [`pacing`]: each upstream host's turns, for every replica's pacer;
 //! - [`cooldowns`]: wall back-offs and proxy cool-downs, watched by all;
@@ -16,6 +17,7 @@
 pub mod cooldowns;
 pub mod jobs;
 pub mod pacing;
+pub mod queue;
 pub mod records;
 pub mod resources;
 pub mod rollout;

@@ -5,19 +5,10 @@
 
 use std::time::Duration;
 
-use async_nats::jetstream::{self, consumer, kv, stream};
+use async_nats::jetstream::{self, kv, stream};
 
+use super::queue::JobQueue;
 use super::settings::ClusterConfig;
-
-/// The work queue of jobs to run: one message per job, its id.
-pub const JOB_QUEUE: &str = "GLEANER_JOB_QUEUE";
-/// Its subject.
-pub const JOB_QUEUE_SUBJECT: &str = "gleaner.jobs.queue";
-/// The durable consumer every replica's workers pull jobs from.
-pub const WORKERS: &str = "workers";
-/// Deliveries of one job message before it is given up: a job whose workers
-/// died this many times fails.
-pub const MAX_DELIVER: i64 = crate::jobs::store::MAX_INTERRUPTIONS as i64 + 1;
 
 /// Every job's reviews, on the subject `gleaner.reviews.<job id>`.
 pub const REVIEWS: &str = "GLEANER_JOB_REVIEWS";
@@ -58,10 +49,8 @@ pub const REPLICAS_BUCKET: &str = "gleaner_replica_plugins";
 
 /// Handles on the streams and buckets.
 pub struct Resources {
-    /// The job queue.
-    pub queue: stream::Stream,
-    /// The workers' consumer of it.
-    pub workers: consumer::PullConsumer,
+    /// The jobs waiting for a worker, a lane per owner.
+    pub queue: JobQueue,
     /// Jobs' reviews.
     pub reviews: stream::Stream,
     /// Schedules' delivered ids.
@@ -100,31 +89,7 @@ impl Resources {
             _ => stream::StorageType::File,
         };
         let replicas = settings.replicas.max(1);
-        let queue = js
-            .get_or_create_stream(stream::Config {
-                name: JOB_QUEUE.into(),
-                description: Some("Gleaner: jobs waiting for a worker".into()),
-                subjects: vec![JOB_QUEUE_SUBJECT.into()],
-                retention: stream::RetentionPolicy::WorkQueue,
-                storage,
-                num_replicas: replicas,
-                duplicate_window: Duration::from_secs(120),
-                ..Default::default()
-            })
-            .await?;
-        let workers = queue
-            .get_or_create_consumer(
-                WORKERS,
-                consumer::pull::Config {
-                    durable_name: Some(WORKERS.into()),
-                    description: Some("Gleaner: every replica's job workers".into()),
-                    ack_policy: consumer::AckPolicy::Explicit,
-                    ack_wait: settings.ack_wait(),
-                    max_deliver: MAX_DELIVER,
-                    ..Default::default()
-                },
-            )
-            .await?;
+        let queue = JobQueue::open(js, storage, replicas, settings.ack_wait()).await?;
         let log = |name: &str, subject: &str, description: &str| stream::Config {
             name: name.into(),
             description: Some(description.into()),
@@ -164,7 +129,6 @@ impl Resources {
         let forever = Duration::ZERO;
         Ok(Resources {
             queue,
-            workers,
             reviews,
             delivered,
             jobs: bucket(JOBS_BUCKET, "Gleaner: job records", forever).await?,
