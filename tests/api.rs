@@ -568,3 +568,47 @@ async fn non_json_content_types_get_415_and_a_missing_one_is_json() {
     assert_eq!(status, 400, "the forum post keeps its 400: {body}");
     assert_eq!(body["error_kind"], "unsupported_media_type");
 }
+
+/// `GET /sources` lists the review sources (not the processors) with their
+/// sorts, the shared sort names, and the fill rates their manifests keep;
+/// `gleaner coverage` prints the same rates.
+#[tokio::test]
+async fn sources_list_their_sorts_and_fill_rates() {
+    let s = common::start(&["hostel-site", "review-chunk"], |_| {}).await;
+    let body = s.get_json("/sources").await;
+    let sources = body["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 1, "{body}");
+    let hostel = &sources[0];
+    assert_eq!(hostel["label"], "hostel-site");
+    assert_eq!(hostel["route"], "/hostel-site/reviews");
+    assert_eq!(hostel["continuation"], "pagination_token");
+    assert_eq!(hostel["sort"]["shared_names"]["newest"], "-date");
+    assert_eq!(hostel["sort"]["default"], "-date");
+    let manifest: gleaner::manifest::Manifest = toml::from_str(
+        &std::fs::read_to_string(common::root().join("plugins/hostel-site/manifest.toml")).unwrap(),
+    )
+    .unwrap();
+    let coverage = manifest.coverage.unwrap();
+    assert_eq!(hostel["fill_rates"]["reviews"], coverage.reviews);
+    assert_eq!(
+        hostel["fill_rates"]["fields"]["sub_ratings"],
+        coverage.fields["sub_ratings"]
+    );
+
+    let dir = common::plugin_dir(&["hostel-site", "review-chunk"]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+        .arg("coverage")
+        .env("GLEANER_PLUGIN_DIR", dir.path())
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{table}");
+    assert!(table.starts_with("| field | hostel-site |"), "{table}");
+    assert!(
+        table.contains(&format!(
+            "| `sub_ratings` | {:.0}% |",
+            coverage.fields["sub_ratings"] * 100.0
+        )),
+        "{table}"
+    );
+}

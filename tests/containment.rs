@@ -71,10 +71,10 @@ fn with_package_version(wasm: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 
 #[tokio::test]
 async fn incompatible_package_versions_and_wrong_kinds_are_refused() {
-    // A newer package than the host's, and the previous one (0.2.0, whose
-    // requests and responses lack the profile and wall fields): each is
-    // refused at load, naming its version and what to do.
-    for (newer, older) in [("0.4.0", "0.3.0"), ("0.2.0", "0.3.0")] {
+    // A newer package than the host's, and the previous one (0.3.0, whose
+    // reviews lack the fields of the record's version 2): each is refused at
+    // load, naming its version and what to do.
+    for (newer, older) in [("0.5.0", "0.4.0"), ("0.3.0", "0.4.0")] {
         let dir = common::plugin_dir(&["review-chunk"]);
         let wasm_path = dir.path().join("review-chunk.wasm");
         let wasm = std::fs::read(&wasm_path).unwrap();
@@ -89,7 +89,7 @@ async fn incompatible_package_versions_and_wrong_kinds_are_refused() {
         let e = &failures[0].1;
         assert!(
             e.contains(&format!("built against gleaner:plugin@{newer}"))
-                && e.contains("speaks gleaner:plugin@0.3.0")
+                && e.contains("speaks gleaner:plugin@0.4.0")
                 && e.contains("rebuild"),
             "{e}"
         );

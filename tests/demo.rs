@@ -44,6 +44,8 @@ async fn start_demo_with(env: &[(&str, &str)], stderr: Stdio) -> Demo {
         .env("GLEANER_DATA_DIR", data.path())
         .env("GLEANER_WATCH", "false")
         .env("GLEANER_LOG", "warn")
+        // Every example's reviews must meet the record's rules.
+        .env("GLEANER_STRICT_RECORDS", "true")
         .stdout(Stdio::null())
         .stderr(stderr);
     for (name, _) in std::env::vars() {

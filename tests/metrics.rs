@@ -56,7 +56,8 @@ async fn scrape_with(s: &common::Server, key: Option<&str>) -> (u16, String, Str
     (status, content_type, r.text().await.unwrap())
 }
 
-async fn scrape(s: &common::Server) -> String {
+/// `GET /metrics` without a key, checked to answer 200 in text: its body.
+pub(crate) async fn scrape(s: &common::Server) -> String {
     let (status, content_type, body) = scrape_with(s, None).await;
     assert_eq!(status, 200, "{body}");
     assert!(content_type.starts_with("text/plain"), "{content_type}");

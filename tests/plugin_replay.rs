@@ -10,6 +10,9 @@
 //! own `settings` runs on a server of its own with exactly those.
 //! Every answer is checked for duplicate ids and for review dates that go
 //! against the order the source declared (`extra_information.order_contradicted`).
+//! A review source with a guide (`docs/sources/<name>.md`) keeps the fill rate
+//! of each record field over its answers in its manifest and guide
+//! ([`coverage`]): written with `GLEANER_BLESS=1`, checked otherwise.
 //! A processor keeps the same cases in `plugins/<name>/tests/cases.toml`
 //! (there is no upstream to replay, unless a HAR file is beside it).
 //! `GLEANER_TEST_PLUGIN=<name>` limits the run to one plugin.
@@ -33,6 +36,7 @@
 //! local server answering from the same HAR files with its own replay order,
 //! shared by those cases of the plugin (one with `settings` gets its own).
 
+pub mod coverage;
 pub mod upstream;
 
 use crate::common;
@@ -565,6 +569,7 @@ async fn every_plugin_passes_its_replay_cases() {
         let mut watched: Option<Served> = None;
         // Each case's name and answer, and whether a watched server gave it.
         let mut answers: Vec<(&str, Value, bool)> = Vec::new();
+        let mut fill = coverage::Fill::default();
         for case in &cases.case {
             let followed = match &case.follow {
                 Follow::Previous(false) => None,
@@ -594,6 +599,7 @@ async fn every_plugin_passes_its_replay_cases() {
             };
             let followed = followed.as_ref().map(|f| &f.0);
             let (answer, problems) = run_case(name, served, &manifest, case, followed).await;
+            fill.add(&answer);
             if problems.is_empty() {
                 println!("ok    {name}: {}", case.name);
             } else {
@@ -604,6 +610,16 @@ async fn every_plugin_passes_its_replay_cases() {
                 ));
             }
             answers.push((&case.name, answer, watch));
+        }
+        // A review source with a guide keeps its fill rates in its manifest and guide.
+        let guide = common::root().join(format!("docs/sources/{name}.md"));
+        if manifest.kind == gleaner::manifest::Kind::Source && guide.is_file() {
+            let plugin_dir = tests_dir.join("..");
+            failures.extend(
+                coverage::check(&plugin_dir, &guide, &fill.coverage())
+                    .into_iter()
+                    .map(|p| format!("{name}: {p}")),
+            );
         }
         for paging in cases.continuation.iter().flat_map(Pagings::all) {
             let own;

@@ -26,10 +26,11 @@ pub fn check_review(r: &wit::Review) -> Result<(), ContractError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn review() -> wit::Review {
+    /// A review that keeps every rule, for tests to break one at a time.
+    pub(crate) fn review() -> wit::Review {
         wit::Review {
             id: "r1".into(),
             title: None,
@@ -46,6 +47,13 @@ mod tests {
             reply: None,
             helpful_votes: Some(2),
             language: None,
+            updated_date: None,
+            author_country: None,
+            verified: None,
+            recommends: None,
+            anonymous: false,
+            sub_ratings: vec![],
+            translation: None,
             extra_json: "{\"a\":1}".into(),
         }
     }

@@ -137,7 +137,11 @@ impl App {
                 config.max_total_memory_mib,
             )?
             .with_compile_hook(config.compile_hook.clone())
-            .with_plugin_memory_share(config.max_plugin_memory_share),
+            .with_plugin_memory_share(config.max_plugin_memory_share)
+            .with_record_policy(match config.strict_records {
+                true => record::repair::Policy::Refuse,
+                false => record::repair::Policy::Repair,
+            }),
         );
         let mut keys = api::auth::ApiKeys::new(&config.api_keys);
         let admin_keys = api::auth::ApiKeys::new(&config.admin_keys);

@@ -5,6 +5,7 @@
 //! it depends on no capability; each capability reads its own table (the HTTP
 //! capability parses `[network]` origins when the plugin is loaded).
 
+pub mod coverage;
 pub mod output;
 
 use std::path::{Path, PathBuf};
@@ -91,6 +92,9 @@ pub struct Manifest {
     /// ([`Manifest::error_shape`]).
     #[serde(default)]
     pub errors: Option<ErrorShape>,
+    /// A source's fill rates, written by its replay tests ([`coverage`]).
+    #[serde(default)]
+    pub coverage: Option<coverage::Coverage>,
 }
 
 /// The body shape of a route's error answers (docs/SPEC.md fixes each).
@@ -178,7 +182,7 @@ impl Default for Limits {
 }
 
 /// How a review source continues a fetch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Continuation {
     /// A string token, `pagination_token` in requests and `next_page` in responses.
@@ -289,7 +293,21 @@ pub struct FieldSpec {
     /// document (validation is by the other keys).
     #[serde(default)]
     pub description: Option<String>,
+    /// For enums: other names a request may use, each standing for one of
+    /// `values`. A source's sort maps the shared names ([`SHARED_SORTS`])
+    /// it can serve onto its site's own values.
+    #[serde(default)]
+    pub aliases: std::collections::BTreeMap<String, String>,
 }
+
+/// The sort names every source takes where its site can sort so.
+pub const SHARED_SORTS: &[&str] = &[
+    "newest",
+    "oldest",
+    "highest_rating",
+    "lowest_rating",
+    "most_relevant",
+];
 
 impl FieldSpec {
     /// Whether an integer lies within `min` and `max`.
@@ -350,8 +368,9 @@ pub struct ConfigKey {
 
 /// The server's own routes a plugin route would hide behind, and what owns
 /// each: exact paths, and prefixes (every path starting with them).
-const RESERVED_EXACT: [(&str, &str); 4] = [
+const RESERVED_EXACT: [(&str, &str); 5] = [
     ("/healthz", "the health check"),
+    ("/sources", "the list of sources"),
     ("/metrics", "the metrics"),
     ("/openapi.json", "the OpenAPI document"),
     ("/docs", "the API reference page"),
@@ -511,7 +530,7 @@ impl Manifest {
         if let Some(owner) = reserved_route(&self.route) {
             return Err(format!(
                 "route {:?} is the server's own ({owner}); a plugin there would never be reached. \
-                 Pick another route; the server keeps /healthz, /metrics, /openapi.json, /docs and /docs/*, \
+                 Pick another route; the server keeps /healthz, /metrics, /openapi.json, /sources, /docs and /docs/*, \
                  and everything under /admin, /jobs and /schedules",
                 self.route
             ));
@@ -530,6 +549,21 @@ impl Manifest {
                 return Err("kind \"processor\" needs a [processor] table with `fields`".into())
             }
             _ => {}
+        }
+        if let Some(coverage) = &self.coverage {
+            coverage.check()?;
+        }
+        if let Some(sort) = self.source.as_ref().and_then(|s| s.sort.as_ref()) {
+            if let Some(alias) = sort
+                .aliases
+                .keys()
+                .find(|a| !SHARED_SORTS.contains(&a.as_str()))
+            {
+                return Err(format!(
+                    "sort alias {alias:?} is not a shared sort name; use {}",
+                    SHARED_SORTS.join(", ")
+                ));
+            }
         }
         let specs = self
             .source
@@ -554,6 +588,26 @@ impl Manifest {
                     "field {:?} has `max_length = 0`; give the most characters the field takes",
                     spec.field
                 ));
+            }
+            if !spec.aliases.is_empty() && spec.ty != FieldType::Enum {
+                return Err(format!(
+                    "field {:?} has `aliases`, which only enum fields take",
+                    spec.field
+                ));
+            }
+            for (alias, value) in &spec.aliases {
+                if !spec.values.contains(value) {
+                    return Err(format!(
+                        "field {:?} maps alias {alias:?} to {value:?}, which is not one of its `values`",
+                        spec.field
+                    ));
+                }
+                if spec.values.contains(alias) {
+                    return Err(format!(
+                        "field {:?} has alias {alias:?}, which is one of its `values` already",
+                        spec.field
+                    ));
+                }
             }
             if spec.ty == FieldType::Enum && spec.values.is_empty() {
                 return Err(format!(

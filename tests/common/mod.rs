@@ -88,6 +88,8 @@ pub fn config(plugins: &tempfile::TempDir) -> Config {
         data_dir: plugins.path().join(".gleaner-data"),
         token_secret: Some(TOKEN_SECRET.into()),
         replay: Some(har_dir()),
+        // A review breaking a rule of the record fails the test.
+        strict_records: true,
         ..Config::default()
     }
 }

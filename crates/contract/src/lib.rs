@@ -8,6 +8,7 @@
 //! guest); the SDK runs the same ones when a plugin builds a review, so a
 //! review the SDK accepts is one the host accepts.
 
+pub mod date;
 pub mod review;
 
 /// The most cursors of later pages the host keeps from one page's `ahead`
@@ -23,14 +24,14 @@ macro_rules! with_imports {
     ($($callback:ident)::+ ! { $($args:tt)* }) => {
         $($callback)::+! {
             { $($args)* }
-            "gleaner:plugin/http@0.3.0" => http,
-            "gleaner:plugin/config@0.3.0" => config,
-            "gleaner:plugin/cache@0.3.0" => cache,
-            "gleaner:plugin/log@0.3.0" => log,
-            "gleaner:plugin/llm@0.3.0" => llm,
-            "gleaner:plugin/session@0.3.0" => session,
-            "gleaner:plugin/browser@0.3.0" => browser,
-            "gleaner:plugin/types@0.3.0" => types,
+            "gleaner:plugin/http@0.4.0" => http,
+            "gleaner:plugin/config@0.4.0" => config,
+            "gleaner:plugin/cache@0.4.0" => cache,
+            "gleaner:plugin/log@0.4.0" => log,
+            "gleaner:plugin/llm@0.4.0" => llm,
+            "gleaner:plugin/session@0.4.0" => session,
+            "gleaner:plugin/browser@0.4.0" => browser,
+            "gleaner:plugin/types@0.4.0" => types,
         }
     };
 }

@@ -26,6 +26,12 @@ pub struct Fields<'a> {
     pub media: Vec<(&'a str, &'a str)>,
     /// The owner's reply's date.
     pub reply_date: Option<&'a str>,
+    /// When the site says the review was edited.
+    pub updated_date: Option<&'a str>,
+    /// Aspect ratings: (name, rating, top of its scale).
+    pub sub_ratings: Vec<(&'a str, f64, f64)>,
+    /// The site's language label, and the translation's original language.
+    pub languages: Vec<(&'static str, Option<&'a str>)>,
     /// Helpful votes.
     pub helpful_votes: Option<i64>,
     /// Source-specific fields, as JSON object text (or empty).
@@ -56,6 +62,21 @@ macro_rules! review_fields {
                 .map(|m| (m.media_type.as_str(), m.url.as_str()))
                 .collect(),
             reply_date: $r.reply.as_ref().and_then(|reply| reply.date.as_deref()),
+            updated_date: $r.updated_date.as_deref(),
+            sub_ratings: $r
+                .sub_ratings
+                .iter()
+                .map(|s| (s.name.as_str(), s.rating, s.scale_max))
+                .collect(),
+            languages: vec![
+                ("language", $r.language.as_deref()),
+                (
+                    "translation original_language",
+                    $r.translation
+                        .as_ref()
+                        .and_then(|t| t.original_language.as_deref()),
+                ),
+            ],
             helpful_votes: $r.helpful_votes,
             extra_json: &$r.extra_json,
         }
@@ -90,6 +111,9 @@ pub fn check(r: &Fields<'_>) -> Result<(), String> {
     if let Some(date) = r.reply_date {
         check_date(date).map_err(|e| format!("reply: {e}"))?;
     }
+    if let Some(date) = r.updated_date {
+        check_date(date).map_err(|e| format!("updated date: {e}"))?;
+    }
     if r.helpful_votes.is_some_and(|v| v < 0) {
         return Err("helpful votes cannot be negative".into());
     }
@@ -115,30 +139,138 @@ fn check_rating(rating: Option<f64>, max: Option<f64>) -> Result<(), String> {
     Ok(())
 }
 
-/// An ISO 8601 calendar date (`YYYY-MM-DD`), a month (`YYYY-MM`, for sources that
-/// give only the month), or an RFC 3339 date-time (the offset may be omitted).
+/// ISO 8601 as [`crate::date::normalize`] reads it: `YYYY`, `YYYY-MM`,
+/// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM`, or an RFC 3339 date-time (the offset may
+/// be omitted).
 pub fn check_date(date: &str) -> Result<(), String> {
-    use time::format_description::well_known::Rfc3339;
-    use time::macros::format_description;
-    let day = format_description!("[year]-[month]-[day]");
-    let d = date.trim();
-    let ok = time::Date::parse(d, &day).is_ok()
-        || (d.len() == 7 && time::Date::parse(&format!("{d}-01"), &day).is_ok())
-        || time::OffsetDateTime::parse(d, &Rfc3339).is_ok()
-        || time::PrimitiveDateTime::parse(
-            d,
-            &format_description!(
-                "[year]-[month]-[day]T[hour]:[minute]:[second][optional [.[subsecond]]]"
-            ),
-        )
-        .is_ok();
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "date {date:?} is not ISO 8601 (YYYY-MM-DD, YYYY-MM or an RFC 3339 date-time)"
-        ))
+    crate::date::normalize(date).map(|_| ())
+}
+
+/// A concept the record gives a field of its own, which a source's `extra`
+/// must no longer carry under one of its former names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Concept {
+    /// `verified`.
+    Verified,
+    /// `recommends`.
+    Recommends,
+    /// `anonymous`.
+    Anonymous,
+    /// `author_country`.
+    Country,
+    /// `sub_ratings`.
+    SubRatings,
+    /// `translation`.
+    Translation,
+    /// `updated_date`.
+    Edited,
+    /// `language`.
+    Language,
+}
+
+/// The names under which sources kept the record's own concepts in `extra`.
+pub const PROMOTED: &[(&str, Concept)] = &[
+    ("verified", Concept::Verified),
+    ("verified_purchase", Concept::Verified),
+    ("verified_buyer", Concept::Verified),
+    ("validated_reviewer", Concept::Verified),
+    ("author_verified", Concept::Verified),
+    ("is_verified", Concept::Verified),
+    ("recommends", Concept::Recommends),
+    ("recommended", Concept::Recommends),
+    ("anonymous", Concept::Anonymous),
+    ("anonymous_reviewer", Concept::Anonymous),
+    ("author_redacted", Concept::Anonymous),
+    ("country", Concept::Country),
+    ("country_code", Concept::Country),
+    ("reviewer_country_code", Concept::Country),
+    ("buyer_country_code", Concept::Country),
+    ("nationality", Concept::Country),
+    ("ratings", Concept::SubRatings),
+    ("sub_ratings", Concept::SubRatings),
+    ("scores", Concept::SubRatings),
+    ("is_machine_translated", Concept::Translation),
+    ("ai_translated", Concept::Translation),
+    ("translated_text", Concept::Translation),
+    ("original_text", Concept::Translation),
+    ("updated_date", Concept::Edited),
+    ("edited_at", Concept::Edited),
+    ("is_edited", Concept::Edited),
+    ("language", Concept::Language),
+];
+
+/// A rule of the record a review breaks that the host can repair: in tests
+/// it fails the plugin, in production it is logged, counted and repaired.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lapse {
+    /// `extra` keeps a concept the record has a field for, under this key.
+    Promoted(String, Concept),
+    /// This aspect rating is outside its scale (or its scale is not positive).
+    SubRating(String),
+    /// This field holds no BCP 47 language tag.
+    Language(&'static str),
+}
+
+impl Lapse {
+    /// The rule's short name, for metrics.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            Lapse::Promoted(..) => "promoted_in_extra",
+            Lapse::SubRating(_) => "sub_rating_scale",
+            Lapse::Language(_) => "language_tag",
+        }
     }
+}
+
+impl std::fmt::Display for Lapse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lapse::Promoted(key, concept) => write!(
+                f,
+                "extra keeps {key:?}, which the record has a field for ({concept:?}); set that field instead"
+            ),
+            Lapse::SubRating(name) => write!(
+                f,
+                "sub-rating {name:?} is outside 0..=its scale-max, or its scale-max is not positive"
+            ),
+            Lapse::Language(field) => {
+                write!(f, "{field} is not a BCP 47 language tag (e.g. en, pt-BR)")
+            }
+        }
+    }
+}
+
+/// The record's rules the host repairs when a review breaks them.
+pub fn lapses(r: &Fields<'_>) -> Vec<Lapse> {
+    let mut found = Vec::new();
+    if let Ok(Value::Object(extra)) = serde_json::from_str::<Value>(r.extra_json) {
+        for (key, concept) in PROMOTED {
+            if extra.contains_key(*key) {
+                found.push(Lapse::Promoted((*key).to_owned(), *concept));
+            }
+        }
+    }
+    for (name, rating, max) in &r.sub_ratings {
+        if !(max.is_finite() && *max > 0.0 && rating.is_finite() && (0.0..=*max).contains(rating)) {
+            found.push(Lapse::SubRating((*name).to_owned()));
+        }
+    }
+    for (field, tag) in &r.languages {
+        if tag.is_some_and(|t| !is_language_tag(t)) {
+            found.push(Lapse::Language(field));
+        }
+    }
+    found
+}
+
+/// A BCP 47 tag as reviews carry them: a primary language subtag of 2 or 3
+/// letters, then subtags of 1 to 8 letters or digits (`en`, `pt-BR`, `zh-Hant`).
+pub fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let primary = parts.next().unwrap_or_default();
+    (2..=3).contains(&primary.len())
+        && primary.bytes().all(|b| b.is_ascii_alphabetic())
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 fn check_url(url: &str) -> Result<(), String> {
@@ -169,6 +301,8 @@ mod tests {
     fn a_good_review_passes() {
         check(&review()).unwrap();
         for date in [
+            "2024",
+            "2024-05-01T10:00",
             "2024-02-29",
             "2024-05",
             "2024-05-01T10:00:00",
@@ -204,12 +338,45 @@ mod tests {
                 Box::new(|r| r.media = vec![("gif", "https://x.com/a.gif")]),
             ),
             ("reply", Box::new(|r| r.reply_date = Some("soon"))),
+            (
+                "updated date",
+                Box::new(|r| r.updated_date = Some("2024-02-30")),
+            ),
         ];
         for (needle, break_it) in cases {
             let mut r = review();
             break_it(&mut r);
             let err = check(&r).unwrap_err();
             assert!(err.contains(needle), "{needle}: {err}");
+        }
+    }
+
+    #[test]
+    fn each_repairable_rule_is_found() {
+        let mut r = review();
+        assert!(lapses(&r).is_empty());
+        r.extra_json = r#"{"verified_purchase": true, "badge": "top"}"#;
+        r.sub_ratings = vec![("staff", 90.0, 100.0), ("location", 11.0, 10.0)];
+        r.languages = vec![("language", Some("english")), ("language", Some("pt-BR"))];
+        let found = lapses(&r);
+        assert_eq!(
+            found,
+            vec![
+                Lapse::Promoted("verified_purchase".into(), Concept::Verified),
+                Lapse::SubRating("location".into()),
+                Lapse::Language("language"),
+            ]
+        );
+        assert!(found[0].to_string().contains("set that field instead"));
+    }
+
+    #[test]
+    fn language_tags() {
+        for good in ["en", "de", "pt-BR", "zh-Hant", "yue", "sr-Latn-RS"] {
+            assert!(is_language_tag(good), "{good}");
+        }
+        for bad in ["", "e", "english", "en_US", "en-", "12", "en-toolongsubtag"] {
+            assert!(!is_language_tag(bad), "{bad}");
         }
     }
 }

@@ -14,6 +14,7 @@ mod openapi;
 mod post;
 mod processor;
 mod reviews;
+pub mod sources;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -99,6 +100,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(health))
         .route("/metrics", get(metrics::handle))
         .route("/openapi.json", get(openapi::handle))
+        .route("/sources", get(sources::handle))
         .merge(docs::router())
         .merge(admin::router(state.clone()))
         .merge(jobs::router())

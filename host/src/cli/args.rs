@@ -61,6 +61,10 @@ pub(super) enum Command {
     /// (what GET /openapi.json serves), without starting a server, e.g.
     /// `gleaner openapi > openapi.json`.
     Openapi,
+    /// Prints each source's fill rate per record field (what GET /sources
+    /// serves), from the plugin directory's manifests: the share of the
+    /// reviews of its replay cases that fill the field.
+    Coverage,
     /// Jobs on a running server: submit, follow, read, cancel.
     #[command(subcommand)]
     Jobs(JobsCommand),

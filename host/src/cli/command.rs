@@ -153,6 +153,14 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             println!("{}", crate::openapi::pretty_json(&document)?);
             Ok(ExitCode::SUCCESS)
         }
+        Command::Coverage => {
+            let (manifests, problems) = crate::openapi::manifests_in(&config.plugin_dir)?;
+            for problem in &problems {
+                eprintln!("warning: {problem}");
+            }
+            print!("{}", crate::cli::coverage::table(&manifests));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Jobs(command) => {
             use crate::cli::jobs;
             let ok = match command {

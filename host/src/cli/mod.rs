@@ -7,6 +7,7 @@ mod args;
 mod build;
 mod check;
 pub mod command;
+mod coverage;
 mod doctor;
 mod fetch;
 pub mod fixtures;

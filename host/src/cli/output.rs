@@ -20,27 +20,8 @@ pub enum Format {
     Csv,
 }
 
-/// The review record's fields, in the order docs/api.md lists them: the CSV
-/// columns.
-pub const REVIEW_FIELDS: &[&str] = &[
-    "review_id",
-    "review_title",
-    "review_text",
-    "review_rating",
-    "rating_scale_max",
-    "review_date",
-    "author_name",
-    "author_profile_image_url",
-    "author_url",
-    "author_title",
-    "review_url",
-    "review_media",
-    "review_reply",
-    "helpful_votes",
-    "language",
-    "source",
-    "extra",
-];
+/// The CSV columns: the review record's fields.
+pub use crate::record::FIELDS as REVIEW_FIELDS;
 
 /// Writes `body` (a review-fetch response) to `out` in `format`.
 pub fn write(body: &Value, format: Format, out: &mut impl Write) -> anyhow::Result<()> {
@@ -115,16 +96,26 @@ mod tests {
             review_text: None,
             review_rating: None,
             rating_scale_max: None,
+            rating_out_of_5: None,
             review_date: None,
+            review_date_precision: None,
+            updated_date: None,
             author_name: None,
             author_profile_image_url: None,
             author_url: None,
             author_title: None,
+            author_country: None,
             review_url: None,
             review_media: Vec::new(),
             review_reply: None,
             helpful_votes: None,
             language: None,
+            language_source: None,
+            verified: None,
+            recommends: None,
+            anonymous: false,
+            sub_ratings: Vec::new(),
+            translation: None,
             source: "s".into(),
             extra: Value::Null,
         };
@@ -164,7 +155,8 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(&rows[0][2], "Great, \"really\"\nfast");
         assert_eq!(&rows[0][3], "5.0");
-        assert_eq!(&rows[0][16], r#"{"verified":true}"#);
+        let extra = REVIEW_FIELDS.iter().position(|f| *f == "extra").unwrap();
+        assert_eq!(&rows[0][extra], r#"{"verified":true}"#);
         assert_eq!(&rows[1][2], "");
     }
 

@@ -155,6 +155,9 @@ pub struct Config {
     /// (`GLEANER_WEBHOOK_ALLOW_PRIVATE`): for trials on one machine; `gleaner
     /// demo` turns it on.
     pub webhook_allow_private: bool,
+    /// Whether a review breaking a rule of the record fails its request
+    /// (`GLEANER_STRICT_RECORDS`) rather than being repaired.
+    pub strict_records: bool,
     /// Answer outbound HTTP from HAR files instead of the network (`GLEANER_REPLAY`):
     /// `.har` files or directories of them, several separated by `:`.
     pub replay: Option<PathBuf>,
@@ -234,6 +237,7 @@ impl Default for Config {
             job_retention_secs: 7 * 86_400,
             webhook_retry_base_ms: 30_000,
             webhook_allow_private: false,
+            strict_records: false,
             replay: None,
             record: None,
             upstream_override: BTreeMap::new(),

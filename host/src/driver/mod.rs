@@ -345,10 +345,16 @@ impl Fetch<'_> {
             let (mut taken, mut known_here) = (0usize, 0usize);
             for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
                 taken += 1;
-                let record = Review::from_wit(item, &label, request.is_text_formatted)
+                let (record, lapses) = Review::from_wit(item, &label, request.is_text_formatted)
+                    .map_err(|e| contract_broken(plugin, e))?;
+                self.runtime
+                    .records
+                    .judge(&plugin.manifest.name, &record.review_id, &lapses)
                     .map_err(|e| contract_broken(plugin, e))?;
                 if let Some(day) = &sync_day {
-                    match compare_day(record.review_date.as_deref(), day) {
+                    // The date as precise as the site told it (a month
+                    // never matches a day), as the plugin gave it.
+                    match compare_day(item.date.as_deref(), day) {
                         DayMatch::Same => {}
                         DayMatch::Before if order == Order::NewestFirst => {
                             reason = Some(StopReason::PastSyncDate);
@@ -363,7 +369,7 @@ impl Fetch<'_> {
                 }
                 let floor = known.and_then(|k| k.floor.as_deref());
                 if let Some(floor) = floor.filter(|_| order == Order::NewestFirst) {
-                    if dates::older_than(record.review_date.as_deref(), floor) {
+                    if dates::older_than(item.date.as_deref(), floor) {
                         reason = Some(StopReason::CaughtUp);
                         break;
                     }
@@ -554,6 +560,10 @@ fn extra_information(
         }),
     );
     info.insert("source".into(), extra_object(&meta.extra_json));
+    info.insert(
+        "record_version".into(),
+        json!(crate::record::RECORD_VERSION),
+    );
     Value::Object(info)
 }
 

@@ -15,6 +15,8 @@ pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
         ("Review", review()),
         ("Media", media()),
         ("Reply", reply()),
+        ("SubRating", sub_rating()),
+        ("Translation", translation()),
         ("ExtraInformation", extra_information()),
         ("PostRecord", post_record()),
         ("PostInfo", post_info()),
@@ -43,29 +45,118 @@ fn array_of(items: RefOr<Schema>, description: &str) -> RefOr<Schema> {
         .into()
 }
 
+fn utc(description: &str) -> RefOr<Schema> {
+    described(
+        typed(Type::String, true)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::DateTime,
+            )))
+            .pattern(Some(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")),
+        description,
+    )
+}
+
+fn precision(description: &str) -> RefOr<Schema> {
+    described(
+        typed(Type::String, true).enum_values(Some([
+            json!("second"),
+            json!("minute"),
+            json!("day"),
+            json!("month"),
+            json!("year"),
+            Value::Null,
+        ])),
+        description,
+    )
+}
+
 fn review() -> RefOr<Schema> {
     let fields = [
         ("review_id", described(typed(Type::String, false).pattern(Some(r"\S")), "The source's id of the review")),
         ("review_title", text(true, "Title")),
         ("review_text", text(true, "Text, formatted per `is_text_formatted`")),
         ("review_rating", described(typed(Type::Number, true).minimum(Some(0)), "A number on the source's scale, from 0 to `rating_scale_max`")),
-        ("rating_scale_max", described(typed(Type::Number, true), "The top of the source's rating scale (e.g. 5)")),
-        ("review_date", text(true, "ISO 8601: YYYY-MM-DD, YYYY-MM (a source that gives only the month) or an RFC 3339 date-time")),
+        ("rating_scale_max", described(typed(Type::Number, true), "The top of the source's rating scale (e.g. 5, or 100)")),
+        ("rating_out_of_5", described(typed(Type::Number, true).minimum(Some(0)).maximum(Some(5)), "The rating scaled to 0–5 and rounded to hundredths (90 of 100 is 4.5); null without a rating")),
+        ("review_date", utc("RFC 3339 UTC date-time in whole seconds; a day is its midnight, a month its first day, a year its first of January (see `review_date_precision`)")),
+        ("review_date_precision", precision("What the site told of the date: `second`, `minute`, `day`, `month` or `year`")),
+        ("updated_date", utc("When the site says the review was edited, RFC 3339 UTC; null where it says nothing")),
         ("author_name", text(true, "Display name")),
         ("author_profile_image_url", text(true, "Avatar URL (absolute http or https)")),
         ("author_url", text(true, "Profile page (absolute http or https)")),
-        ("author_title", text(true, "Role, company or country, where the source has one")),
+        ("author_title", text(true, "Role, company or place, where the source has one; never a bare country (see `author_country`)")),
+        ("author_country", described(typed(Type::String, true).pattern(Some("^[A-Z]{2}$")), "The author's country, ISO 3166-1 alpha-2, from whatever the site gives (a code or a name)")),
         ("review_url", text(true, "Permalink of the review (absolute http or https)")),
         ("review_media", array_of(reference("Media"), "Attached images and videos")),
         ("review_reply", nullable_reference("Reply")),
         ("helpful_votes", described(typed(Type::Integer, true).minimum(Some(0)), "Helpful votes or likes")),
-        ("language", text(true, "Language code")),
+        ("language", text(true, "BCP 47 language tag: the site's own label, else detected for texts of 20 characters or more")),
+        ("language_source", described(
+            typed(Type::String, true).enum_values(Some([json!("site"), json!("detected"), Value::Null])),
+            "Where `language` comes from",
+        )),
+        ("verified", described(typed(Type::Boolean, true), "The site's own verification of the author (a verified buyer, a booking, an invitation); null where the site says nothing")),
+        ("recommends", described(typed(Type::Boolean, true), "Whether the author recommends what was reviewed; null where the site does not ask")),
+        ("anonymous", described(typed(Type::Boolean, false), "The site hides the author's name")),
+        ("sub_ratings", array_of(reference("SubRating"), "Ratings of aspects (cleanliness, staff), each on its own scale; empty where the site has none")),
+        ("translation", nullable_reference("Translation")),
         ("source", text(false, "The source label, e.g. customer-feedback-hub")),
-        ("extra", described(typed(Type::Object, false), "Source-specific fields")),
+        ("extra", described(typed(Type::Object, false), "Fields particular to the source; never one of the fields above")),
     ];
     closed(record(fields).description(Some(
-        "One review, the same record on every review-fetch endpoint. A field is null where the source lacks a value; values are never invented.",
+        "One review, the same record with the same meanings on every review-fetch endpoint (record version 2, `extra_information.record_version`). A field is null where the source lacks a value; values are never invented.",
     )))
+}
+
+fn sub_rating() -> RefOr<Schema> {
+    closed(
+        record([
+            ("name", text(false, "The aspect, as the site names it")),
+            (
+                "rating",
+                described(
+                    typed(Type::Number, false).minimum(Some(0)),
+                    "The rating, from 0 to `scale_max`",
+                ),
+            ),
+            (
+                "scale_max",
+                described(
+                    typed(Type::Number, false),
+                    "The top of its scale, as the site gives it",
+                ),
+            ),
+        ])
+        .description(Some("The rating of one aspect of what was reviewed")),
+    )
+}
+
+fn translation() -> RefOr<Schema> {
+    closed(
+        record([
+            (
+                "is_machine_translated",
+                described(
+                    typed(Type::Boolean, false),
+                    "The site translated the review by machine",
+                ),
+            ),
+            (
+                "original_text",
+                text(
+                    true,
+                    "The text as the author wrote it, where the site gives it",
+                ),
+            ),
+            (
+                "original_language",
+                text(true, "Its language (BCP 47), where the site gives it"),
+            ),
+        ])
+        .description(Some(
+            "What the site says of a review shown in another language than written",
+        )),
+    )
 }
 
 fn media() -> RefOr<Schema> {
@@ -91,7 +182,11 @@ fn reply() -> RefOr<Schema> {
                 "text",
                 text(false, "Reply text, formatted like the review text"),
             ),
-            ("date", text(true, "ISO 8601 date or date-time")),
+            ("date", utc("RFC 3339 UTC, as `review_date`")),
+            (
+                "date_precision",
+                precision("What the site told of the reply's date"),
+            ),
             ("author", text(true, "Who replied")),
         ])
         .description(Some("The owner's reply to a review")),
@@ -143,6 +238,10 @@ fn extra_information() -> RefOr<Schema> {
         ("source", described(
             typed(Type::Object, false),
             "Source-specific metadata; `source_limit` says why the site serves no further, `notice` what the user should know",
+        )),
+        ("record_version", described(
+            typed(Type::Integer, false).enum_values(Some([json!(2)])),
+            "The version of the review record the reviews follow (docs/api.md, What changed)",
         )),
     ]))
 }

@@ -167,6 +167,14 @@ pub fn field(spec: &FieldSpec, role: &str) -> RefOr<Schema> {
     }
     if spec.ty == FieldType::Enum {
         notes.push(format!("one of {}", spec.values.join(", ")));
+        if !spec.aliases.is_empty() {
+            let shared: Vec<String> = spec
+                .aliases
+                .iter()
+                .map(|(alias, value)| format!("{alias} (= {value})"))
+                .collect();
+            notes.push(format!("or {}", shared.join(", ")));
+        }
     }
     if let Some(default) = &default {
         notes.push(format!("omitted means {default}"));
@@ -203,7 +211,13 @@ fn enumeration(
     description: Option<String>,
     default: Option<Value>,
 ) -> RefOr<Schema> {
-    let mut strings: Vec<Value> = spec.values.iter().cloned().map(Value::String).collect();
+    let mut strings: Vec<Value> = spec
+        .values
+        .iter()
+        .chain(spec.aliases.keys())
+        .cloned()
+        .map(Value::String)
+        .collect();
     let numbers: Vec<Number> = spec
         .values
         .iter()

@@ -128,6 +128,21 @@ pub fn public_paths() -> Vec<(&'static str, PathItem)> {
             ),
         ),
         (
+            "/sources",
+            get(
+                "Sources",
+                "Every review source this server serves, answering without a key: its label and route, what `query` takes, its sort and filter (with the shared sort names `newest`, `oldest`, `highest_rating`, `lowest_rating` and `most_relevant` it accepts, each standing for one of the site's values), how it continues a fetch, and `fill_rates`: the share of the reviews of its replay cases (recorded responses) that fill each record field. `gleaner coverage` prints the same table.",
+                vec![(
+                    200,
+                    json_response(
+                        "The sources, by label",
+                        typed(Type::Object, false).into(),
+                    ),
+                )],
+                "service",
+            ),
+        ),
+        (
             "/metrics",
             PathItem::new(
                 HttpMethod::Get,

@@ -9,7 +9,7 @@ use crate::manifest::Kind;
 /// The WIT package this host implements.
 pub const PACKAGE: &str = "gleaner:plugin";
 /// Its version.
-pub const PACKAGE_VERSION: &str = "0.3.0";
+pub const PACKAGE_VERSION: &str = "0.4.0";
 
 /// Checks the component's `gleaner:plugin` imports and exports against this host.
 pub fn check(engine: &Engine, component: &Component, kind: Kind) -> Result<(), String> {

@@ -131,6 +131,8 @@ pub struct Runtime {
     compile_hook: Option<CompileHook>,
     /// Whether the pooling allocator is in use (else on-demand).
     pub pooling: bool,
+    /// What becomes of a review that breaks a rule of the record.
+    pub records: crate::record::repair::Policy,
 }
 
 /// Advances `engine`'s epoch every [`EPOCH_TICK`] on a thread of its own,
@@ -171,7 +173,14 @@ impl Runtime {
             memory: memory::MemoryPool::new(memory_cap_mib.saturating_mul(1 << 20), 100),
             compile_hook: None,
             pooling,
+            records: Default::default(),
         })
+    }
+
+    /// Treats reviews that break a rule of the record by `policy`.
+    pub fn with_record_policy(mut self, policy: crate::record::repair::Policy) -> Runtime {
+        self.records = policy;
+        self
     }
 
     /// Calls `hook` before every compile (see [`CompileHook`]).

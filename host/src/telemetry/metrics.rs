@@ -36,6 +36,8 @@ pub const PLUGIN_CALL_DURATION: &str = "gleaner_plugin_call_duration_seconds";
 pub const UPSTREAM_REQUESTS: &str = "gleaner_upstream_requests_total";
 /// Time an outbound request took (redirects and retries included), by `host`.
 pub const UPSTREAM_DURATION: &str = "gleaner_upstream_request_duration_seconds";
+/// Reviews that broke a record rule and were repaired, by `plugin` and `rule`.
+pub const RECORDS_REPAIRED: &str = "gleaner_records_repaired_total";
 /// Reviews returned to clients, by `source`.
 pub const REVIEWS_RETURNED: &str = "gleaner_reviews_returned_total";
 /// Review fetches that answered, by `source` and the `reason` they stopped.
@@ -77,6 +79,7 @@ const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (REQUEST_DURATION, Kind::Histogram, Unit::Seconds, "Time to answer a request to a plugin route, by route pattern and plugin."),
     (IN_FLIGHT, Kind::Gauge, Unit::Count, "Requests a plugin is serving right now (holding a bulkhead slot)."),
     (REFUSED, Kind::Counter, Unit::Count, "Requests refused with 503 because a bulkhead was full; pool is plugin (max_concurrent_per_plugin), server (max_concurrent_requests) or network (the share of plugins that reach sites)."),
+    (RECORDS_REPAIRED, Kind::Counter, Unit::Count, "Reviews a plugin returned that broke a rule of the review record (rule: promoted_in_extra, sub_rating_scale, language_tag, country_not_iso, title_is_country), repaired before they were answered."),
     (CONNECTIONS_EVICTED, Kind::Counter, Unit::Count, "Connections that were waiting on their client (a slow request head, or idle) closed to make room for a new one at a connection cap."),
     (CLIENT_LIMITED, Kind::Counter, Unit::Count, "Requests refused with 429 because their client already had its limit in flight; limit is key (max_in_flight_per_key) or address (max_in_flight_per_client)."),
     (PLUGIN_CALLS, Kind::Counter, Unit::Count, "Plugin calls (for requests, and info() at each load) by outcome: ok, trap, timeout, memory_cap, host_data_cap or overloaded."),
@@ -212,6 +215,11 @@ pub fn refused(plugin: &str, pool: Pool) {
         Pool::Network => "network",
     };
     counter!(REFUSED, "plugin" => plugin.to_owned(), "pool" => pool).increment(1);
+}
+
+/// A review from `plugin` broke the record's rule `rule` and was repaired.
+pub fn record_repaired(plugin: &str, rule: &'static str) {
+    counter!(RECORDS_REPAIRED, "plugin" => plugin.to_owned(), "rule" => rule).increment(1);
 }
 
 /// A waiting connection was closed to make room for a new one.

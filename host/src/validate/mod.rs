@@ -191,6 +191,9 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
         FieldType::Object => value.is_object(),
         FieldType::Array => value.is_array(),
         FieldType::Enum => {
+            if let Some(site) = value.as_str().and_then(|s| spec.aliases.get(s)) {
+                return Ok(Some(Value::String(site.clone())));
+            }
             let text = match value {
                 Value::String(s) => Some(s.clone()),
                 Value::Number(n) => Some(n.to_string()),
@@ -235,6 +238,7 @@ fn expected(spec: &FieldSpec) -> String {
         }
         FieldType::Enum => {
             let mut values: Vec<String> = spec.values.iter().map(|v| format!("\"{v}\"")).collect();
+            values.extend(spec.aliases.keys().map(|a| format!("\"{a}\"")));
             if spec.nullable {
                 values.push("null".into());
             }
@@ -316,7 +320,7 @@ mod tests {
     fn options() -> SourceOptions {
         toml::from_str(
             r#"continuation = "pagination_token"
-sort = { field = "sort_type", type = "enum", values = ["-date", "date"] }
+sort = { field = "sort_type", type = "enum", values = ["-date", "date"], aliases = { newest = "-date", oldest = "date" } }
 filter = { field = "filter_type", type = "boolean", nullable = true }"#,
         )
         .unwrap()
@@ -446,9 +450,22 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
     }
 
     #[test]
+    fn a_shared_sort_name_stands_for_the_sites_value() {
+        let body = r#"{"query":"q","sort_type":"newest"}"#;
+        let r = source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap();
+        assert_eq!(r.sort.as_deref(), Some("-date"));
+        let body = r#"{"query":"q","sort_type":"oldest"}"#;
+        let r = source_request(&key(), "/x/reviews", &options(), body.as_bytes()).unwrap();
+        assert_eq!(r.sort.as_deref(), Some("date"));
+    }
+
+    #[test]
     fn refusals_name_the_field_and_allowed_values() {
         assert!(err(r#"{"query":"q","sort_type":"up"}"#)
-            .contains(r#"`sort_type` has an invalid value "up"; expected one of "-date", "date""#));
+            .contains(r#"`sort_type` has an invalid value "up"; expected one of "-date", "date", "newest", "oldest""#));
+        assert!(
+            err(r#"{"query":"q","sort_type":"highest_rating"}"#).contains(r#""newest", "oldest""#)
+        );
         assert!(err(r#"{"query":"q","reviews_to_fetch":0}"#)
             .contains("`reviews_to_fetch` must be a positive integer"));
         assert!(err(r#"{"query":"q","reviews_to_fetch":-3}"#).contains("reviews_to_fetch"));

@@ -109,11 +109,9 @@ pub fn parse(v: &Value, target: &Target, offset: u32, before: &[String]) -> (Lis
 fn map(r: &Value, review_id: String, target: &Target) -> Result<Review, String> {
     let author = &r["author"];
     let name = text(&author["fullName"]);
-    let country = text(&author["country"]);
+    let anonymous = name.as_deref().is_some_and(is_anonymous);
     let extra = json!({
-        "anonymous": name.as_deref().is_some_and(is_anonymous),
         "traveler_type": text(&r["travelerType"]),
-        "reviewer_country": country,
         "enjoyment": text(&r["enjoyment"]),
         "contract": "activity-reviews",
     });
@@ -122,7 +120,8 @@ fn map(r: &Value, review_id: String, target: &Target) -> Result<Review, String> 
         .rating(review::rating(&r["rating"]), SCALE)
         .date(text(&r["created"]).and_then(|d| date::parse(&d, None)))
         .author_name(name)
-        .author_title(country)
+        .author_country(text(&author["country"]))
+        .anonymous(anonymous)
         .author_image(text(&author["photo"]).filter(|u| u.starts_with("http")))
         .review_url(Some(endpoints::review_url(&target.url)))
         .language(text(&r["language"]))
@@ -158,8 +157,10 @@ mod tests {
         assert_eq!(r.author_name.as_deref(), Some("a GetYourGuide Customer"));
         assert_eq!(r.date.as_deref(), Some("2024-05-12T09:14:00+02:00"));
         assert_eq!(r.language.as_deref(), Some("de"));
+        assert_eq!(r.author_country.as_deref(), Some("Germany"));
+        assert_eq!(r.author_title, None);
+        assert!(r.anonymous);
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
-        assert_eq!(extra["anonymous"], true);
         assert_eq!(extra["enjoyment"], Value::Null);
     }
 

@@ -6,12 +6,13 @@
 //! searched, not addressed by path):
 //! - review blocks: `type == "review"` with `reviewId`, `rating`,
 //!   `message.text`, `author.title.text` ("Name – Country"),
-//!   `author.subtitle.text` ("date - …"), `media[]` (avatar first, then
-//!   photos) and `onImpressionTrackingEvent.properties.review_date`;
+//!   `author.subtitle.text` ("date - Verified booking"), `media[]` (avatar
+//!   first, then photos) and `onImpressionTrackingEvent.properties.review_date`;
 //! - review cards: generic UI nodes whose tracking event has
 //!   `properties.target == "activity-review-card"`, with `review_id`,
 //!   `review_rating`, `review_date`, `countryCode` and `traveler_type` there
-//!   and the texts in the card's text nodes.
+//!   and the texts in the card's text nodes (the author line, the date line
+//!   and the review text).
 //!
 //! A `type == "loadMore"` block says more follow.
 
@@ -209,12 +210,9 @@ fn from_block(b: &Value, target: &Target) -> Result<Review, String> {
         .and_then(|d| date::parse(&d, None))
         .or_else(|| subtitle.as_deref().and_then(line_date));
     let (avatar, photos) = review::media(&b["media"]);
+    let anonymous = name.as_deref().is_some_and(is_anonymous);
     let extra = json!({
         "traveler_type": text(&properties["traveler_type"]),
-        "reviewer_country": country,
-        "reviewer_country_code": text(&properties["countryCode"]),
-        "author_subtitle": subtitle,
-        "anonymous": name.as_deref().is_some_and(is_anonymous),
         "contract": "review-block",
     });
     photos
@@ -226,8 +224,10 @@ fn from_block(b: &Value, target: &Target) -> Result<Review, String> {
         .rating(review::rating(&b["rating"]), SCALE)
         .date(when)
         .author_name(name)
-        .author_title(country)
+        .author_country(text(&properties["countryCode"]).or(country))
         .author_image(avatar)
+        .verified(subtitle.as_deref().and_then(review::verified))
+        .anonymous(anonymous)
         .review_url(Some(endpoints::review_url(&target.url)))
         .extra(extra)
         .build()
@@ -274,13 +274,18 @@ fn is_author_line(line: &str) -> bool {
 
 /// Maps a review card (the newer contract): structured fields from its
 /// tracking properties; of the card's texts, the author line is the one
-/// reading "Name – Country", date lines are left out, and the review text is
-/// the longest of the rest (none: a rating without text).
+/// reading "Name – Country", date lines are left out once read for "Verified
+/// booking", and the review text is the longest of the rest (none: a rating
+/// without text).
 fn from_card(card: &Value, p: &Value, target: &Target) -> Result<Review, String> {
     let review_id = id(&p["review_id"]).ok_or("a review card has no review_id")?;
     let mut raw = Vec::new();
     texts(card, &mut raw);
     let mut lines: Vec<String> = raw.into_iter().map(gleaner_sdk::entities::decode).collect();
+    let verified = lines
+        .iter()
+        .filter(|l| line_date(l).is_some())
+        .find_map(|l| review::verified(l));
     lines.retain(|l| line_date(l).is_none());
     let author = lines.iter().find(|l| is_author_line(l));
     let body = lines
@@ -289,13 +294,10 @@ fn from_card(card: &Value, p: &Value, target: &Target) -> Result<Review, String>
         .max_by_key(|l| l.chars().count())
         .cloned();
     let (name, country) = author.map(|l| split_author(l)).unwrap_or_default();
-    let country_code = text(&p["countryCode"]);
     let (avatar, photos) = media_list(card).map(review::media).unwrap_or_default();
+    let anonymous = name.as_deref().is_some_and(is_anonymous);
     let extra = json!({
         "traveler_type": text(&p["traveler_type"]),
-        "reviewer_country": country,
-        "reviewer_country_code": country_code,
-        "anonymous": name.as_deref().is_some_and(is_anonymous),
         "contract": "review-card",
     });
     photos
@@ -307,8 +309,10 @@ fn from_card(card: &Value, p: &Value, target: &Target) -> Result<Review, String>
         .rating(review::rating(&p["review_rating"]), SCALE)
         .date(text(&p["review_date"]).and_then(|d| date::parse(&d, None)))
         .author_name(name)
-        .author_title(country.or(country_code))
+        .author_country(text(&p["countryCode"]).or(country))
         .author_image(avatar)
+        .verified(verified)
+        .anonymous(anonymous)
         .review_url(Some(endpoints::review_url(&target.url)))
         .extra(extra)
         .build()
@@ -369,7 +373,10 @@ mod tests {
         assert_eq!(r.rating_scale_max, Some(5.0));
         assert_eq!(r.date.as_deref(), Some("2024-05-12T09:14:00Z"));
         assert_eq!(r.author_name.as_deref(), Some("Anna"));
-        assert_eq!(r.author_title.as_deref(), Some("Germany"));
+        assert_eq!(r.author_title, None);
+        assert_eq!(r.author_country.as_deref(), Some("Germany"));
+        assert_eq!(r.verified, Some(true));
+        assert!(!r.anonymous);
         assert!(r
             .author_profile_image_url
             .as_deref()
@@ -379,8 +386,8 @@ mod tests {
         assert_eq!(r.review_url.as_deref(), Some("https://www.getyourguide.com/berlin-l17/tempelhof-2-hour-airport-history-tour-berlin-airlift-more-t23776/#reviews"));
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
         assert_eq!(extra["traveler_type"], "couples");
-        assert_eq!(extra["reviewer_country"], "Germany");
         assert_eq!(extra["contract"], "review-block");
+        assert_eq!(extra.as_object().map(|o| o.len()), Some(2));
     }
 
     #[test]
@@ -395,10 +402,12 @@ mod tests {
         let r = &page.reviews[0];
         assert_eq!(r.rating, Some(1.0));
         assert_eq!(r.author_name.as_deref(), Some("Marco"));
-        assert_eq!(r.author_title.as_deref(), Some("Italy"));
+        assert_eq!(r.author_title, None);
+        assert_eq!(r.author_country.as_deref(), Some("IT"));
+        assert_eq!(r.verified, Some(true));
         assert!(matches!(&r.text, Some(gleaner_sdk::Text::Plain(t)) if t.contains("tarmac")));
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
-        assert_eq!(extra["reviewer_country_code"], "IT");
+        assert_eq!(extra["traveler_type"], "solo");
         assert_eq!(extra["contract"], "review-card");
         assert_eq!(r.date.as_deref(), Some("2023-06-17"));
         assert!(r
@@ -431,10 +440,12 @@ mod tests {
         let r = &page.reviews[0];
         assert!(matches!(&r.text, Some(gleaner_sdk::Text::Plain(t)) if t == "Super!"));
         assert_eq!(r.author_name.as_deref(), Some("Ola Nordmann"));
+        assert_eq!(r.verified, Some(true));
         let page = parse(&card(&["Ola – Norway", "January 2, 2024"]), &target(), 0).unwrap();
         let r = &page.reviews[0];
         assert!(r.text.is_none(), "a rating without text");
         assert_eq!(r.rating, Some(5.0));
+        assert_eq!(r.verified, None, "no line says the booking was verified");
         let page = parse(
             &card(&["Great day – loved every minute of it.", "January 2, 2024"]),
             &target(),
@@ -444,7 +455,7 @@ mod tests {
         let r = &page.reviews[0];
         assert_eq!(r.author_name, None);
         assert_eq!(
-            r.author_title.as_deref(),
+            r.author_country.as_deref(),
             Some("NO"),
             "the country code when no author line names the country"
         );
@@ -457,7 +468,8 @@ mod tests {
             "author": {"title": {"text": "Ben"}, "subtitle": {"text": "March 3, 2023 - Verified booking"}}}]});
         let page = parse(&v, &target(), 20).unwrap();
         assert_eq!(page.reviews[0].date.as_deref(), Some("2023-03-03"));
-        assert_eq!(page.reviews[0].author_title, None);
+        assert_eq!(page.reviews[0].author_country, None);
+        assert_eq!(page.reviews[0].verified, Some(true));
         assert_eq!(
             page.next_offset, None,
             "a short page without loadMore ends the listing"

@@ -98,18 +98,14 @@ fn map(r: &Value, target: &Target) -> Result<Review, String> {
         .map(|a| split_author(&a))
         .unwrap_or_default();
     let country = text(&r["reviewerCountry"]).or(line_country);
-    let language = text(&r["languageCode"]);
-    let foreign = r["foreignLanguage"].as_bool();
     // The author line is what the page shows: "a GetYourGuide Customer" hides
     // the `reviewerName` the listing carries beside it, and it stays hidden.
     let name = line_name.or_else(|| text(&r["reviewerName"]));
     let anonymous = name.as_deref().is_some_and(is_anonymous);
+    // `foreignLanguage` only says the review is not in the page's language,
+    // which `languageCode` tells: the text is the reviewer's own.
     let extra = json!({
-        "anonymous": anonymous,
         "traveler_type": text(&r["traveler_type"]),
-        "reviewer_country": country,
-        "foreign_language": foreign,
-        "original_language": if foreign == Some(true) { language.clone() } else { None },
         "contract": "reviews-json",
     });
     ReviewBuilder::new(review_id)
@@ -118,9 +114,10 @@ fn map(r: &Value, target: &Target) -> Result<Review, String> {
         .rating(review::rating(&r["rating"]), SCALE)
         .date(text(&r["date"]).and_then(|d| date::parse(&d, None)))
         .author_name(name)
-        .author_title(country)
+        .author_country(country)
+        .anonymous(anonymous)
         .review_url(Some(endpoints::review_url(&target.url)))
-        .language(language)
+        .language(text(&r["languageCode"]))
         .extra(extra)
         .build()
 }
@@ -159,12 +156,19 @@ mod tests {
         assert_eq!(r.rating, Some(5.0));
         assert_eq!(r.date.as_deref(), Some("2018-10-08"));
         assert_eq!(r.author_name.as_deref(), Some("Jette Vinther"));
-        assert_eq!(r.author_title.as_deref(), Some("Denmark"));
+        assert_eq!(r.author_title, None);
+        assert_eq!(r.author_country.as_deref(), Some("Denmark"));
         assert_eq!(r.language.as_deref(), Some("da"));
+        assert!(
+            r.translation.is_none(),
+            "a foreign-language review is shown as written"
+        );
+        assert!(!r.anonymous);
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
-        assert_eq!(extra["traveler_type"], "friends");
-        assert_eq!(extra["foreign_language"], true);
-        assert_eq!(extra["original_language"], "da");
+        assert_eq!(
+            extra,
+            json!({"traveler_type": "friends", "contract": "reviews-json"})
+        );
     }
 
     #[test]
@@ -173,11 +177,10 @@ mod tests {
         let page = parse(&v, &target(), 2).unwrap();
         let r = &page.reviews[0];
         assert_eq!(
-            (r.author_name.as_deref(), r.author_title.as_deref()),
+            (r.author_name.as_deref(), r.author_country.as_deref()),
             (Some("Ola"), Some("Norway"))
         );
-        let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
-        assert_eq!(extra["original_language"], Value::Null);
+        assert_eq!(r.language.as_deref(), Some("no"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Helpers the recipes share to map a review: texts, ratings, the "Name –
-//! Country" author line and what it shows of an anonymous reviewer, media
-//! URLs, ids.
+//! Country" author line and what it shows of an anonymous reviewer, the
+//! "date - Verified booking" line, media URLs, ids.
 
 use serde_json::Value;
 
@@ -61,6 +61,19 @@ pub fn split_author(line: &str) -> (Option<String>, Option<String>) {
     }
 }
 
+/// What the site marks a review from a booking with, after the date in
+/// "May 12, 2024 - Verified booking", lower-cased.
+const VERIFIED: &str = "verified booking";
+
+/// `Some(true)` when a date line marks the review as from a verified booking;
+/// none when it says nothing of it.
+pub fn verified(line: &str) -> Option<bool> {
+    line.split(" - ")
+        .skip(1)
+        .any(|part| part.trim().to_lowercase() == VERIFIED)
+        .then_some(true)
+}
+
 /// The URL of `size` in a media item's `urls[]`.
 fn sized(item: &Value, size: &str) -> Option<String> {
     item["urls"]
@@ -119,6 +132,9 @@ mod tests {
         assert!(is_anonymous("a GetYourGuide Customer"));
         assert!(is_anonymous("Anonymous"));
         assert!(!is_anonymous("Jette Vinther"));
+        assert_eq!(verified("May 12, 2024 - Verified booking"), Some(true));
+        assert_eq!(verified("May 12, 2024"), None);
+        assert_eq!(verified("Verified booking is what I had"), None);
         assert_eq!(
             text(&json!(" up &amp; down, wouldn&#039;t ")).as_deref(),
             Some("up & down, wouldn't")

@@ -8,7 +8,7 @@ use gleaner_sdk::html::{self, ElementRef};
 use gleaner_sdk::number;
 use gleaner_sdk::review::{stable_id, ReviewBuilder};
 use gleaner_sdk::types::Review;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use crate::selectors::SELECTORS;
 
@@ -45,6 +45,7 @@ pub fn from_card(card: ElementRef<'_>, ctx: &Context) -> Result<Review, String> 
     let (helpful_yes, helpful_no) =
         html::first(card, s.feedback).map_or((None, None), helpful_counts);
     let categories = category_ratings(card)?;
+    let recommended = html::first_text(card, s.recommends).and_then(|t| recommends(&t));
     let id = stable_id(
         ID_PREFIX,
         &[
@@ -54,7 +55,11 @@ pub fn from_card(card: ElementRef<'_>, ctx: &Context) -> Result<Review, String> 
             &body_text,
         ],
     );
-    ReviewBuilder::new(id)
+    categories
+        .into_iter()
+        .fold(ReviewBuilder::new(id), |r, (name, value)| {
+            r.sub_rating(name, value, 5.0)
+        })
         .title(title)
         .text_html(body.map(|b| b.inner_html().trim().to_owned()))
         .rating(rating, 5.0)
@@ -63,9 +68,8 @@ pub fn from_card(card: ElementRef<'_>, ctx: &Context) -> Result<Review, String> 
         .author_title(place)
         .review_url(Some(ctx.reviews_url.clone()))
         .helpful_votes(helpful_yes.and_then(|n| i64::try_from(n).ok()))
+        .recommends(recommended)
         .extra(json!({
-            "ratings": (!categories.is_empty()).then_some(categories),
-            "recommends": html::first_text(card, s.recommends).and_then(|t| recommends(&t)),
             "helpful_yes": helpful_yes,
             "helpful_no": helpful_no,
             "reviewer_type": html::first_text(card, s.review_type),
@@ -90,19 +94,20 @@ pub fn category_key(label: &str) -> Option<String> {
     }
 }
 
-/// The card's category ratings, by category key: a rating element's value, else the value's text.
-fn category_ratings(card: ElementRef<'_>) -> Result<Map<String, Value>, String> {
+/// The card's category ratings on 5, each named as the card labels it
+/// ("Value for the money"): a rating element's value, else the value's text.
+fn category_ratings(card: ElementRef<'_>) -> Result<Vec<(String, f64)>, String> {
     let s = &SELECTORS;
     let items = html::parsed(s.category).map_err(|e| format!("{e:?}"))?;
-    let mut out = Map::new();
+    let mut out = Vec::new();
     for item in card.select(&items) {
-        let key = html::first_text(item, s.category_label).and_then(|l| category_key(&l));
+        let name = html::first_text(item, s.category_label);
         let value = html::first_attr(item, s.rating, s.rating_attr)
             .and_then(|v| number::parse(&v))
             .or_else(|| html::first_text(item, s.category_value).and_then(|v| number::parse(&v)))
             .filter(|v| (0.0..=5.0).contains(v));
-        if let (Some(key), Some(value)) = (key, value) {
-            out.insert(key, value.into());
+        if let (Some(name), Some(value)) = (name, value) {
+            out.push((name, value));
         }
     }
     Ok(out)
@@ -190,6 +195,7 @@ mod tests {
     use super::*;
     use gleaner_sdk::html::Html;
     use gleaner_sdk::Text;
+    use serde_json::Value;
 
     fn ctx() -> Context {
         Context {
@@ -236,18 +242,28 @@ mod tests {
         assert_eq!(r.helpful_votes, Some(12));
         assert_eq!(r.review_url.as_deref(), Some(ctx().reviews_url.as_str()));
         assert!(matches!(&r.text, Some(Text::Html(h)) if h == "First line.<br>Second line."));
-        let x = extra(&r);
+        let subs: Vec<(&str, f64, f64)> = r
+            .sub_ratings
+            .iter()
+            .map(|s| (s.name.as_str(), s.rating, s.scale_max))
+            .collect();
         assert_eq!(
-            x["ratings"],
-            json!({"comfort": 5.0, "value": 3.0, "exterior_styling": 4.0})
+            subs,
+            vec![
+                ("Comfort", 5.0, 5.0),
+                ("Value for the money", 3.0, 5.0),
+                ("Exterior styling", 4.0, 5.0)
+            ]
         );
-        assert_eq!(x["recommends"], true);
+        assert_eq!(r.recommends, Some(true));
+        let x = extra(&r);
         assert_eq!(
             (x["helpful_yes"].clone(), x["helpful_no"].clone()),
             (json!(12), json!(3))
         );
         assert_eq!(x["reviewer_type"], "Purchased new");
         assert_eq!(x["date_approximate"], false);
+        assert!(x.get("ratings").is_none() && x.get("recommends").is_none());
     }
 
     #[test]
@@ -261,9 +277,9 @@ mod tests {
             r.title.is_none() && r.text.is_none() && r.rating.is_none() && r.author_title.is_none()
         );
         assert_eq!(r.helpful_votes, Some(4));
+        assert!(r.sub_ratings.is_empty());
+        assert_eq!(r.recommends, None);
         let x = extra(&r);
-        assert_eq!(x["ratings"], Value::Null);
-        assert_eq!(x["recommends"], Value::Null);
         assert_eq!(x["helpful_no"], 2);
         assert_eq!(x["date_approximate"], true);
         assert_eq!(r.id, one(html).id, "the same card gets the same id");

@@ -240,7 +240,7 @@ fn review(item: ElementRef<'_>, s: &ReviewSelectors, slug: &str) -> Result<Optio
         .author_url(author_url)
         .helpful_votes(helpful)
         .review_url(review_url)
-        .extra(json!({ "author_redacted": redacted }))
+        .anonymous(redacted)
         .build()
         .map(Some)
 }
@@ -307,7 +307,12 @@ mod tests {
         let redacted = &all[10];
         assert_eq!(redacted.author_name, None);
         assert_eq!(redacted.author_url, None);
-        assert!(redacted.extra_json.contains("\"author_redacted\":true"));
+        assert!(redacted.anonymous);
+        assert!(!r.anonymous);
+        assert!(
+            r.extra_json.is_empty(),
+            "nothing particular to the site is left"
+        );
     }
 
     #[test]

@@ -234,8 +234,6 @@ struct Labels {
 #[serde(rename_all = "camelCase", default)]
 struct Verification {
     is_verified: Value,
-    verification_source: Value,
-    verification_level: Value,
     review_source_name: Value,
 }
 
@@ -307,6 +305,16 @@ pub fn parse_page(
     })
 }
 
+/// The site's verification: of the review (an invitation or a proof of
+/// purchase, `labels.verification.isVerified`) or of its author's identity
+/// (`consumer.isVerified`); none where the object says nothing of either.
+fn verified(review: &Value, author: &Value) -> Option<bool> {
+    match (review.as_bool(), author.as_bool()) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (review, author) => review.or(author),
+    }
+}
+
 /// Maps one `pageProps.reviews[]` object.
 pub fn review(r: &RawReview, host: &str) -> Result<Review, String> {
     let id = string(&r.id).ok_or("a review has no id")?;
@@ -325,25 +333,22 @@ pub fn review(r: &RawReview, host: &str) -> Result<Review, String> {
         .text_plain(string(&r.text))
         .rating(r.rating.as_f64(), 5.0)
         .date(string(&r.dates.published_date))
+        .updated_date(string(&r.dates.updated_date))
         // The name the page shows; the object carries no other name.
         .author_name(string(&consumer.display_name))
         .author_image(string(&consumer.image_url))
         .author_url(string(&consumer.id).map(|c| format!("https://{host}/users/{c}")))
-        .author_title(string(&consumer.country_code))
+        .author_country(string(&consumer.country_code))
         .review_url(Some(format!("https://{host}/reviews/{id}")))
         .reply(reply_message, reply_date, None)
         .helpful_votes(r.likes.as_i64())
         .language(string(&r.language))
+        .verified(verified(&verification.is_verified, &consumer.is_verified))
         .extra(json!({
-            "verified": verification.is_verified.as_bool().unwrap_or(false),
-            "verification_source": verification.verification_source,
-            "verification_level": verification.verification_level,
             "review_source": verification.review_source_name,
             "experienced_date": r.dates.experienced_date,
-            "updated_date": r.dates.updated_date,
             "reply_updated_date": reply_updated,
             "author_review_count": consumer.number_of_reviews,
-            "author_verified": consumer.is_verified,
         }))
         .build()
 }
@@ -392,9 +397,22 @@ mod tests {
         assert_eq!(first.date.as_deref(), Some("2023-12-07T11:23:40.000Z"));
         assert_eq!(first.author_name.as_deref(), Some("Dean"));
         assert_eq!(first.author_profile_image_url, None);
-        assert_eq!(first.author_title.as_deref(), Some("US"));
+        assert_eq!(first.author_title, None);
+        assert_eq!(first.author_country.as_deref(), Some("US"));
+        assert_eq!(first.language.as_deref(), Some("en"));
+        assert_eq!(first.verified, Some(true));
+        assert_eq!(first.updated_date, None);
+        assert!(!first.anonymous);
         let extra: Value = serde_json::from_str(&first.extra_json).unwrap();
-        assert_eq!(extra["verified"], true);
+        assert_eq!(
+            extra,
+            json!({
+                "review_source": "InvitationLinkApi",
+                "experienced_date": "2023-12-06T00:00:00.000Z",
+                "reply_updated_date": null,
+                "author_review_count": 4,
+            })
+        );
         let replies = all
             .iter()
             .filter_map(|r| review(r, "www.trustpilot.com").unwrap().reply)
@@ -403,6 +421,22 @@ mod tests {
         for r in &all {
             review(r, "www.trustpilot.com").unwrap();
         }
+    }
+
+    #[test]
+    fn an_edit_date_and_the_verifications() {
+        let edited: RawReview = serde_json::from_value(json!({
+            "id": "r1",
+            "dates": {"publishedDate": "2023-12-07T11:23:40.000Z", "updatedDate": "2023-12-09T08:00:00.000Z"},
+            "consumer": {"isVerified": true},
+            "labels": {"verification": {"isVerified": false}},
+        }))
+        .unwrap();
+        let r = review(&edited, "www.trustpilot.com").unwrap();
+        assert_eq!(r.updated_date.as_deref(), Some("2023-12-09T08:00:00.000Z"));
+        assert_eq!(r.verified, Some(true), "a verified author");
+        assert_eq!(verified(&json!(false), &json!(false)), Some(false));
+        assert_eq!(verified(&Value::Null, &Value::Null), None);
     }
 
     #[test]

@@ -73,9 +73,9 @@ pub fn from_html(el: ElementRef<'_>, ctx: &Context) -> Result<Review, String> {
         )
         .author_image(html::first_attr(el, s.avatar, "src").and_then(|h| link(&ctx.page_url, &h)))
         .review_url(permalink.or_else(|| Some(ctx.product_url.clone())))
+        .recommends(recommends)
         .extra(json!({
             "traits": traits,
-            "recommends": recommends,
             "date_approximate": approximate,
         }));
     if let Some(reply) = html::first(el, s.reply) {
@@ -109,7 +109,7 @@ pub fn from_json_ld(v: &Value, ctx: &Context) -> Result<Review, String> {
     .date(published)
     .author_name(author)
     .review_url(Some(ctx.product_url.clone()))
-    .extra(json!({"traits": null, "recommends": null, "date_approximate": false}))
+    .extra(json!({"traits": null, "date_approximate": false}))
     .build()
 }
 
@@ -235,10 +235,12 @@ mod tests {
             Some("https://creativemarket.com/NorthwindType/4821337-Alder-Serif-Family?page=2#review-771")
         );
         assert!(matches!(&r.text, Some(Text::Html(h)) if h.contains("<p>Two<br>lines.</p>")));
+        assert_eq!(r.recommends, Some(false));
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
-        assert_eq!(extra["traits"], json!(["Great quality", "Easy to use"]));
-        assert_eq!(extra["recommends"], false);
-        assert_eq!(extra["date_approximate"], false);
+        assert_eq!(
+            extra,
+            json!({"traits": ["Great quality", "Easy to use"], "date_approximate": false})
+        );
         let reply = r.reply.unwrap();
         assert!(
             matches!(&reply.text, Text::Html(h) if h == "<p>Thanks!</p><p>Fixed in <b>v2</b>.<br>Enjoy</p>")
@@ -262,9 +264,9 @@ mod tests {
             r.review_url.as_deref(),
             Some("https://creativemarket.com/NorthwindType/4821337-Alder-Serif-Family")
         );
+        assert_eq!(r.recommends, Some(true));
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
         assert_eq!(extra["traits"], json!([]));
-        assert_eq!(extra["recommends"], true);
         assert_eq!(extra["date_approximate"], true);
     }
 
@@ -291,6 +293,7 @@ mod tests {
         assert_eq!(r.author_name.as_deref(), Some("kit"));
         assert!(matches!(&r.text, Some(Text::Plain(t)) if t == "Lovely.\nThanks"));
         assert_eq!(r.review_url.as_deref(), Some(ctx().product_url.as_str()));
+        assert_eq!(r.recommends, None);
         let bare = from_json_ld(&json!({"author": "kit"}), &ctx()).unwrap();
         assert_eq!(bare.rating, None);
         assert_ne!(bare.id, r.id);

@@ -12,13 +12,13 @@
 //! | `div[1]/div[2]/span` | the stars |
 //! | `div[2]/div[1]/div[1]/span` | the line of work |
 //! | `div[2]/div[2]` | the text (whole in the page; "Read more" only unfolds it) |
-//! | `div[3]/div[1]/table/tbody/tr` | the sub-ratings: `td[1]` label, `td[2]/div[1]/span[1]` number |
+//! | `div[3]/div[1]/table/tbody/tr` | the sub-ratings on the star scale: `td[1]` label, `td[2]/div[1]/span[1]` number |
 
 use gleaner_sdk::html::{self, ElementRef, Html};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use crate::model::Listing;
-use crate::review::{Body, Entry};
+use crate::review::{Body, Entry, SCALE};
 
 /// The review list of the older markup, if the page has its review section.
 pub fn listing(doc: &Html, page: u32) -> Option<Listing> {
@@ -82,11 +82,8 @@ fn entry(review: ElementRef<'_>) -> Entry {
         .filter(|h| !h.is_empty())
         .map(Body::Html);
     let extra = json!({
-        "verified": null,
-        "recommends": null,
         "cost": null,
         "job": text_at(review, &[("div", 2), ("div", 1), ("div", 1), ("span", 1)]),
-        "sub_ratings": sub_ratings(review),
         "photo_overflow_count": null,
     });
     Entry {
@@ -94,6 +91,9 @@ fn entry(review: ElementRef<'_>) -> Entry {
         author: text_at(review, &[("div", 1), ("div", 1), ("span", 1)]),
         rating,
         date_text: text_at(review, &[("div", 1), ("div", 1), ("div", 1)]),
+        verified: None,
+        recommends: None,
+        sub_ratings: sub_ratings(review),
         body,
         reply: None,
         photos: Vec::new(),
@@ -101,35 +101,25 @@ fn entry(review: ElementRef<'_>) -> Entry {
     }
 }
 
-/// The sub-rating table: label (as snake case) → number; null without a table.
-fn sub_ratings(review: ElementRef<'_>) -> Value {
+/// The sub-rating table: (label as the page shows it, number), in its order,
+/// numbers off the star scale left out; none without a table.
+fn sub_ratings(review: ElementRef<'_>) -> Vec<(String, f64)> {
     let Some(tbody) = at(
         review,
         &[("div", 3), ("div", 1), ("table", 1), ("tbody", 1)],
     ) else {
-        return Value::Null;
+        return Vec::new();
     };
-    let rows: Map<String, Value> = children(tbody, "tr")
+    children(tbody, "tr")
         .into_iter()
         .filter_map(|tr| {
             let label = text_at(tr, &[("td", 1)])?;
             let value: f64 = text_at(tr, &[("td", 2), ("div", 1), ("span", 1)])?
                 .parse()
                 .ok()?;
-            Some((snake(&label), json!(value)))
+            (0.0..=SCALE).contains(&value).then_some((label, value))
         })
-        .collect();
-    Value::Object(rows)
-}
-
-/// "On Time" → "on_time".
-fn snake(label: &str) -> String {
-    label
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join("_")
+        .collect()
 }
 
 #[cfg(test)]
@@ -159,9 +149,10 @@ mod tests {
         );
         assert_eq!(r.extra["job"], "Plumbing");
         assert_eq!(
-            r.extra["sub_ratings"],
-            json!({"price": 4.0, "on_time": 5.0})
+            r.sub_ratings,
+            vec![("Price".to_owned(), 4.0), ("On Time".to_owned(), 5.0)]
         );
+        assert_eq!((r.verified, r.recommends), (None, None));
         assert_eq!(l.total_pages, Some(2), "page 2 is linked");
         let l = listing(&doc, 2).unwrap();
         assert_eq!(l.total_pages, Some(2), "no link to page 3");

@@ -30,6 +30,12 @@ pub struct Entry {
     pub rating: Option<f64>,
     /// The date as printed: "April 2026" or "04/2026".
     pub date_text: Option<String>,
+    /// Angi's verification of the review.
+    pub verified: Option<bool>,
+    /// Whether the reviewer recommends the pro.
+    pub recommends: Option<bool>,
+    /// Aspect ratings on the star scale, named as the page labels them.
+    pub sub_ratings: Vec<(String, f64)>,
     /// The review text.
     pub body: Option<Body>,
     /// The pro's response and who wrote it.
@@ -56,16 +62,17 @@ impl Entry {
         });
         let mut extra = self.extra;
         extra.insert("date_text".into(), self.date_text.clone().into());
-        extra.insert(
-            "date_precision".into(),
-            date.as_ref().map(|_| "month").into(),
-        );
         let mut builder = ReviewBuilder::new(id)
             .rating(self.rating, SCALE)
             .date(date)
             .author_name(self.author)
             .review_url(Some(profile_url.to_owned()))
+            .verified(self.verified)
+            .recommends(self.recommends)
             .extra(Value::Object(extra));
+        for (name, rating) in self.sub_ratings {
+            builder = builder.sub_rating(name, rating, SCALE);
+        }
         builder = match self.body {
             Some(Body::Html(h)) => builder.text_html(Some(h)),
             Some(Body::Escaped(t)) => builder.text_plain(Some(decode(&t))),
@@ -147,5 +154,30 @@ mod tests {
         assert_eq!(a.id, b.id);
         assert!(a.id.starts_with("angi-"));
         assert_eq!(a.date.as_deref(), Some("2026-04"));
+        assert_eq!((a.verified, a.recommends), (None, None));
+        assert!(a.sub_ratings.is_empty());
+    }
+
+    #[test]
+    fn verification_recommendation_and_sub_ratings_are_fields() {
+        let r = Entry {
+            id: Some("r1".into()),
+            date_text: Some("April 2026".into()),
+            verified: Some(true),
+            recommends: Some(false),
+            sub_ratings: vec![("Price".into(), 4.0), ("On Time".into(), 5.0)],
+            ..Entry::default()
+        }
+        .build("https://www.angi.com/x")
+        .unwrap();
+        assert_eq!((r.verified, r.recommends), (Some(true), Some(false)));
+        let subs: Vec<(&str, f64, f64)> = r
+            .sub_ratings
+            .iter()
+            .map(|s| (s.name.as_str(), s.rating, s.scale_max))
+            .collect();
+        assert_eq!(subs, vec![("Price", 4.0, 5.0), ("On Time", 5.0, 5.0)]);
+        let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
+        assert_eq!(extra, serde_json::json!({"date_text": "April 2026"}));
     }
 }

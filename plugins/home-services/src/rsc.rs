@@ -83,11 +83,8 @@ fn entry(flight: &Flight, r: &Value) -> Entry {
         .map(|urls| urls.iter().filter_map(|u| flight.string(u)).collect())
         .unwrap_or_default();
     let extra = json!({
-        "verified": r["isVerified"].as_bool(),
-        "recommends": r["recommends"].as_bool(),
         "cost": s("costLabel"),
         "job": s("jobLabel"),
-        "sub_ratings": null,
         "photo_overflow_count": r["photoOverflowCount"].as_u64().filter(|n| *n > 0),
     });
     Entry {
@@ -95,6 +92,9 @@ fn entry(flight: &Flight, r: &Value) -> Entry {
         author: s("reviewerName"),
         rating: Flight::number(&r["rating"]),
         date_text: s("dateLabel"),
+        verified: r["isVerified"].as_bool(),
+        recommends: r["recommends"].as_bool(),
+        sub_ratings: Vec::new(),
         body: s("text").map(body),
         reply,
         photos,
@@ -128,6 +128,11 @@ mod tests {
         let first = &l.reviews[0];
         assert_eq!(first.author.as_deref(), Some("Carl S."));
         assert_eq!(first.extra["cost"], "$40,000");
+        assert_eq!(
+            (first.verified, first.recommends),
+            (Some(true), Some(false))
+        );
+        assert!(!first.extra.contains_key("verified") && !first.extra.contains_key("recommends"));
         assert_eq!(first.reply, None, "an empty response is no reply");
         let b = business(&flight);
         assert_eq!(b.name.as_deref(), Some("All Affordable Plumbing Inc"));

@@ -7,7 +7,7 @@ use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{date, rating, FetchError, SourceMeta};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::{endpoints, Target};
 
@@ -159,42 +159,48 @@ fn image_url(image: &Value) -> Option<String> {
     )
 }
 
-/// Maps one `reviews[]` object.
+/// Maps one `reviews[]` object. A review shown machine-translated keeps its
+/// `languageCode`, the language it was written in, as the translation's
+/// original language; its text is in the site language, which the API does
+/// not label.
 pub fn review(r: &Value, property: &Property) -> Result<Review, String> {
     let id = string(&r["id"])
         .or_else(|| r["id"].as_u64().map(|n| n.to_string()))
         .ok_or("a Hostelworld review has no id")?;
     let user = &r["user"];
     let group = &r["groupInformation"];
-    let overall = score(&r["rating"]["overall"]);
-    let sub: Map<String, Value> = REVIEW_SUB_RATINGS
-        .iter()
-        .filter_map(|k| score(&r["rating"][k]).map(|x| ((*k).to_owned(), json!(x))))
-        .collect();
-    ReviewBuilder::new(id)
+    let nationality = &user["nationality"];
+    let language = string(&r["languageCode"]);
+    let mut builder = ReviewBuilder::new(id)
         .text_plain(r["notes"].as_str().map(str::to_owned))
-        .rating(overall, SCALE)
+        .rating(score(&r["rating"]["overall"]), SCALE)
         .date(string(&r["date"]).and_then(|d| date::parse(&d, None)))
         .author_name(string(&user["nickname"]))
         .author_image(image_url(&user["image"]))
-        .author_title(string(&user["nationality"]["name"]))
+        .author_country(string(&nationality["code"]).or_else(|| string(&nationality["name"])))
         .review_url(property.url.clone())
         .reply(string(&r["ownerComment"]), None, None)
-        .language(string(&r["languageCode"]))
+        .recommends(r["recommended"].as_bool());
+    builder = if r["isMachineTranslated"].as_bool() == Some(true) {
+        builder.translation(true, None, language)
+    } else {
+        builder.language(language)
+    };
+    for key in REVIEW_SUB_RATINGS {
+        if let Some(x) = score(&r["rating"][key]) {
+            builder = builder.sub_rating(key, x, SCALE);
+        }
+    }
+    builder
         .extra(json!({
-            "rating_stars": overall.and_then(|x| rating::rescale(x, SCALE, 5.0)),
-            "sub_ratings": if sub.is_empty() { Value::Null } else { Value::Object(sub) },
             "age_group": group["age"],
             "group_type": group["groupTypeCode"],
             "trip_types": group["tripTypeCodes"],
-            "nationality": user["nationality"],
             "gender": string(&user["gender"]["value"]).or_else(|| string(&user["gender"]["id"])),
             "author_review_count": count(&user["numberOfReviews"]),
             "author_id": user["id"],
-            "is_machine_translated": r["isMachineTranslated"],
             "liked": r["liked"],
             "disliked": r["disliked"],
-            "recommended": r["recommended"],
         }))
         .build()
 }
@@ -295,18 +301,20 @@ mod tests {
         assert_eq!(r.rating_scale_max, Some(100.0));
         assert_eq!(r.date.as_deref(), Some("2026-06-05"));
         assert_eq!(r.author_name.as_deref(), Some("kellyg7894349"));
-        assert_eq!(r.author_title.as_deref(), Some("England"));
+        assert_eq!(r.author_country.as_deref(), Some("ENG"));
+        assert_eq!(r.author_title, None);
         assert_eq!(r.author_profile_image_url, None);
         assert!(r.reply.is_none());
         assert_eq!(r.language, None);
+        assert_eq!(r.recommends, None);
+        assert!(r.sub_ratings.is_empty() && r.translation.is_none());
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
-        assert_eq!(extra["rating_stars"], 3.0);
         assert_eq!(extra["age_group"], "25-30");
         assert_eq!(extra["group_type"], "MALE");
         assert_eq!(extra["trip_types"], json!(["WEEKENDAWAY"]));
         assert_eq!(extra["author_review_count"], 6);
         assert_eq!(extra["gender"], Value::Null);
-        assert_eq!(extra["sub_ratings"], Value::Null);
+        assert_eq!(extra.get("nationality"), None);
     }
 
     #[test]
@@ -322,28 +330,37 @@ mod tests {
             Some("https://a.hwstatic.com/image/upload/users/48213377.jpg")
         );
         assert_eq!(r.language.as_deref(), Some("en"));
+        assert_eq!(r.author_country.as_deref(), Some("AUS"));
+        assert_eq!(r.recommends, Some(true));
+        assert!(r.translation.is_none());
         assert!(r.reply.is_some());
+        assert_eq!(r.sub_ratings.len(), 7);
+        let safety = &r.sub_ratings[1];
+        assert_eq!(
+            (safety.name.as_str(), safety.rating, safety.scale_max),
+            ("safety", 100.0, 100.0)
+        );
         let extra: Value = serde_json::from_str(&r.extra_json).unwrap();
-        assert_eq!(extra["rating_stars"], 4.5);
-        assert_eq!(extra["sub_ratings"]["safety"], 100.0);
         assert_eq!(extra["gender"], "Female");
-        assert_eq!(extra["is_machine_translated"], false);
+        assert_eq!(extra.get("recommended"), None);
     }
 
     #[test]
-    fn translated_reviews_keep_their_language_and_flag() {
+    fn translated_reviews_keep_their_original_language_and_flag() {
         let page: Value = serde_json::from_str(ALL_LANGUAGES).unwrap();
         let listing = Listing::parse(&page).unwrap();
         let translated: Vec<Review> = listing
             .reviews
             .iter()
             .map(|r| review(r, &property()).unwrap())
-            .filter(|r| r.extra_json.contains("\"is_machine_translated\":true"))
+            .filter(|r| r.translation.is_some())
             .collect();
-        assert!(!translated.is_empty());
-        assert!(translated
-            .iter()
-            .all(|r| r.language.as_deref() != Some("en")));
+        assert_eq!(translated.len(), 2);
+        assert!(translated.iter().all(|r| r.language.is_none()));
+        let t = translated[0].translation.as_ref().unwrap();
+        assert!(t.is_machine_translated);
+        assert_eq!(t.original_language.as_deref(), Some("de"));
+        assert_eq!(t.original_text, None);
     }
 
     #[test]

@@ -148,7 +148,8 @@ fn text(v: &Value) -> Option<String> {
     v.as_str().map(str::to_owned)
 }
 
-/// Maps one `data[]` review.
+/// Maps one `data[]` review. `isEdited` comes without the date of the edit,
+/// so it is left out.
 pub fn review(r: &Value, cc: &str) -> Result<Review, String> {
     let id = match &r["id"] {
         Value::String(s) => s.clone(),
@@ -171,7 +172,6 @@ pub fn review(r: &Value, cc: &str) -> Result<Review, String> {
         .extra(json!({
             "recipe": "amp-api",
             "storefront": cc,
-            "is_edited": a["isEdited"].as_bool(),
             "reply_id": reply["id"],
         }))
         .build()

@@ -1,7 +1,7 @@
 //! The review builder: plugins describe a review field by field, and `build`
 //! checks it before it reaches the host.
 
-use crate::types::{Media, Reply, Review, Text};
+use crate::types::{Media, Reply, Review, SubRating, Text, Translation};
 use crate::Order;
 
 /// Builds a [`Review`], validating ids, ratings, dates and URLs.
@@ -30,6 +30,13 @@ impl ReviewBuilder {
                 reply: None,
                 helpful_votes: None,
                 language: None,
+                updated_date: None,
+                author_country: None,
+                verified: None,
+                recommends: None,
+                anonymous: false,
+                sub_ratings: Vec::new(),
+                translation: None,
                 extra_json: String::new(),
             },
         }
@@ -56,7 +63,10 @@ impl ReviewBuilder {
         self.review.rating_scale_max = v.map(|_| max);
         self
     }
-    /// ISO 8601 date or date-time.
+    /// ISO 8601, exactly as precise as the site is: `YYYY`, `YYYY-MM`,
+    /// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM` (minutes) or with seconds, with the
+    /// site's offset where it gives one (none is UTC). The host makes it an
+    /// RFC 3339 UTC date-time and reports the precision.
     pub fn date(mut self, v: Option<String>) -> Self {
         self.review.date = non_empty(v);
         self
@@ -76,7 +86,8 @@ impl ReviewBuilder {
         self.review.author_url = non_empty(v);
         self
     }
-    /// Role, company or country.
+    /// Role, company or place; never a bare country (see
+    /// [`ReviewBuilder::author_country`]).
     pub fn author_title(mut self, v: Option<String>) -> Self {
         self.review.author_title = non_empty(v);
         self
@@ -124,9 +135,62 @@ impl ReviewBuilder {
         self.review.helpful_votes = v;
         self
     }
-    /// Language code.
+    /// The language the site labels the review with (BCP 47); left unset,
+    /// the host detects it from the text.
     pub fn language(mut self, v: Option<String>) -> Self {
         self.review.language = non_empty(v);
+        self
+    }
+    /// When the site says the review was edited (ISO 8601, as precise as
+    /// the site is, like [`ReviewBuilder::date`]).
+    pub fn updated_date(mut self, v: Option<String>) -> Self {
+        self.review.updated_date = non_empty(v);
+        self
+    }
+    /// The author's country as the site gives it: an ISO 3166-1 alpha-2 or
+    /// alpha-3 code, or the country's name; the host makes it alpha-2.
+    pub fn author_country(mut self, v: Option<String>) -> Self {
+        self.review.author_country = non_empty(v);
+        self
+    }
+    /// The site's own verification of the author (a verified buyer, a
+    /// booking, an invitation); `None` where the site says nothing.
+    pub fn verified(mut self, v: Option<bool>) -> Self {
+        self.review.verified = v;
+        self
+    }
+    /// Whether the author recommends what was reviewed.
+    pub fn recommends(mut self, v: Option<bool>) -> Self {
+        self.review.recommends = v;
+        self
+    }
+    /// The site hides the author's name.
+    pub fn anonymous(mut self, v: bool) -> Self {
+        self.review.anonymous = v;
+        self
+    }
+    /// Adds the rating of one aspect (cleanliness, staff) on its own scale.
+    pub fn sub_rating(mut self, name: impl Into<String>, rating: f64, scale_max: f64) -> Self {
+        self.review.sub_ratings.push(SubRating {
+            name: name.into(),
+            rating,
+            scale_max,
+        });
+        self
+    }
+    /// The site shows the review translated: by machine or not, with the
+    /// original text and its language where the site gives them.
+    pub fn translation(
+        mut self,
+        is_machine_translated: bool,
+        original_text: Option<String>,
+        original_language: Option<String>,
+    ) -> Self {
+        self.review.translation = Some(Translation {
+            is_machine_translated,
+            original_text: non_empty(original_text),
+            original_language: non_empty(original_language),
+        });
         self
     }
     /// Source-specific fields (a JSON object).

@@ -32,6 +32,13 @@ impl exports::gleaner::plugin::source_plugin::Guest for Rogue {
             reply: None,
             helpful_votes: None,
             language: None,
+            updated_date: None,
+            author_country: None,
+            verified: None,
+            recommends: None,
+            anonymous: false,
+            sub_ratings: vec![],
+            translation: None,
             extra_json: String::new(),
         };
         match req.query.as_str() {
@@ -41,6 +48,9 @@ impl exports::gleaner::plugin::source_plugin::Guest for Rogue {
             "relative-url" => review.review_url = Some("/r/1".into()),
             "extra-array" => review.extra_json = "[1, 2]".into(),
             "blank-id" => review.id = "   ".into(),
+            "country-atlantis" => review.author_country = Some("Atlantis".into()),
+            "title-country" => review.author_title = Some("Germany".into()),
+            "promoted-extra" => review.extra_json = r#"{"verified_purchase": true}"#.into(),
             other => return Err(FetchError::BadQuery(format!("unknown case {other:?}"))),
         }
         Ok(Page {

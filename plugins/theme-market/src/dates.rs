@@ -1,8 +1,9 @@
 //! Review dates. Envato writes them relative to the moment the page was served
 //! ("2 months ago", and Rails' qualified forms "about 1 month ago", "over 1 year
 //! ago", "almost 2 years ago"); they are resolved against the response's `Date`
-//! header with the SDK's date parser and marked approximate. Absolute dates are
-//! kept at their own precision.
+//! header with the SDK's date parser, kept only as precise as their unit (a day
+//! for hours and days, the month for months, the year for years), and marked
+//! approximate. Absolute dates are kept at their own precision.
 
 use gleaner_sdk::date;
 
@@ -19,7 +20,8 @@ pub fn iso_day((y, m, d): Day) -> String {
 /// A review's date as the page wrote it, and what it means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewDate {
-    /// ISO 8601: a day resolved from a relative date, or an absolute date at its precision.
+    /// ISO 8601: a relative date resolved to the precision of its unit
+    /// (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`), or an absolute date at its precision.
     pub iso: Option<String>,
     /// The text on the page.
     pub text: String,
@@ -38,7 +40,9 @@ pub fn review_date(text: &str, reference: Option<Day>) -> ReviewDate {
             .iter()
             .find_map(|q| lower.strip_prefix(q))
             .unwrap_or(&lower);
-        reference.and_then(|day| date::parse(bare, Some(day)))
+        reference
+            .and_then(|day| date::parse(bare, Some(day)))
+            .map(|iso| iso[..precision(bare)].to_owned())
     } else {
         date::parse(&text, None)
     };
@@ -46,6 +50,22 @@ pub fn review_date(text: &str, reference: Option<Day>) -> ReviewDate {
         iso,
         text,
         relative,
+    }
+}
+
+/// How many characters of a resolved `YYYY-MM-DD` a relative date's unit
+/// warrants: Rails counts in months past 30 days and in years past a year.
+fn precision(relative: &str) -> usize {
+    let unit = relative
+        .trim_end_matches(" ago")
+        .rsplit(' ')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('s');
+    match unit {
+        "year" => 4,
+        "month" => 7,
+        _ => 10,
     }
 }
 
@@ -58,16 +78,17 @@ mod tests {
     #[test]
     fn resolves_relative_dates_against_the_served_day() {
         for (text, want) in [
-            ("2 months ago", "2019-08-18"),
-            ("about 2 months ago", "2019-08-18"),
-            ("about 1 month ago", "2019-09-18"),
+            ("2 months ago", "2019-08"),
+            ("about 2 months ago", "2019-08"),
+            ("about 1 month ago", "2019-09"),
             ("18 days ago", "2019-09-30"),
             ("1 day ago", "2019-10-17"),
+            ("yesterday", "2019-10-17"),
             ("about 5 hours ago", "2019-10-18"),
             ("less than a minute ago", "2019-10-18"),
-            ("over 1 year ago", "2018-10-18"),
-            ("almost 2 years ago", "2017-10-18"),
-            ("  5 months\n ago ", "2019-05-18"),
+            ("over 1 year ago", "2018"),
+            ("almost 2 years ago", "2017"),
+            ("  5 months\n ago ", "2019-05"),
         ] {
             let d = review_date(text, OCT_18);
             assert_eq!(d.iso.as_deref(), Some(want), "{text}");

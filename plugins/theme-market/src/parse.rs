@@ -371,7 +371,11 @@ mod tests {
             r.review_url.as_deref(),
             Some("https://codecanyon.net/ratings/3035260")
         );
-        assert_eq!(r.date.as_deref(), Some("2019-08-18"));
+        assert_eq!(
+            r.date.as_deref(),
+            Some("2019-08"),
+            "2 months ago: the month"
+        );
         assert!(
             matches!(&r.text, Some(Text::Html(h)) if h.starts_with("<p class=\"t-body h-my1\">Hello, I always liked")
             && h.ends_with("after you buy the code.</p>"))

@@ -61,6 +61,16 @@ pub fn media(photo: &Value, photourl: &Value) -> Option<Media> {
     }
 }
 
+/// Whether the author recommends the venue, from `authorInteractionType`:
+/// `liked` or `disliked`; `meh` and anything else say neither.
+fn recommends(interaction: &Value) -> Option<bool> {
+    match interaction.as_str()? {
+        "liked" => Some(true),
+        "disliked" => Some(false),
+        _ => None,
+    }
+}
+
 fn with_media(builder: ReviewBuilder, media: Option<Media>) -> ReviewBuilder {
     match media {
         Some(m) => builder.media(m),
@@ -81,19 +91,20 @@ pub fn v2_tip(t: &Value) -> Result<Review, String> {
     let builder = ReviewBuilder::new(id)
         .text_plain(string(&t["text"]))
         .date(epoch_iso(&t["createdAt"]))
+        .updated_date(epoch_iso(&t["editedAt"]))
         .author_name(Some(name))
         .author_image(avatar(&user["photo"]))
         .author_title(string(&user["homeCity"]))
         .review_url(string(&t["canonicalUrl"]))
         .helpful_votes(t["agreeCount"].as_i64().or(likes))
         .language(string(&t["lang"]))
+        .recommends(recommends(&t["authorInteractionType"]))
         .extra(json!({
             "agree_count": t["agreeCount"],
             "disagree_count": t["disagreeCount"],
             "likes_count": likes,
             "todo_count": t["todo"]["count"],
             "done_count": t["done"]["count"],
-            "edited_at": epoch_iso(&t["editedAt"]),
             "author_interaction_type": t["authorInteractionType"],
             "tip_type": t["type"],
             "link": string(&t["url"]),
@@ -208,11 +219,21 @@ mod tests {
         let x = extra(&r);
         assert_eq!(x["disagree_count"], 1);
         assert_eq!(x["likes_count"], 3);
-        assert_eq!(x["edited_at"], "2014-01-21T21:53:20Z");
+        assert_eq!(r.updated_date.as_deref(), Some("2014-01-21T21:53:20Z"));
+        assert_eq!(x.get("edited_at"), None);
+        assert_eq!(r.recommends, Some(true));
         assert_eq!(x["author_interaction_type"], "liked");
         let only_likes = v2_tip(&json!({"id": "a", "likes": {"count": 7}})).unwrap();
         assert_eq!(only_likes.helpful_votes, Some(7));
         assert_eq!(only_likes.author_name, None);
+        assert_eq!(
+            (only_likes.recommends, only_likes.updated_date),
+            (None, None)
+        );
+        let meh = v2_tip(&json!({"id": "m", "authorInteractionType": "meh"})).unwrap();
+        assert_eq!(meh.recommends, None);
+        let disliked = v2_tip(&json!({"id": "d", "authorInteractionType": "disliked"})).unwrap();
+        assert_eq!(disliked.recommends, Some(false));
         let photourl = v2_tip(&json!({"id": "b", "photourl": "https://x.example/p.jpg"})).unwrap();
         assert_eq!(photourl.media[0].url, "https://x.example/p.jpg");
     }

@@ -1,13 +1,15 @@
 //! One review of the review API (`productReviewVOList[]`) as a review record.
 //!
-//! - text: the buyer's own words (`oriReviewContent`), else the translation
-//!   the site shows (`reviewContent`, kept in `extra.translated_text` when it
-//!   differs);
+//! - text: what the site shows (`reviewContent`); when that is the site's
+//!   machine translation of the buyer's own words (`oriReviewContent`
+//!   differs), those words are the translation's original text;
 //! - rating: the review's "product quality" score (the axis the product
-//!   page averages), else its only axis; every axis is in `extra.scores`;
+//!   page averages), else its only axis; every axis is a sub-rating;
 //! - date: `reviewTime` (`YYYY/MM/DD`); the supplier's reply is dated
-//!   `MM-DD-YYYY`;
-//! - author: the masked buyer name, the buyer's country as `author_title`;
+//!   `MM-DD-YYYY`, in the supplier's own words (`oriReplyContent`, with the
+//!   site's translation in `extra.reply_translated_text`);
+//! - author: the buyer's name as the site masks it (`S***z`), the buyer's
+//!   country (`country`, alpha-2), `purchased` as the site's verification;
 //! - `extra.review_level`: `product` for a review of the product (it names
 //!   the product and the variant bought), `supplier` for a review of the
 //!   store as a whole.
@@ -22,14 +24,6 @@ use crate::query::Target;
 
 /// Alibaba rates on 1–5 stars, every axis alike.
 pub const SCALE: f64 = 5.0;
-
-/// The site's axis types → the keys of `extra.scores` (always present, null
-/// where the review has no such score). Other axes keep their own name.
-const AXES: &[(&str, &str)] = &[
-    ("productQuality", "product_quality"),
-    ("shippingTime", "shipping_time"),
-    ("supplierServices", "supplier_service"),
-];
 
 /// The axis that is the review's rating.
 const RATING_AXIS: &str = "productQuality";
@@ -61,21 +55,6 @@ fn axes(r: &Value) -> Vec<(String, f64)> {
             Some((kind, score))
         })
         .collect()
-}
-
-/// `extra.scores`: the three known axes (null where absent), then any other.
-fn scores(axes: &[(String, f64)]) -> Value {
-    let mut map = Map::new();
-    for (site, key) in AXES {
-        let score = axes.iter().find(|(k, _)| k == site).map(|(_, s)| *s);
-        map.insert((*key).into(), json!(score));
-    }
-    for (kind, score) in axes {
-        if !AXES.iter().any(|(site, _)| site == kind) {
-            map.insert(kind.clone(), json!(score));
-        }
-    }
-    Value::Object(map)
 }
 
 /// The review's rating: the product-quality axis, else its only axis.
@@ -150,8 +129,9 @@ pub fn map(r: &Value, target: &Target, product: &Product) -> Result<Review, Stri
     let review_id = id(&r["reviewId"]).ok_or("a review has no reviewId")?;
     let user = &r["simpleReviewUserVO"];
     let axes = axes(r);
-    let (text, translated) = original_and_shown(r, "oriReviewContent", "reviewContent");
+    let (original, translated) = original_and_shown(r, "oriReviewContent", "reviewContent");
     let (reply, reply_translated) = original_and_shown(r, "oriReplyContent", "replyContent");
+    let name = json::string(&user["anonymousName"]);
     let (items, covers) = media(r);
     let info = &r["productInfo"];
     let is_product = info.is_object() || whole(&r["productId"]).is_some_and(|p| p > 0);
@@ -162,15 +142,9 @@ pub fn map(r: &Value, target: &Target, product: &Product) -> Result<Review, Stri
         .iter()
         .map(|p| json!({"quantity": whole(&p["quantity"]), "attributes": attributes(&p["attributes"])}))
         .collect();
-    let country = json::string(&user["fullNameCountry"]);
     let extra = json!({
         "review_level": if is_product { "product" } else { "supplier" },
-        "scores": scores(&axes),
-        "buyer_country": country,
-        "buyer_country_code": json::string(&user["country"]),
-        "verified_purchase": user["purchased"].as_bool(),
         "buyer_level": json::string(&user["buyerLevel"]),
-        "translated_text": translated,
         "reply_translated_text": reply_translated,
         "date_text": json::string(&r["reviewTimeFormat"]),
         "product_id": whole(&r["productId"]).or_else(|| whole(&info["id"])),
@@ -179,10 +153,19 @@ pub fn map(r: &Value, target: &Target, product: &Product) -> Result<Review, Stri
         "video_covers": covers,
     });
     let review_url = absolute(&r["action"]).unwrap_or_else(|| target.url.clone());
-    items
+    let builder = items
         .into_iter()
-        .fold(ReviewBuilder::new(review_id), ReviewBuilder::media)
-        .text_plain(text)
+        .fold(ReviewBuilder::new(review_id), ReviewBuilder::media);
+    let builder = match translated {
+        Some(shown) => builder
+            .text_plain(Some(shown))
+            .translation(true, original, None),
+        None => builder.text_plain(original),
+    };
+    axes.iter()
+        .fold(builder, |b, (kind, score)| {
+            b.sub_rating(kind, *score, SCALE)
+        })
         .rating(rating(&axes), SCALE)
         .date(
             json::string(&r["reviewTime"])
@@ -191,8 +174,12 @@ pub fn map(r: &Value, target: &Target, product: &Product) -> Result<Review, Stri
                     json::string(&r["reviewTimeFormat"]).and_then(|d| date::parse(&d, None))
                 }),
         )
-        .author_name(json::string(&user["anonymousName"]))
-        .author_title(country)
+        .author_name(name.clone())
+        .anonymous(name.is_some_and(|n| n.contains('*')))
+        .author_country(
+            json::string(&user["country"]).or_else(|| json::string(&user["fullNameCountry"])),
+        )
+        .verified(user["purchased"].as_bool())
         .review_url(Some(review_url))
         .reply(
             reply,
@@ -231,14 +218,11 @@ mod tests {
     }
 
     #[test]
-    fn axes_scores_and_the_rating() {
+    fn axes_and_the_rating() {
         let one = json!({"latitudeScore": {"latitudeName": "productQuality", "score": 5, "type": "productQuality"}});
         let a = axes(&one);
         assert_eq!(rating(&a), Some(5.0));
-        assert_eq!(
-            scores(&a),
-            json!({"product_quality": 5.0, "shipping_time": null, "supplier_service": null})
-        );
+        assert_eq!(a, [("productQuality".to_owned(), 5.0)]);
         let store = json!({"latitudeScore": [
             {"type": "supplierServices", "score": 4},
             {"latitudeType": "shippingTime", "score": "3"},
@@ -252,8 +236,13 @@ mod tests {
             "no product-quality score and several axes"
         );
         assert_eq!(
-            scores(&a),
-            json!({"product_quality": null, "shipping_time": 3.0, "supplier_service": 4.0, "packaging": 5.0})
+            a,
+            [
+                ("supplierServices".to_owned(), 4.0),
+                ("shippingTime".to_owned(), 3.0),
+                ("packaging".to_owned(), 5.0)
+            ],
+            "a score of 0 is no score"
         );
         let only = json!({"latitudeScoreList": [{"type": "supplierServices", "score": 4}]});
         assert_eq!(rating(&axes(&only)), Some(4.0));
@@ -272,13 +261,40 @@ mod tests {
         let review = map(&r, &target, &Product::default()).unwrap();
         let extra: Value = serde_json::from_str(&review.extra_json).unwrap();
         assert_eq!(extra["review_level"], "supplier");
-        assert_eq!(extra["scores"]["supplier_service"], 5.0);
+        let service = &review.sub_ratings[0];
+        assert_eq!(
+            (service.name.as_str(), service.rating, service.scale_max),
+            ("supplierServices", 5.0, 5.0)
+        );
+        assert_eq!(review.sub_ratings.len(), 2);
         assert_eq!(extra["video_covers"], json!(["https://img.example/9.jpg"]));
         assert_eq!(review.rating, None);
+        assert_eq!(review.author_country.as_deref(), Some("DE"));
+        assert!(review.anonymous, "the site masks the name");
+        assert_eq!(review.verified, None, "no `purchased`");
+        assert!(review.translation.is_none());
         assert_eq!(review.date.as_deref(), Some("2025-01-02"));
         assert_eq!(review.media[0].url, "https://play.example/9.mp4");
         assert_eq!(review.media[0].id.as_deref(), Some("9"));
         assert_eq!(review.review_url.as_deref(), Some(target.url.as_str()));
         assert!(map(&json!({}), &target, &Product::default()).is_err());
+    }
+
+    #[test]
+    fn a_machine_translation_shows_with_the_buyer_s_words_as_original() {
+        let target = crate::query::parse("1601302079515").unwrap();
+        let r = json!({
+            "reviewId": 78, "reviewContent": "Very good", "oriReviewContent": "Muito bom",
+            "simpleReviewUserVO": {"anonymousName": "P***a", "country": "BR", "purchased": false}
+        });
+        let review = map(&r, &target, &Product::default()).unwrap();
+        assert!(matches!(&review.text, Some(gleaner_sdk::Text::Plain(t)) if t == "Very good"));
+        let translation = review.translation.unwrap();
+        assert!(translation.is_machine_translated);
+        assert_eq!(translation.original_text.as_deref(), Some("Muito bom"));
+        assert_eq!(translation.original_language, None);
+        assert_eq!(review.verified, Some(false));
+        let extra: Value = serde_json::from_str(&review.extra_json).unwrap();
+        assert_eq!(extra.get("translated_text"), None);
     }
 }

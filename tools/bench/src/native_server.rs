@@ -303,7 +303,11 @@ async fn reviews(
         if limit.is_some_and(|l| reviews.len() >= l) {
             break;
         }
-        let record = Review::from_wit(&host_review(item), label, request.is_text_formatted)
+        let (record, lapses) =
+            Review::from_wit(&host_review(item), label, request.is_text_formatted)
+                .map_err(|e| ApiError::PluginFailed(e.to_string()))?;
+        gleaner::record::repair::Policy::Repair
+            .judge(label, &record.review_id, &lapses)
             .map_err(|e| ApiError::PluginFailed(e.to_string()))?;
         reviews.push(record);
     }
@@ -346,6 +350,7 @@ async fn reviews(
             "dates_are": "utc",
             "session": opened.code(),
             "source": gleaner::record::extra_object(&meta.extra_json),
+            "record_version": gleaner::record::RECORD_VERSION,
         },
         "message": format!("Fetched {taken} reviews from 1 page."),
         "next_page": token,
@@ -407,6 +412,25 @@ fn host_review(r: &gleaner_sdk::types::Review) -> wit::Review {
         }),
         helpful_votes: r.helpful_votes,
         language: r.language.clone(),
+        updated_date: r.updated_date.clone(),
+        author_country: r.author_country.clone(),
+        verified: r.verified,
+        recommends: r.recommends,
+        anonymous: r.anonymous,
+        sub_ratings: r
+            .sub_ratings
+            .iter()
+            .map(|x| wit::SubRating {
+                name: x.name.clone(),
+                rating: x.rating,
+                scale_max: x.scale_max,
+            })
+            .collect(),
+        translation: r.translation.as_ref().map(|t| wit::Translation {
+            is_machine_translated: t.is_machine_translated,
+            original_text: t.original_text.clone(),
+            original_language: t.original_language.clone(),
+        }),
         extra_json: r.extra_json.clone(),
     }
 }

@@ -22,6 +22,7 @@ mod server;
 
 mod enhance;
 mod highlight;
+mod language;
 mod sites;
 mod speakers;
 
@@ -55,6 +56,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if wanted("speakers") {
         speakers::run(&server, &data).await?;
+    }
+    if wanted("language") {
+        language::run(&data)?;
     }
     score::write(&root().join("target/eval/report.md"))
 }

@@ -283,8 +283,20 @@ fn card_rating(card: ElementRef<'_>, s: &Selectors) -> Option<f64> {
         })
 }
 
-/// The badges, and what they say, for `extra`.
-fn badges(card: ElementRef<'_>, s: &Selectors) -> (Vec<String>, Value) {
+/// What a card's badges say.
+struct Badges {
+    /// "Validated Reviewer" among them; none when the card shows no badge.
+    validated: Option<bool>,
+    /// "AI Translated": the text shown is G2's machine translation.
+    translated: bool,
+    /// The day of "Rating Updated (M/D/YYYY)".
+    rating_updated: Option<String>,
+    /// The rest, for `extra`: the other labels and what they say.
+    extra: Value,
+}
+
+/// Reads the badges.
+fn badges(card: ElementRef<'_>, s: &Selectors) -> Badges {
     let labels: Vec<String> = card
         .select(&s.badge)
         .map(html::text)
@@ -299,15 +311,25 @@ fn badges(card: ElementRef<'_>, s: &Selectors) -> (Vec<String>, Value) {
         let inner = l.strip_prefix("Rating Updated")?.trim();
         date::parse(inner.trim_start_matches('(').trim_end_matches(')'), None)
     });
-    let facts = json!({
-        "validated_reviewer": has("Validated Reviewer"),
-        "current_user": has("Current User"),
-        "incentivized": labels.iter().any(|l| l.starts_with("Incentivized")),
-        "ai_translated": has("AI Translated"),
-        "review_source": source,
-        "rating_updated": rating_updated,
-    });
-    (labels, facts)
+    let others: Vec<&String> = labels
+        .iter()
+        .filter(|l| {
+            !l.eq_ignore_ascii_case("Validated Reviewer")
+                && !l.eq_ignore_ascii_case("AI Translated")
+                && !l.starts_with("Rating Updated")
+        })
+        .collect();
+    Badges {
+        validated: (!labels.is_empty()).then(|| has("Validated Reviewer")),
+        translated: has("AI Translated"),
+        rating_updated,
+        extra: json!({
+            "badges": others,
+            "current_user": has("Current User"),
+            "incentivized": labels.iter().any(|l| l.starts_with("Incentivized")),
+            "review_source": source,
+        }),
+    }
 }
 
 /// Maps one review card.
@@ -353,23 +375,29 @@ fn card(card: ElementRef<'_>, s: &Selectors, reviews_url: &str) -> Result<Review
     let helpful = card.select(&s.helpful).next().map(|h| {
         number::first_count(&html::text(h)).map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX))
     });
-    let (labels, mut extra) = badges(card, s);
-    extra["badges"] = json!(labels);
+    let badges = badges(card, s);
+    let mut extra = badges.extra;
     extra["reviewer_role"] = json!(reviewer.role);
     extra["company_size"] = json!(reviewer.company_size);
     extra["industry"] = json!(reviewer.industry);
-    extra["anonymous_reviewer"] = json!(reviewer.industry.is_some());
-    ReviewBuilder::new(id)
+    let builder = ReviewBuilder::new(id)
         .title(title.filter(|t| !t.is_empty()))
         .text_plain(text)
         .rating(card_rating(card, s), 5.0)
         .date(date)
+        .updated_date(badges.rating_updated)
         .author_name(name.filter(|n| !n.is_empty()))
         .author_title(reviewer.title())
         .author_url(html::first_attr(card, PROFILE, "href").filter(|u| u.starts_with("https://")))
         .author_image(html::first_attr(card, AVATAR, "src").filter(|u| u.starts_with("https://")))
         .review_url(permalink.or_else(|| Some(reviews_url.to_owned())))
         .helpful_votes(helpful)
-        .extra(extra)
-        .build()
+        .verified(badges.validated)
+        .anonymous(reviewer.industry.is_some());
+    let builder = if badges.translated {
+        builder.translation(true, None, None)
+    } else {
+        builder
+    };
+    builder.extra(extra).build()
 }

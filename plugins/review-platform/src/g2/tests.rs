@@ -49,6 +49,15 @@ fn maps_a_card() {
     assert_eq!(first.rating, Some(4.0));
     assert_eq!(first.date.as_deref(), Some("2025-11-20"));
     assert_eq!(first.helpful_votes, Some(0));
+    assert_eq!(first.verified, Some(true), "Validated Reviewer");
+    assert!(!first.anonymous);
+    let translation = first.translation.as_ref().expect("AI Translated");
+    assert!(translation.is_machine_translated && translation.original_text.is_none());
+    let extra: serde_json::Value = serde_json::from_str(&first.extra_json).unwrap();
+    assert_eq!(
+        extra["badges"],
+        serde_json::json!(["Incentivized", "Source: Seller invite"])
+    );
     let Some(Text::Plain(text)) = &first.text else {
         panic!("plain text expected")
     };
@@ -61,6 +70,7 @@ fn maps_a_card() {
         Some("Information Technology and Services, Small-Business (50 or fewer emp.)")
     );
     assert_eq!(anonymous.author_url, None);
+    assert!(anonymous.anonymous);
 }
 
 #[test]
@@ -86,11 +96,24 @@ fn reads_reviewers_and_ratings() {
     assert!(r.id.starts_with("g2-"), "no article id: a content hash");
     assert_eq!(r.review_url.as_deref(), Some(REVIEWS));
     assert_eq!(r.helpful_votes, None, "no helpful control");
+    assert_eq!(r.verified, None, "no badge");
+    assert!(r.translation.is_none() && r.updated_date.is_none());
     assert!(matches!(&r.text, Some(Text::Plain(t)) if t == "Fine."));
     assert!(!page.has_next);
     assert!(parse::page("<html><body>new look</body></html>", REVIEWS)
         .unwrap()
         .is_none());
+}
+
+#[test]
+fn rating_updates_are_edits_of_the_day_g2_shows() {
+    let page = parsed(RECENT_3);
+    let updated: Vec<&str> = page
+        .reviews
+        .iter()
+        .filter_map(|r| r.updated_date.as_deref())
+        .collect();
+    assert_eq!(updated, ["2025-09-30", "2025-08-07"]);
 }
 
 #[test]
