@@ -216,6 +216,10 @@ pub struct SourceOptions {
     /// shown in the OpenAPI document.
     #[serde(default)]
     pub query_description: Option<String>,
+    /// The keys of each review's `extra` (`[source.extra]`): shown per route in
+    /// the OpenAPI document, and checked on every review.
+    #[serde(default)]
+    pub extra: Option<output::OutputSpec>,
 }
 
 fn default_text_formatted() -> bool {
@@ -552,6 +556,9 @@ impl Manifest {
         }
         if let Some(coverage) = &self.coverage {
             coverage.check()?;
+        }
+        if let Some(extra) = self.source.as_ref().and_then(|s| s.extra.as_ref()) {
+            extra.check().map_err(|e| format!("[source.extra]: {e}"))?;
         }
         if let Some(sort) = self.source.as_ref().and_then(|s| s.sort.as_ref()) {
             if let Some(alias) = sort

@@ -345,8 +345,10 @@ impl Fetch<'_> {
             let (mut taken, mut known_here) = (0usize, 0usize);
             for (index, item) in page.reviews.iter().enumerate().skip(resume.skip as usize) {
                 taken += 1;
-                let (record, lapses) = Review::from_wit(item, &label, request.is_text_formatted)
-                    .map_err(|e| contract_broken(plugin, e))?;
+                let declared = plugin.source_options().and_then(|o| o.extra.as_ref());
+                let (record, lapses) =
+                    Review::from_wit(item, &label, request.is_text_formatted, declared)
+                        .map_err(|e| contract_broken(plugin, e))?;
                 self.runtime
                     .records
                     .judge(&plugin.manifest.name, &record.review_id, &lapses)

@@ -15,6 +15,7 @@
 //! ```
 
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
 /// The type of a declared output value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -90,6 +91,84 @@ impl OutputSpec {
     /// Checks the rules TOML types cannot express; the message names the field.
     pub fn check(&self) -> Result<(), String> {
         check_fields(&self.fields, "")
+    }
+
+    /// What `object` holds that the declaration does not say: keys it does
+    /// not declare, declared keys missing, null where not nullable, values
+    /// of another type or outside `values`; each named by its path.
+    pub fn mismatches(&self, object: &Map<String, Value>) -> Vec<String> {
+        let mut found = Vec::new();
+        object_mismatches(&self.fields, object, "", &mut found);
+        found
+    }
+}
+
+fn object_mismatches(
+    fields: &[OutputField],
+    object: &Map<String, Value>,
+    parent: &str,
+    found: &mut Vec<String>,
+) {
+    for key in object.keys() {
+        if !fields.iter().any(|f| &f.field == key) {
+            found.push(format!("{parent}{key} is not declared"));
+        }
+    }
+    for f in fields {
+        let path = format!("{parent}{}", f.field);
+        match object.get(&f.field) {
+            None if f.optional => {}
+            None => found.push(format!("{path} is missing (declare it optional)")),
+            Some(v) => value_mismatches(f, f.ty, v, &path, found),
+        }
+    }
+}
+
+fn value_mismatches(
+    f: &OutputField,
+    ty: OutputType,
+    v: &Value,
+    path: &str,
+    found: &mut Vec<String>,
+) {
+    let fits = match (ty, v) {
+        (OutputType::Any, _) => true,
+        (_, Value::Null) => f.nullable,
+        (OutputType::String, Value::String(s)) => f.values.is_empty() || f.values.contains(s),
+        (OutputType::Integer, Value::Number(n)) => n.is_i64() || n.is_u64(),
+        (OutputType::Number, Value::Number(_)) => true,
+        (OutputType::Boolean, Value::Bool(_)) => true,
+        (OutputType::Object, Value::Object(o)) => {
+            if !f.fields.is_empty() {
+                object_mismatches(&f.fields, o, &format!("{path}."), found);
+            }
+            true
+        }
+        (OutputType::Array, Value::Array(items)) => {
+            let item_type = f.items.unwrap_or(OutputType::Any);
+            for (i, item) in items.iter().enumerate() {
+                let item_path = format!("{path}[{i}]");
+                match (item_type, item) {
+                    (OutputType::Object, Value::Object(o)) if !f.fields.is_empty() => {
+                        object_mismatches(&f.fields, o, &format!("{item_path}."), found)
+                    }
+                    _ => {
+                        let as_item = OutputField {
+                            nullable: false,
+                            values: Vec::new(),
+                            fields: Vec::new(),
+                            ..f.clone()
+                        };
+                        value_mismatches(&as_item, item_type, item, &item_path, found)
+                    }
+                }
+            }
+            true
+        }
+        _ => false,
+    };
+    if !fits {
+        found.push(format!("{path} is {v}, not what is declared"));
     }
 }
 

@@ -185,7 +185,7 @@ fn plugin_path(manifest: &Manifest, access: Access) -> Option<PathItem> {
             let options = manifest.source.as_ref()?;
             (
                 requests::source_request(options),
-                records::fetch_response(options.continuation),
+                records::fetch_response(options.continuation, options.extra.as_ref()),
                 RouteKind::Source,
                 "reviews",
                 manifest.error_shape(),

@@ -28,6 +28,19 @@ pub fn processor_response(output: Option<&OutputSpec>) -> RefOr<Schema> {
     }
 }
 
+/// A declared object (a source's `extra`): its fields, and no other.
+pub fn declared_object(spec: &OutputSpec) -> RefOr<Schema> {
+    let object = object_of(&spec.fields, false).additional_properties(Some(
+        utoipa::openapi::schema::AdditionalProperties::<Schema>::FreeForm(false),
+    ));
+    let text = spec.description.trim();
+    if text.is_empty() {
+        object.into()
+    } else {
+        object.description(Some(text)).into()
+    }
+}
+
 fn object_of(fields: &[OutputField], nullable: bool) -> ObjectBuilder {
     let mut object = typed(Type::Object, nullable);
     for f in fields {

@@ -3,11 +3,13 @@
 //! the forum post record (`crate::record::PostRecord`) and `/healthz`.
 
 use serde_json::{json, Value};
-use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, Schema, Type};
+use utoipa::openapi::schema::{
+    AdditionalProperties, AllOfBuilder, ArrayBuilder, ObjectBuilder, Schema, Type,
+};
 use utoipa::openapi::RefOr;
 
 use super::kit::{described, nullable_reference, record, reference, typed};
-use crate::manifest::Continuation;
+use crate::manifest::{Continuation, OutputSpec};
 
 /// The component schemas of this module, by name.
 pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
@@ -246,12 +248,24 @@ fn extra_information() -> RefOr<Schema> {
     ]))
 }
 
-/// The review-fetch response of an endpoint continuing with `continuation`.
-pub fn fetch_response(continuation: Continuation) -> RefOr<Schema> {
+/// The review-fetch response of an endpoint continuing with `continuation`,
+/// its reviews' `extra` as `extra` declares it (when it does).
+pub fn fetch_response(continuation: Continuation, extra: Option<&OutputSpec>) -> RefOr<Schema> {
+    let review = match extra {
+        None => reference("Review"),
+        Some(spec) => AllOfBuilder::new()
+            .item(reference("Review"))
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::Object)
+                    .property("extra", super::outputs::declared_object(spec)),
+            )
+            .into(),
+    };
     let mut fields = vec![
         (
             "all_reviews",
-            array_of(reference("Review"), "The reviews, in the source's order"),
+            array_of(review, "The reviews, in the source's order"),
         ),
         ("extra_information", reference("ExtraInformation")),
         (

@@ -189,10 +189,12 @@ impl Review {
     /// 3339 UTC, the rating scaled, the country made alpha-2 and the language
     /// detected where the site gives none, here. The record's repairable
     /// rules the review broke are returned beside it, already repaired.
+    /// `declared` is the source's `[source.extra]`, which `extra` is checked against.
     pub fn from_wit(
         review: &wit::Review,
         source: &str,
         formatted: bool,
+        declared: Option<&crate::manifest::OutputSpec>,
     ) -> Result<(Review, Vec<repair::Lapse>), crate::contract::ContractError> {
         crate::contract::check_review(review)?;
         let format = |t: &wit::Text| text::format(&source_text(t), formatted);
@@ -262,6 +264,14 @@ impl Review {
         };
         let fields = gleaner_contract::review_fields!(review);
         let mut lapses = repair::repair(&mut record, &fields, review.author_country.as_deref());
+        if let (Some(declared), Value::Object(extra)) = (declared, &record.extra) {
+            lapses.extend(
+                declared
+                    .mismatches(extra)
+                    .into_iter()
+                    .map(repair::Lapse::Extra),
+            );
+        }
         language::settle(&mut record);
         lapses.shrink_to_fit();
         Ok((record, lapses))

@@ -17,6 +17,8 @@ pub enum Lapse {
     Country(String),
     /// `author_title` is a bare country name.
     TitleIsCountry(String),
+    /// `extra` holds what the source's `[source.extra]` does not declare.
+    Extra(String),
 }
 
 impl Lapse {
@@ -26,6 +28,7 @@ impl Lapse {
             Lapse::Contract(l) => l.rule(),
             Lapse::Country(_) => "country_not_iso",
             Lapse::TitleIsCountry(_) => "title_is_country",
+            Lapse::Extra(_) => "extra_undeclared",
         }
     }
 }
@@ -41,6 +44,10 @@ impl std::fmt::Display for Lapse {
             Lapse::TitleIsCountry(title) => write!(
                 f,
                 "author title {title:?} is a bare country; give it as the author's country"
+            ),
+            Lapse::Extra(what) => write!(
+                f,
+                "extra.{what} by the source's [source.extra]; declare it there as it is"
             ),
         }
     }
@@ -182,7 +189,7 @@ mod tests {
     }
 
     fn build(r: &wit::Review) -> (Review, Vec<Lapse>) {
-        Review::from_wit(r, "hostel-site", true).unwrap()
+        Review::from_wit(r, "hostel-site", true, None).unwrap()
     }
 
     #[test]
@@ -248,5 +255,34 @@ mod tests {
             record.extra,
             serde_json::json!({"badge": "top", "is_edited": true, "buyer_country_code": "FR"})
         );
+    }
+
+    #[test]
+    fn extra_is_checked_against_its_declaration() {
+        let declared: crate::manifest::OutputSpec = toml::from_str(
+            r#"fields = [
+                { field = "badge", type = "string", values = ["top", "new"] },
+                { field = "count", type = "integer", optional = true },
+                { field = "tags", type = "array", items = "string" },
+            ]"#,
+        )
+        .unwrap();
+        let mut r = plugin_review();
+        r.extra_json = r#"{"badge": "top", "tags": ["a"]}"#.into();
+        let (_, lapses) = Review::from_wit(&r, "s", true, Some(&declared)).unwrap();
+        assert!(lapses.is_empty(), "{lapses:?}");
+        r.extra_json = r#"{"badge": "gold", "tags": [1], "count": 2.5, "colour": "red"}"#.into();
+        let (record, lapses) = Review::from_wit(&r, "s", true, Some(&declared)).unwrap();
+        let found: Vec<String> = lapses.iter().map(ToString::to_string).collect();
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert!(
+            found[0].contains("extra.colour is not declared"),
+            "{found:?}"
+        );
+        assert!(found.iter().any(|f| f.contains("extra.badge is \"gold\"")));
+        assert!(found.iter().any(|f| f.contains("extra.count is 2.5")));
+        assert!(found.iter().any(|f| f.contains("extra.tags[0] is 1")));
+        // Nothing is dropped: the answer keeps what the site said.
+        assert_eq!(record.extra["colour"], "red");
     }
 }

@@ -79,7 +79,7 @@ const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (REQUEST_DURATION, Kind::Histogram, Unit::Seconds, "Time to answer a request to a plugin route, by route pattern and plugin."),
     (IN_FLIGHT, Kind::Gauge, Unit::Count, "Requests a plugin is serving right now (holding a bulkhead slot)."),
     (REFUSED, Kind::Counter, Unit::Count, "Requests refused with 503 because a bulkhead was full; pool is plugin (max_concurrent_per_plugin), server (max_concurrent_requests) or network (the share of plugins that reach sites)."),
-    (RECORDS_REPAIRED, Kind::Counter, Unit::Count, "Reviews a plugin returned that broke a rule of the review record (rule: promoted_in_extra, sub_rating_scale, language_tag, country_not_iso, title_is_country), repaired before they were answered."),
+    (RECORDS_REPAIRED, Kind::Counter, Unit::Count, "Reviews a plugin returned that broke a rule of the review record (rule: promoted_in_extra, sub_rating_scale, language_tag, country_not_iso, title_is_country, extra_undeclared), repaired where they can be before they were answered (an extra the source does not declare is answered as it is)."),
     (CONNECTIONS_EVICTED, Kind::Counter, Unit::Count, "Connections that were waiting on their client (a slow request head, or idle) closed to make room for a new one at a connection cap."),
     (CLIENT_LIMITED, Kind::Counter, Unit::Count, "Requests refused with 429 because their client already had its limit in flight; limit is key (max_in_flight_per_key) or address (max_in_flight_per_client)."),
     (PLUGIN_CALLS, Kind::Counter, Unit::Count, "Plugin calls (for requests, and info() at each load) by outcome: ok, trap, timeout, memory_cap, host_data_cap or overloaded."),

@@ -304,7 +304,7 @@ async fn reviews(
             break;
         }
         let (record, lapses) =
-            Review::from_wit(&host_review(item), label, request.is_text_formatted)
+            Review::from_wit(&host_review(item), label, request.is_text_formatted, None)
                 .map_err(|e| ApiError::PluginFailed(e.to_string()))?;
         gleaner::record::repair::Policy::Repair
             .judge(label, &record.review_id, &lapses)

@@ -8,7 +8,7 @@ use gleaner_sdk::json::string;
 use gleaner_sdk::review::ReviewBuilder;
 use gleaner_sdk::{cursor, http, FetchError, Order, Page, PageRequest, SourceMeta};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 gleaner_sdk::export_source!(|req: PageRequest| fetch_page(&req));
 
@@ -76,6 +76,6 @@ fn review(r: &Value) -> Result<gleaner_sdk::types::Review, String> {
         .date(string(&r["date"]).and_then(|d| gleaner_sdk::date::parse(&d, None)))
         .author_name(string(&r["author"]))
         .review_url(Some(format!("https://reviews.example.com/review/{id}")))
-        .extra(json!({ "verified": r["verified"].as_bool() }))
+        .verified(r["verified"].as_bool())
         .build()
 }
