@@ -22,9 +22,10 @@ const ADMIN_KEY: &str = "browser-test-admin-key";
 
 /// The routes the server serves besides its plugins' (see `host/src/api/mod.rs`
 /// and `host/src/api/admin.rs`).
-const FIXED_ROUTES: [(&str, &str); 18] = [
+const FIXED_ROUTES: [(&str, &str); 19] = [
     ("get", "/healthz"),
     ("get", "/openapi.json"),
+    ("get", "/sources"),
     ("get", "/docs"),
     ("get", "/metrics"),
     ("get", "/admin/plugins"),
