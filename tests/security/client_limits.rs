@@ -66,7 +66,8 @@ async fn server(keys: Vec<String>) -> common::Server {
     .await
 }
 
-fn client_from(address: IpAddr) -> reqwest::Client {
+/// A client whose requests come from `address` (any of 127.0.0.0/8 here).
+pub(super) fn client_from(address: IpAddr) -> reqwest::Client {
     reqwest::Client::builder()
         .local_address(address)
         .pool_max_idle_per_host(512)

@@ -6,12 +6,12 @@
 //! last ones.
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
 use std::time::Duration;
 
 use axum::routing::get;
 use serde_json::{json, Value};
 
+use super::client_limits::client_from;
 use super::common;
 
 /// The four hanging routes and a request for each.
@@ -31,15 +31,6 @@ fn hanging_requests() -> [(&'static str, Value); 4] {
         ),
         ("/hostel-site/reviews", json!({"query": "93919"})),
     ]
-}
-
-fn client_from(address: IpAddr) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(address)
-        .pool_max_idle_per_host(512)
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

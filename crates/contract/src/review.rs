@@ -251,7 +251,7 @@ pub fn lapses(r: &Fields<'_>) -> Vec<Lapse> {
         }
     }
     for (name, rating, max) in &r.sub_ratings {
-        if !(max.is_finite() && *max > 0.0 && rating.is_finite() && (0.0..=*max).contains(rating)) {
+        if !sub_rating_fits(*rating, *max) {
             found.push(Lapse::SubRating((*name).to_owned()));
         }
     }
@@ -261,6 +261,14 @@ pub fn lapses(r: &Fields<'_>) -> Vec<Lapse> {
         }
     }
     found
+}
+
+/// Whether an aspect rating lies within its scale, whose top is positive.
+pub fn sub_rating_fits(rating: f64, scale_max: f64) -> bool {
+    scale_max.is_finite()
+        && scale_max > 0.0
+        && rating.is_finite()
+        && (0.0..=scale_max).contains(&rating)
 }
 
 /// A BCP 47 tag as reviews carry them: a primary language subtag of 2 or 3

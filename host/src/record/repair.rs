@@ -116,13 +116,9 @@ pub fn repair(record: &mut Review, fields: &Fields<'_>, given_country: Option<&s
     for lapse in review::lapses(fields) {
         match &lapse {
             review::Lapse::Promoted(key, concept) => lift(record, key, *concept),
-            review::Lapse::SubRating(name) => record.sub_ratings.retain(|s| {
-                &s.name != name
-                    || (s.scale_max.is_finite()
-                        && s.scale_max > 0.0
-                        && s.rating.is_finite()
-                        && (0.0..=s.scale_max).contains(&s.rating))
-            }),
+            review::Lapse::SubRating(name) => record
+                .sub_ratings
+                .retain(|s| &s.name != name || review::sub_rating_fits(s.rating, s.scale_max)),
             review::Lapse::Language("language") => record.language = None,
             review::Lapse::Language(_) => {
                 if let Some(t) = record.translation.as_mut() {
