@@ -58,6 +58,13 @@ fi
 
 # A clean clone of HEAD (what CI and a new user get), and an empty cargo home.
 rm -rf "$work/src" "$work/cargo-home"
+# The cold build in the container needs about 6 GiB; say so before starting
+# rather than failing half-way with "No space left on device".
+free_kib=$(df --output=avail -k "$work" | tail -n 1)
+if (( free_kib < 8 * 1024 * 1024 )); then
+  echo "fresh-check: $(( free_kib / 1024 / 1024 )) GiB free under $work, the cold build needs 8 GiB; free space (for example cargo clean, or remove target/release/incremental) and run make fresh-check again" >&2
+  exit 1
+fi
 git clone --quiet --no-local "$repo" "$work/src"
 mkdir -p "$work/cargo-home"
 port=$((20000 + RANDOM % 20000))
@@ -118,5 +125,7 @@ status=${PIPESTATUS[0]}
 set -e
 cp "$work/src/target-demo.log" "$work/demo.log" 2>/dev/null || true
 cp "$work/src/target-tls.log" "$work/tls.log" 2>/dev/null || true
+# The clone and its cold target take gigabytes; the logs above are what stays.
+rm -rf "$work/src" "$work/cargo-home"
 echo "fresh-check: the container ran $(( $(date +%s) - started )) s in all; log in target/fresh/demo.log" | tee -a "$work/report.txt"
 exit "$status"
