@@ -231,7 +231,13 @@ fn review(item: ElementRef<'_>, s: &ReviewSelectors, slug: &str) -> Result<Optio
             ],
         ),
     };
-    let review_url = element_id.map(|i| format!("{}#{i}", site::reviews_url(slug)));
+    // The review's anchor where its item has an id, else the reviews page
+    // that shows it (SourceForge gives no other permalink).
+    let reviews_page = site::reviews_url(slug);
+    let review_url = Some(match element_id {
+        Some(i) => format!("{reviews_page}#{i}"),
+        None => reviews_page,
+    });
     ReviewBuilder::new(id)
         .text_html(text_html)
         .rating(rating, 5.0)
@@ -302,7 +308,10 @@ mod tests {
         assert_eq!(r.helpful_votes, Some(2));
         assert!(matches!(&r.text, Some(Text::Html(t)) if t.starts_with("The print to a PDF")));
         assert!(r.id.starts_with("sf-"));
-        assert_eq!(r.review_url, None);
+        assert_eq!(
+            r.review_url.as_deref(),
+            Some(site::reviews_url("openproj").as_str())
+        );
         assert_eq!(all[0].helpful_votes, Some(0));
         let redacted = &all[10];
         assert_eq!(redacted.author_name, None);

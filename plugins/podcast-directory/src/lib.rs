@@ -237,9 +237,16 @@ fn assemble(ctx: Context, fetched: Fetched) -> Page {
     };
     let next_cursor = fetched.next.map(|next| cursor::encode(&at(next)));
     let ahead = cursor::ahead(fetched.ahead.into_iter().map(at));
+    // Apple gives a review no permalink: it is seen on the show's page.
+    let mut reviews = fetched.reviews;
+    for review in &mut reviews {
+        review
+            .review_url
+            .get_or_insert_with(|| ctx.show.url.clone());
+    }
     Page {
         ahead,
-        reviews: fetched.reviews,
+        reviews,
         next_cursor,
         order,
         meta,
