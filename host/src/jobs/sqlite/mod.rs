@@ -8,86 +8,21 @@ use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::model::{
+use crate::jobs::model::{
     now_ms, Cadence, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery,
     Schedule, Webhook,
 };
-use super::store::{Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use crate::jobs::store::{Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
 use crate::secrets::seal::Seal;
+use rows::{job_of, one_job, schedule_of, JOB_COLUMNS, SCHEDULE_COLUMNS};
 
-/// The schema, created when missing. Times are milliseconds since the epoch.
-const SCHEMA: &str = r#"
-CREATE TABLE IF NOT EXISTS jobs (
-    job_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    request TEXT NOT NULL,
-    total INTEGER,
-    state TEXT NOT NULL,
-    position TEXT,
-    reviews_collected INTEGER NOT NULL DEFAULT 0,
-    pages_fetched INTEGER NOT NULL DEFAULT 0,
-    stop_reason TEXT,
-    error TEXT,
-    created_at INTEGER NOT NULL,
-    started_at INTEGER,
-    finished_at INTEGER,
-    webhook_url TEXT,
-    webhook_secret TEXT,
-    schedule_id TEXT,
-    cancel_requested INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, created_at);
-CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, created_at);
-CREATE TABLE IF NOT EXISTS job_reviews (
-    job_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    review_id TEXT NOT NULL,
-    review TEXT NOT NULL,
-    PRIMARY KEY (job_id, seq),
-    UNIQUE (job_id, review_id)
-);
-CREATE TABLE IF NOT EXISTS webhook_deliveries (
-    id INTEGER PRIMARY KEY,
-    job_id TEXT NOT NULL UNIQUE,
-    url TEXT NOT NULL,
-    secret TEXT NOT NULL,
-    body TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    last_status INTEGER,
-    last_error TEXT,
-    next_attempt_at INTEGER,
-    delivered_at INTEGER
-);
-CREATE INDEX IF NOT EXISTS deliveries_due ON webhook_deliveries (next_attempt_at);
-CREATE TABLE IF NOT EXISTS schedules (
-    schedule_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    request TEXT NOT NULL,
-    every_secs INTEGER,
-    cron TEXT,
-    timezone TEXT,
-    webhook_url TEXT,
-    webhook_secret TEXT,
-    next_run_at INTEGER NOT NULL,
-    last_job_id TEXT,
-    runs INTEGER NOT NULL DEFAULT 0,
-    skipped_runs INTEGER NOT NULL DEFAULT 0,
-    reviews_delivered INTEGER NOT NULL DEFAULT 0,
-    caught_up INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS schedule_delivered (
-    schedule_id TEXT NOT NULL,
-    review_id TEXT NOT NULL,
-    PRIMARY KEY (schedule_id, review_id)
-) WITHOUT ROWID;
-"#;
+mod rows;
+mod schema;
+mod secret;
 
 type Work = Box<dyn FnOnce(&mut Connection) + Send>;
 
@@ -101,13 +36,6 @@ pub struct SqliteStore {
     work: mpsc::UnboundedSender<Work>,
     seal: Arc<Seal>,
 }
-
-/// What a sealed secret starts with in the store; one without it was stored
-/// in clear by an older version, and is read as it is.
-const SEALED: &str = "sealed:";
-
-/// The label webhook secrets are sealed under.
-const WEBHOOK_SECRET: &str = "jobs.webhook-secret";
 
 impl SqliteStore {
     /// Opens (or creates) the store at `path`, in WAL mode; webhook secrets
@@ -124,8 +52,9 @@ impl SqliteStore {
             .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
         connection
             .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;")
-            .and_then(|()| connection.execute_batch(SCHEMA))
             .map_err(|e| StoreError(format!("cannot set up {}: {e}", path.display())))?;
+        let mut connection = connection;
+        schema::migrate(&mut connection, &seal, path)?;
         let (work, mut queue) = mpsc::unbounded_channel::<Work>();
         std::thread::Builder::new()
             .name("gleaner-jobs-store".into())
@@ -145,34 +74,13 @@ impl SqliteStore {
         let Some(mut hook) = hook else {
             return Ok(None);
         };
-        if !hook.secret.starts_with(SEALED) {
-            let sealed = self
-                .seal
-                .seal(WEBHOOK_SECRET, hook.secret.as_bytes())
-                .map_err(StoreError)?;
-            hook.secret = format!("{SEALED}{}", hex::encode(sealed));
-        }
+        hook.secret = secret::seal(&self.seal, &hook.secret).map_err(StoreError)?;
         Ok(Some(hook))
     }
 
     /// A stored secret opened; one stored in clear is taken as it is.
     fn opened(&self, stored: String) -> String {
-        let Some(sealed) = stored.strip_prefix(SEALED) else {
-            return stored;
-        };
-        let opened = hex::decode(sealed)
-            .ok()
-            .and_then(|bytes| self.seal.open(WEBHOOK_SECRET, &bytes));
-        match opened {
-            Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            None => {
-                tracing::warn!(
-                    "a webhook secret in the jobs store does not open with this server's key \
-                     (GLEANER_CLUSTER_KEY, else the token secret); its delivery is signed with none"
-                );
-                String::new()
-            }
-        }
+        secret::open(&self.seal, stored)
     }
 
     /// Runs `f` on the store's thread.
@@ -196,83 +104,6 @@ impl SqliteStore {
                 ))
             })
     }
-}
-
-const JOB_COLUMNS: &str = "job_id, owner, endpoint, request, total, state, position, reviews_collected, \
-    pages_fetched, stop_reason, error, created_at, started_at, finished_at, webhook_url, webhook_secret, \
-    schedule_id, cancel_requested";
-
-fn webhook(url: Option<String>, secret: Option<String>) -> Option<Webhook> {
-    Some(Webhook {
-        url: url?,
-        secret: secret.unwrap_or_default(),
-    })
-}
-
-fn job_of(row: &Row<'_>) -> rusqlite::Result<Job> {
-    let request: String = row.get(3)?;
-    let state: String = row.get(5)?;
-    Ok(Job {
-        job_id: row.get(0)?,
-        owner: row.get(1)?,
-        endpoint: row.get(2)?,
-        request: serde_json::from_str(&request).unwrap_or(Value::Null),
-        total: row.get::<_, Option<i64>>(4)?.map(|t| t as u64),
-        state: JobState::parse(&state).unwrap_or(JobState::Failed),
-        position: row.get(6)?,
-        reviews_collected: row.get::<_, i64>(7)? as u64,
-        pages_fetched: row.get::<_, i64>(8)? as u64,
-        stop_reason: row.get(9)?,
-        error: row.get(10)?,
-        created_at: row.get(11)?,
-        started_at: row.get(12)?,
-        finished_at: row.get(13)?,
-        webhook: webhook(row.get(14)?, row.get(15)?),
-        schedule_id: row.get(16)?,
-        cancel_requested: row.get::<_, i64>(17)? != 0,
-    })
-}
-
-const SCHEDULE_COLUMNS: &str =
-    "schedule_id, owner, endpoint, request, every_secs, cron, timezone, \
-    webhook_url, webhook_secret, next_run_at, last_job_id, runs, skipped_runs, reviews_delivered, \
-    caught_up, created_at";
-
-fn schedule_of(row: &Row<'_>) -> rusqlite::Result<Schedule> {
-    let request: String = row.get(3)?;
-    let every: Option<i64> = row.get(4)?;
-    let cron: Option<String> = row.get(5)?;
-    let cadence = match (every, cron) {
-        (Some(secs), _) => Cadence::Every(secs as u64),
-        (None, expression) => Cadence::Cron {
-            expression: expression.unwrap_or_default(),
-            timezone: row.get(6)?,
-        },
-    };
-    Ok(Schedule {
-        schedule_id: row.get(0)?,
-        owner: row.get(1)?,
-        endpoint: row.get(2)?,
-        request: serde_json::from_str(&request).unwrap_or(Value::Null),
-        cadence,
-        webhook: webhook(row.get(7)?, row.get(8)?),
-        next_run_at: row.get(9)?,
-        last_job_id: row.get(10)?,
-        runs: row.get::<_, i64>(11)? as u64,
-        skipped_runs: row.get::<_, i64>(12)? as u64,
-        reviews_delivered: row.get::<_, i64>(13)? as u64,
-        caught_up: row.get::<_, i64>(14)? != 0,
-        created_at: row.get(15)?,
-    })
-}
-
-fn one_job(c: &Connection, id: &str) -> rusqlite::Result<Option<Job>> {
-    c.query_row(
-        &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = ?1"),
-        params![id],
-        job_of,
-    )
-    .optional()
 }
 
 #[async_trait]
@@ -815,111 +646,4 @@ impl Store for SqliteStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn store() -> (tempfile::TempDir, SqliteStore) {
-        let dir = tempfile::tempdir().unwrap();
-        let seal = Arc::new(Seal::new(None, b"a-token-secret-of-at-least-32-bytes!!"));
-        let store = SqliteStore::open(&dir.path().join("jobs.sqlite3"), seal).unwrap();
-        (dir, store)
-    }
-
-    fn new_job(owner: &str) -> NewJob {
-        NewJob {
-            owner: owner.into(),
-            endpoint: "/x/reviews".into(),
-            request: json!({"query": "q"}),
-            total: None,
-            webhook: None,
-            schedule_id: None,
-        }
-    }
-
-    fn page(ids: &[&str], position: Option<&str>) -> PageWrite {
-        PageWrite {
-            reviews: ids
-                .iter()
-                .map(|id| (id.to_string(), json!({"review_id": id}).to_string()))
-                .collect(),
-            position: position.map(str::to_owned),
-            pages: 1,
-        }
-    }
-
-    #[tokio::test]
-    async fn pages_commit_with_their_position_and_never_twice() {
-        let (_dir, store) = store();
-        let job = store.create_job(new_job("k1")).await.unwrap();
-        assert_eq!(job.state, JobState::Queued);
-        store.start_job(&job.job_id).await.unwrap();
-        assert_eq!(
-            store
-                .commit_page(&job.job_id, page(&["a", "b"], Some("t1")))
-                .await
-                .unwrap(),
-            2
-        );
-        // A page committed again after a crash stores nothing twice.
-        assert_eq!(
-            store
-                .commit_page(&job.job_id, page(&["b", "c"], Some("t2")))
-                .await
-                .unwrap(),
-            1
-        );
-        let stored = store.job(Some("k1"), &job.job_id).await.unwrap().unwrap();
-        assert_eq!(stored.position.as_deref(), Some("t2"));
-        assert_eq!(stored.reviews_collected, 3);
-        assert_eq!(stored.pages_fetched, 2);
-        let (first, next) = store.reviews(&job.job_id, 0, 2).await.unwrap();
-        assert_eq!(
-            first,
-            [json!({"review_id": "a"}), json!({"review_id": "b"})]
-        );
-        let (rest, end) = store.reviews(&job.job_id, next.unwrap(), 2).await.unwrap();
-        assert_eq!(rest, [json!({"review_id": "c"})]);
-        assert_eq!(end, None);
-        assert!(
-            store.job(Some("k2"), &job.job_id).await.unwrap().is_none(),
-            "another owner"
-        );
-        assert_eq!(store.unfinished_jobs().await.unwrap().len(), 1);
-        store
-            .finish_job(
-                &job.job_id,
-                JobEnd {
-                    state: JobState::Succeeded,
-                    stop_reason: Some("exhausted".into()),
-                    error: None,
-                },
-            )
-            .await
-            .unwrap();
-        assert!(store.unfinished_jobs().await.unwrap().is_empty());
-        assert_eq!(store.delete_finished_before(now_ms() + 1).await.unwrap(), 1);
-        assert!(store.job(None, &job.job_id).await.unwrap().is_none());
-    }
-
-    #[tokio::test]
-    async fn jobs_list_newest_first_by_owner_and_state() {
-        let (_dir, store) = store();
-        let mut ids = Vec::new();
-        for _ in 0..5 {
-            ids.push(store.create_job(new_job("k1")).await.unwrap().job_id);
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-        }
-        store.create_job(new_job("k2")).await.unwrap();
-        let first = store.jobs("k1", None, None, 3).await.unwrap();
-        let listed: Vec<_> = first.iter().map(|j| j.job_id.clone()).collect();
-        assert_eq!(listed, [ids[4].clone(), ids[3].clone(), ids[2].clone()]);
-        let rest = store.jobs("k1", None, Some(&ids[2]), 3).await.unwrap();
-        assert_eq!(rest.len(), 2);
-        assert!(store
-            .jobs("k1", Some(JobState::Running), None, 10)
-            .await
-            .unwrap()
-            .is_empty());
-    }
-}
+mod tests;
