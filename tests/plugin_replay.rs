@@ -566,7 +566,7 @@ async fn every_plugin_passes_its_replay_cases() {
     println!("{} plugins with replay cases", plugins.len());
 }
 
-/// The held-out cases: each source's `tests/held-out/` holds pages of another
+/// The held-out cases: each source's `held-out/` holds pages of another
 /// entity than its replay samples, written before the plugin first read them,
 /// with the values the record rules require of them. They run like replay
 /// cases (strict record rules included) but never count toward fill rates.
@@ -575,8 +575,11 @@ async fn every_source_passes_its_held_out_cases() {
     let only = std::env::var("GLEANER_TEST_PLUGIN").ok();
     let mut failures = Vec::new();
     let mut sets = 0;
-    for (name, file) in plugins_with_cases() {
-        let held_out = file.with_file_name("held-out").join("replay.toml");
+    for (name, _) in plugins_with_cases() {
+        let held_out = common::root()
+            .join("plugins")
+            .join(&name)
+            .join("held-out/replay.toml");
         if !held_out.is_file() || only.as_ref().is_some_and(|o| *o != name) {
             continue;
         }

@@ -8,6 +8,7 @@
 //! guest); the SDK runs the same ones when a plugin builds a review, so a
 //! review the SDK accepts is one the host accepts.
 
+pub mod country;
 pub mod date;
 pub mod review;
 

@@ -16,10 +16,20 @@ pub(super) enum DayMatch {
     Other,
 }
 
-/// Compares a review date (`YYYY-MM-DD…` or month-precision `YYYY-MM`) with a day.
+/// Compares a review date (`YYYY-MM-DD…` or month-precision `YYYY-MM`) with a
+/// day: an instant (a date-time with its offset) by its UTC day, a date as
+/// the site wrote it.
 pub(super) fn compare_day(date: Option<&str>, day: &str) -> DayMatch {
     let Some(date) = date else {
         return DayMatch::Other;
+    };
+    let utc_day;
+    let date = match DateTime::parse_from_rfc3339(date.trim()) {
+        Ok(at) => {
+            utc_day = at.naive_utc().date().format("%Y-%m-%d").to_string();
+            utc_day.as_str()
+        }
+        Err(_) => date,
     };
     match date.get(..10) {
         Some(d) if d == day => DayMatch::Same,
@@ -99,6 +109,23 @@ pub(super) fn older_than(date: Option<&str>, floor: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_instant_compares_by_its_utc_day() {
+        let day = "2024-05-01";
+        assert_eq!(
+            compare_day(Some("2024-04-30T21:15:00-07:00"), day),
+            DayMatch::Same
+        );
+        assert_eq!(
+            compare_day(Some("2024-05-01T01:00:00+02:00"), day),
+            DayMatch::Before
+        );
+        assert_eq!(
+            compare_day(Some("2024-05-01T23:59:59Z"), day),
+            DayMatch::Same
+        );
+    }
 
     #[test]
     fn days_and_months_compare_with_the_sync_day() {

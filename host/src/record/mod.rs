@@ -5,7 +5,7 @@
 //! - [`language`]: the language of a review the site gives none for;
 //! - [`repair`]: the record's rules a review breaks, found and repaired.
 
-pub mod country;
+pub use gleaner_contract::country;
 pub mod language;
 mod post;
 pub mod repair;

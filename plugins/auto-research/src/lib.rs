@@ -68,7 +68,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     let resolved = resolved_vehicle(&vehicle, &url, &response)?;
     let ctx = Context {
         reviews_url: resolved.reviews_url(),
-        today: response.header("date").and_then(date::http_day),
+        today: response.header("date").and_then(date::Served::from_http),
     };
     let mut parsed = page::parse(&response.text(), &response.final_url, &ctx)?;
     let mut extra = json!({

@@ -132,7 +132,7 @@ mod tests {
     fn ctx() -> Context {
         Context {
             reviews_url: "https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/".into(),
-            today: Some((2024, 6, 3)),
+            today: gleaner_sdk::date::Served::from_http("Mon, 03 Jun 2024 12:00:00 GMT"),
         }
     }
 

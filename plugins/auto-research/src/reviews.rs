@@ -22,7 +22,7 @@ pub struct Context {
     /// The vehicle's canonical consumer-reviews page: every review's URL (cards have no permalink).
     pub reviews_url: String,
     /// The day the site answered (its `Date` header), for relative dates.
-    pub today: Option<(i64, u32, u32)>,
+    pub today: Option<date::Served>,
 }
 
 /// Maps one review card.
@@ -115,11 +115,11 @@ fn category_ratings(card: ElementRef<'_>) -> Result<Vec<(String, f64)>, String> 
 
 /// A card's date: an absolute date as written, else a relative one ("3 days
 /// ago") resolved against `today` and marked approximate.
-fn card_date(text: &str, today: Option<(i64, u32, u32)>) -> (Option<String>, bool) {
+fn card_date(text: &str, today: Option<date::Served>) -> (Option<String>, bool) {
     match date::parse(text, None) {
         Some(d) => (Some(d), false),
         None => {
-            let relative = date::parse(text, today);
+            let relative = date::parse(text, today.map(|t| t.day_for(text)));
             let approximate = relative.is_some();
             (relative, approximate)
         }
@@ -200,7 +200,7 @@ mod tests {
     fn ctx() -> Context {
         Context {
             reviews_url: "https://www.cars.com/research/mazda-cx_5-2021/consumer-reviews/".into(),
-            today: Some((2024, 6, 3)),
+            today: date::Served::from_http("Mon, 03 Jun 2024 12:00:00 GMT"),
         }
     }
 
@@ -304,7 +304,13 @@ mod tests {
             card_date("06/01/2024", None),
             (Some("2024-06-01".into()), false)
         );
-        assert_eq!(card_date("someday", Some((2024, 6, 3))), (None, false));
+        assert_eq!(
+            card_date(
+                "someday",
+                date::Served::from_http("Mon, 03 Jun 2024 12:00:00 GMT")
+            ),
+            (None, false)
+        );
     }
 
     #[test]

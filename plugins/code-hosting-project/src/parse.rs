@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use gleaner_sdk::html::{self, ElementRef, Html, Selector};
 use gleaner_sdk::listing::{self, Shown};
-use gleaner_sdk::review::{stable_id, ReviewBuilder};
+use gleaner_sdk::review::{distinct_ids, stable_id, ReviewBuilder};
 use gleaner_sdk::types::Review;
 use gleaner_sdk::{date, FetchError};
 use serde_json::json;
@@ -137,6 +137,9 @@ pub fn page(text: &str, slug: &str) -> Result<Option<ReviewsPage>, FetchError> {
             }))
     };
     let listing = if !reviews.is_empty() {
+        // Two redacted authors may post the same words on one day.
+        let mut reviews = reviews;
+        distinct_ids(&mut reviews);
         Listing::Reviews(reviews)
     } else if not_allowed()? {
         Listing::NotAllowed

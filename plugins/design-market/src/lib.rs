@@ -107,7 +107,7 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         product_url: product_url.clone(),
         page_url: response.final_url.clone(),
         shop_name: None,
-        today: response.header("date").and_then(date::http_day),
+        today: response.header("date").and_then(date::Served::from_http),
     };
     let mut parsed = page::parse(&response.text(), &response.final_url, &ctx)?;
     let mut extra = json!({

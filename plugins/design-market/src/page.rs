@@ -177,7 +177,7 @@ mod tests {
                 .into(),
             page_url: "https://creativemarket.com/NorthwindType/4821337-Alder-Serif-Family".into(),
             shop_name: None,
-            today: Some((2024, 4, 2)),
+            today: gleaner_sdk::date::Served::from_http("Tue, 02 Apr 2024 12:00:00 GMT"),
         }
     }
 

@@ -25,7 +25,7 @@ pub struct Context {
     /// The shop's display name: the author of its responses when they name none.
     pub shop_name: Option<String>,
     /// The day the site answered (its `Date` header), for relative dates.
-    pub today: Option<(i64, u32, u32)>,
+    pub today: Option<date::Served>,
 }
 
 /// Maps one review element of the review list.
@@ -123,7 +123,7 @@ fn attr(el: ElementRef<'_>, name: &str) -> Option<String> {
 
 /// A date element's date: its ISO attribute, else its text; a relative text
 /// ("2 months ago") is resolved against `today` and marked approximate.
-fn element_date(el: ElementRef<'_>, today: Option<(i64, u32, u32)>) -> (Option<String>, bool) {
+fn element_date(el: ElementRef<'_>, today: Option<date::Served>) -> (Option<String>, bool) {
     if let Some(iso) = attr(el, SELECTORS.datetime_attr).and_then(|d| date::parse(&d, None)) {
         return (Some(iso), false);
     }
@@ -131,7 +131,7 @@ fn element_date(el: ElementRef<'_>, today: Option<(i64, u32, u32)>) -> (Option<S
     match date::parse(&text, None) {
         Some(d) => (Some(d), false),
         None => {
-            let relative = date::parse(&text, today);
+            let relative = date::parse(&text, today.map(|t| t.day_for(&text)));
             let approximate = relative.is_some();
             (relative, approximate)
         }
@@ -194,7 +194,7 @@ mod tests {
             page_url: "https://creativemarket.com/NorthwindType/4821337-Alder-Serif-Family?page=2"
                 .into(),
             shop_name: Some("Northwind Type Co.".into()),
-            today: Some((2024, 4, 2)),
+            today: date::Served::from_http("Tue, 02 Apr 2024 12:00:00 GMT"),
         }
     }
 

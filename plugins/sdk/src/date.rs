@@ -232,8 +232,56 @@ pub fn http_epoch_millis(value: &str) -> Option<u64> {
 
 /// The day of an HTTP date: the reference for a page's relative dates.
 pub fn http_day(value: &str) -> Option<Day> {
-    let millis = http_epoch_millis(value)?;
-    Some(civil_from_days((millis / 86_400_000) as i64))
+    Served::from_http(value).map(Served::day)
+}
+
+/// When a page was served (its `Date` header), to the second: the reference
+/// of relative dates, where "5 hours ago" served at 02:30 UTC is the day
+/// before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Served {
+    millis: u64,
+}
+
+impl Served {
+    /// Reads an HTTP date (`Wed, 01 Jan 2026 02:30:00 GMT`).
+    pub fn from_http(value: &str) -> Option<Served> {
+        http_epoch_millis(value).map(|millis| Served { millis })
+    }
+
+    /// The (UTC) day it was served on.
+    pub fn day(self) -> Day {
+        civil_from_days((self.millis / 86_400_000) as i64)
+    }
+
+    /// The day a relative date counts from: for a count of hours, minutes
+    /// or seconds ("about 5 hours ago", "an hour ago") the day of the
+    /// moment that long before; for any other text the served day.
+    pub fn day_for(self, relative: &str) -> Day {
+        let lower = relative.trim().to_ascii_lowercase();
+        let counted = lower.strip_suffix(" ago").and_then(|rest| {
+            let mut words = rest.split_whitespace().rev();
+            let unit = words.next()?.trim_end_matches('s');
+            let n: u64 = match words.next()? {
+                "a" | "an" | "one" => 1,
+                c => c.parse().ok()?,
+            };
+            let unit_ms = match unit {
+                "hour" => 3_600_000,
+                "minute" => 60_000,
+                "second" => 1_000,
+                _ => return None,
+            };
+            n.checked_mul(unit_ms)
+        });
+        match counted {
+            Some(back) => Served {
+                millis: self.millis.saturating_sub(back),
+            }
+            .day(),
+            None => self.day(),
+        }
+    }
 }
 
 fn parse_relative(text: &str, today: (i64, u32, u32)) -> Option<String> {
@@ -294,6 +342,18 @@ mod tests {
         assert!(looks_iso_month("2026-04"));
         assert!(!looks_iso_month("2026-13"));
         assert!(!looks_iso_month("2026-04-01"));
+    }
+
+    #[test]
+    fn hours_ago_count_back_from_the_moment_served() {
+        let served = Served::from_http("Thu, 01 Jan 2026 02:30:00 GMT").unwrap();
+        assert_eq!(served.day(), (2026, 1, 1));
+        assert_eq!(served.day_for("about 5 hours ago"), (2025, 12, 31));
+        assert_eq!(served.day_for("an hour ago"), (2026, 1, 1));
+        assert_eq!(served.day_for("151 minutes ago"), (2025, 12, 31));
+        assert_eq!(served.day_for("31 minutes ago"), (2026, 1, 1));
+        assert_eq!(served.day_for("1 day ago"), (2026, 1, 1));
+        assert_eq!(served.day_for("yesterday"), (2026, 1, 1));
     }
 
     #[test]

@@ -88,8 +88,19 @@ impl ReviewBuilder {
     }
     /// Role, company or place; never a bare country (see
     /// [`ReviewBuilder::author_country`]).
+    ///
+    /// A title that is only a country's English name ("Canada") is no
+    /// title: it becomes the author's country, unless one was given (the
+    /// record's rule, which the host checks).
     pub fn author_title(mut self, v: Option<String>) -> Self {
-        self.review.author_title = non_empty(v);
+        let v = non_empty(v);
+        match v.as_deref().and_then(gleaner_contract::country::named) {
+            Some(code) => {
+                self.review.author_title = None;
+                self.review.author_country.get_or_insert(code);
+            }
+            None => self.review.author_title = v,
+        }
         self
     }
     /// Permalink.
@@ -149,8 +160,11 @@ impl ReviewBuilder {
     }
     /// The author's country as the site gives it: an ISO 3166-1 alpha-2 or
     /// alpha-3 code, or the country's name; the host makes it alpha-2.
+    /// `None` keeps a country an earlier call set.
     pub fn author_country(mut self, v: Option<String>) -> Self {
-        self.review.author_country = non_empty(v);
+        if let Some(v) = non_empty(v) {
+            self.review.author_country = Some(v);
+        }
         self
     }
     /// The site's own verification of the author (a verified buyer, a
@@ -256,6 +270,22 @@ pub fn stable_id(prefix: &str, parts: &[&str]) -> String {
     format!("{prefix}{hash:016x}")
 }
 
+/// Gives the second and later of reviews that share an id on one page the
+/// id with `~2`, `~3`, … appended. Two reviews alike in everything a
+/// [`stable_id`] hashes (two redacted authors posting the same words on one
+/// day) are two reviews; without this the host would keep only the first.
+/// The suffix follows page order, so it is as stable as the page.
+pub fn distinct_ids(reviews: &mut [Review]) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for review in reviews {
+        let count = seen.entry(review.id.clone()).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            review.id = format!("{}~{count}", review.id);
+        }
+    }
+}
+
 /// An image attached to a review, of unknown size.
 pub fn image(url: impl Into<String>) -> Media {
     Media {
@@ -285,6 +315,43 @@ fn non_empty(v: Option<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_country_title_is_the_authors_country() {
+        let r = ReviewBuilder::new("1")
+            .author_title(Some("Canada".into()))
+            .build()
+            .unwrap();
+        assert_eq!(r.author_title, None);
+        assert_eq!(r.author_country.as_deref(), Some("CA"));
+        let r = ReviewBuilder::new("2")
+            .author_country(Some("DE".into()))
+            .author_title(Some("Canada".into()))
+            .author_country(None)
+            .build()
+            .unwrap();
+        assert_eq!(
+            (r.author_title, r.author_country.as_deref()),
+            (None, Some("DE"))
+        );
+        let r = ReviewBuilder::new("3")
+            .author_title(Some("Naperville, IL".into()))
+            .build()
+            .unwrap();
+        assert_eq!(r.author_title.as_deref(), Some("Naperville, IL"));
+        assert_eq!(r.author_country, None);
+    }
+
+    #[test]
+    fn reviews_alike_on_one_page_keep_their_own_ids() {
+        let mut page: Vec<Review> = ["a", "b", "a", "a"]
+            .iter()
+            .map(|id| ReviewBuilder::new(*id).build().unwrap())
+            .collect();
+        distinct_ids(&mut page);
+        let ids: Vec<&str> = page.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "a~2", "a~3"]);
+    }
 
     fn dated(dates: &[&str]) -> Vec<Review> {
         dates

@@ -56,7 +56,7 @@ pub fn pages_from(next: u32, page_size: u64, total: Option<u64>) -> std::ops::Ra
 pub fn page(mut state: Cursor, response: Response, sort: &str) -> Result<Page, FetchError> {
     let reference = response
         .header("date")
-        .and_then(gleaner_sdk::date::http_day);
+        .and_then(gleaner_sdk::date::Served::from_http);
     let parsed = parse::parse_page(&response.text(), &response.final_url, reference)?;
     if state.page == 1 {
         settle_place(&mut state, &parsed, &response.final_url);
@@ -153,7 +153,7 @@ fn settle_place(state: &mut Cursor, parsed: &ParsedPage, final_url: &str) {
 fn meta(
     state: &Cursor,
     parsed: &ParsedPage,
-    reference: Option<dates::Day>,
+    reference: Option<dates::Served>,
     sort: &str,
     total: Option<u64>,
     step: &Next,
@@ -193,7 +193,7 @@ fn meta(
         "number_of_sales": api.number_of_sales,
         "sort": sort,
         "page": state.page,
-        "date_reference": reference.map(dates::iso_day),
+        "date_reference": reference.map(|r| dates::iso_day(r.day())),
     });
     if !notices.is_empty() {
         extra["notice"] = Value::String(notices.join("; "));

@@ -10,7 +10,7 @@ use gleaner_sdk::date;
 /// Rails' `time_ago_in_words` qualifiers, removed before the SDK reads the rest.
 pub const QUALIFIERS: &[&str] = &["about ", "over ", "almost ", "less than "];
 
-pub use gleaner_sdk::date::Day;
+pub use gleaner_sdk::date::{Day, Served};
 
 /// A day written `YYYY-MM-DD`.
 pub fn iso_day((y, m, d): Day) -> String {
@@ -30,7 +30,7 @@ pub struct ReviewDate {
 }
 
 /// Reads a review's date text against the day the page was served.
-pub fn review_date(text: &str, reference: Option<Day>) -> ReviewDate {
+pub fn review_date(text: &str, reference: Option<Served>) -> ReviewDate {
     let text = gleaner_sdk::html::collapse_whitespace(text);
     let lower = text.to_ascii_lowercase();
     let relative =
@@ -41,7 +41,7 @@ pub fn review_date(text: &str, reference: Option<Day>) -> ReviewDate {
             .find_map(|q| lower.strip_prefix(q))
             .unwrap_or(&lower);
         reference
-            .and_then(|day| date::parse(bare, Some(day)))
+            .and_then(|served| date::parse(bare, Some(served.day_for(bare))))
             .map(|iso| iso[..precision(bare)].to_owned())
     } else {
         date::parse(&text, None)
@@ -73,7 +73,10 @@ fn precision(relative: &str) -> usize {
 mod tests {
     use super::*;
 
-    const OCT_18: Option<Day> = Some((2019, 10, 18));
+    /// Served at noon UTC on 2019-10-18.
+    fn oct_18() -> Option<Served> {
+        Served::from_http("Fri, 18 Oct 2019 12:00:00 GMT")
+    }
 
     #[test]
     fn resolves_relative_dates_against_the_served_day() {
@@ -90,19 +93,19 @@ mod tests {
             ("almost 2 years ago", "2017"),
             ("  5 months\n ago ", "2019-05"),
         ] {
-            let d = review_date(text, OCT_18);
+            let d = review_date(text, oct_18());
             assert_eq!(d.iso.as_deref(), Some(want), "{text}");
             assert!(d.relative, "{text}");
         }
         assert_eq!(
-            review_date("  5 months\n ago ", OCT_18).text,
+            review_date("  5 months\n ago ", oct_18()).text,
             "5 months ago"
         );
     }
 
     #[test]
     fn keeps_absolute_dates_and_leaves_unknowns_empty() {
-        let d = review_date("October 8, 2018", OCT_18);
+        let d = review_date("October 8, 2018", oct_18());
         assert_eq!(d.iso.as_deref(), Some("2018-10-08"));
         assert!(!d.relative);
         assert_eq!(
@@ -112,7 +115,7 @@ mod tests {
         let no_header = review_date("2 months ago", None);
         assert_eq!(no_header.iso, None);
         assert!(no_header.relative);
-        assert_eq!(review_date("a while back", OCT_18).iso, None);
+        assert_eq!(review_date("a while back", oct_18()).iso, None);
         assert_eq!(iso_day((2019, 8, 3)), "2019-08-03");
     }
 }

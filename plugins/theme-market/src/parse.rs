@@ -12,7 +12,7 @@ use gleaner_sdk::webpage::url::resolve;
 use gleaner_sdk::FetchError;
 use serde_json::json;
 
-use crate::dates::{self, Day};
+use crate::dates::{self, Served};
 use crate::SELECTORS;
 
 /// Envato ratings are 1 to 5 stars.
@@ -158,7 +158,7 @@ fn number(text: &str) -> Option<f64> {
 pub fn parse_page(
     html_text: &str,
     page_url: &str,
-    reference: Option<Day>,
+    reference: Option<Served>,
 ) -> Result<ParsedPage, FetchError> {
     let s = Compiled::new()?;
     let doc = Html::parse_document(html_text);
@@ -267,7 +267,7 @@ fn review(
     article: ElementRef<'_>,
     s: &Compiled,
     page_url: &str,
-    reference: Option<Day>,
+    reference: Option<Served>,
 ) -> Result<(Review, bool), FetchError> {
     let id = article
         .value()
@@ -307,7 +307,7 @@ fn review(
         Some(format!("{base}#review_{id}"))
     });
     let resolved_against = (date.relative && date.iso.is_some())
-        .then(|| reference.map(dates::iso_day))
+        .then(|| reference.map(|r| dates::iso_day(r.day())))
         .flatten();
     let built = ReviewBuilder::new(id)
         .title(reason.clone())
@@ -347,7 +347,7 @@ mod tests {
         parse_page(
             &format!("<html><body>{body}</body></html>"),
             URL,
-            Some((2019, 10, 18)),
+            Served::from_http("Fri, 18 Oct 2019 12:00:00 GMT"),
         )
         .unwrap()
     }
