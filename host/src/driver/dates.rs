@@ -23,15 +23,8 @@ pub(super) fn compare_day(date: Option<&str>, day: &str) -> DayMatch {
     let Some(date) = date else {
         return DayMatch::Other;
     };
-    let utc_day;
-    let date = match DateTime::parse_from_rfc3339(date.trim()) {
-        Ok(at) => {
-            utc_day = at.naive_utc().date().format("%Y-%m-%d").to_string();
-            utc_day.as_str()
-        }
-        Err(_) => date,
-    };
-    match date.get(..10) {
+    let utc_day = when(date).map(|w| w.day().to_string());
+    match utc_day.as_deref().or(date.get(..10)) {
         Some(d) if d == day => DayMatch::Same,
         Some(d) if d < day => DayMatch::Before,
         Some(_) => DayMatch::After,

@@ -119,7 +119,7 @@ fn card_date(text: &str, today: Option<date::Served>) -> (Option<String>, bool) 
     match date::parse(text, None) {
         Some(d) => (Some(d), false),
         None => {
-            let relative = date::parse(text, today.map(|t| t.day_for(text)));
+            let relative = date::parse(text, today);
             let approximate = relative.is_some();
             (relative, approximate)
         }

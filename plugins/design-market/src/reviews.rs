@@ -131,7 +131,7 @@ fn element_date(el: ElementRef<'_>, today: Option<date::Served>) -> (Option<Stri
     match date::parse(&text, None) {
         Some(d) => (Some(d), false),
         None => {
-            let relative = date::parse(&text, today.map(|t| t.day_for(&text)));
+            let relative = date::parse(&text, today);
             let approximate = relative.is_some();
             (relative, approximate)
         }

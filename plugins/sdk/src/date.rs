@@ -110,9 +110,9 @@ fn month_number(word: &str) -> Option<u32> {
 }
 
 /// Parses a date in any of the supported forms to ISO 8601: a date-time for epoch
-/// and ISO date-time input, else `YYYY-MM-DD`. `today` is the reference date for
-/// relative forms, as (year, month, day); without it they give none.
-pub fn parse(text: &str, today: Option<(i64, u32, u32)>) -> Option<String> {
+/// and ISO date-time input, else `YYYY-MM-DD`. `served` (when the page was
+/// served) is the reference of relative forms; without it they give none.
+pub fn parse(text: &str, served: Option<Served>) -> Option<String> {
     let t = text.trim();
     if t.is_empty() {
         return None;
@@ -133,7 +133,7 @@ pub fn parse(text: &str, today: Option<(i64, u32, u32)>) -> Option<String> {
         )?;
         return Some(if t.len() > 10 { t.to_owned() } else { date });
     }
-    if let Some(relative) = today.and_then(|today| parse_relative(t, today)) {
+    if let Some(relative) = served.and_then(|served| parse_relative(t, served)) {
         return Some(relative);
     }
     let cleaned = t.replace(',', " ");
@@ -230,11 +230,6 @@ pub fn http_epoch_millis(value: &str) -> Option<u64> {
     Some(((days * 24 + h) * 60 + m) * 60 * 1000 + s * 1000)
 }
 
-/// The day of an HTTP date: the reference for a page's relative dates.
-pub fn http_day(value: &str) -> Option<Day> {
-    Served::from_http(value).map(Served::day)
-}
-
 /// When a page was served (its `Date` header), to the second: the reference
 /// of relative dates, where "5 hours ago" served at 02:30 UTC is the day
 /// before.
@@ -253,44 +248,17 @@ impl Served {
     pub fn day(self) -> Day {
         civil_from_days((self.millis / 86_400_000) as i64)
     }
-
-    /// The day a relative date counts from: for a count of hours, minutes
-    /// or seconds ("about 5 hours ago", "an hour ago") the day of the
-    /// moment that long before; for any other text the served day.
-    pub fn day_for(self, relative: &str) -> Day {
-        let lower = relative.trim().to_ascii_lowercase();
-        let counted = lower.strip_suffix(" ago").and_then(|rest| {
-            let mut words = rest.split_whitespace().rev();
-            let unit = words.next()?.trim_end_matches('s');
-            let n: u64 = match words.next()? {
-                "a" | "an" | "one" => 1,
-                c => c.parse().ok()?,
-            };
-            let unit_ms = match unit {
-                "hour" => 3_600_000,
-                "minute" => 60_000,
-                "second" => 1_000,
-                _ => return None,
-            };
-            n.checked_mul(unit_ms)
-        });
-        match counted {
-            Some(back) => Served {
-                millis: self.millis.saturating_sub(back),
-            }
-            .day(),
-            None => self.day(),
-        }
-    }
 }
 
-fn parse_relative(text: &str, today: (i64, u32, u32)) -> Option<String> {
+/// A relative date ("3 days ago", "about 5 hours ago" without its
+/// qualifier, "yesterday") as the day it names: hours, minutes and seconds
+/// count back from the moment served, longer units from the served day.
+fn parse_relative(text: &str, served: Served) -> Option<String> {
     let lower = text.to_ascii_lowercase();
+    let today = served.day();
     let base = days_from_civil(today.0, today.1, today.2);
-    let shift = |days: i64| {
-        let (y, m, d) = civil_from_days(base - days);
-        format!("{y:04}-{m:02}-{d:02}")
-    };
+    let iso = |(y, m, d): Day| format!("{y:04}-{m:02}-{d:02}");
+    let shift = |days: i64| iso(civil_from_days(base - days));
     match lower.as_str() {
         "today" | "just now" => return Some(shift(0)),
         "yesterday" => return Some(shift(1)),
@@ -304,8 +272,16 @@ fn parse_relative(text: &str, today: (i64, u32, u32)) -> Option<String> {
     };
     let unit = unit.trim_end_matches('s');
     let (y, m, d) = today;
+    let back = |unit_ms: u64| {
+        let millis = served
+            .millis
+            .checked_sub(u64::try_from(n).ok()?.checked_mul(unit_ms)?)?;
+        Some(iso(Served { millis }.day()))
+    };
     match unit {
-        "second" | "minute" | "hour" => Some(shift(0)),
+        "second" => back(1_000),
+        "minute" => back(60_000),
+        "hour" => back(3_600_000),
         "day" => Some(shift(n)),
         "week" => Some(shift(7 * n)),
         "month" | "year" => {
@@ -346,14 +322,15 @@ mod tests {
 
     #[test]
     fn hours_ago_count_back_from_the_moment_served() {
-        let served = Served::from_http("Thu, 01 Jan 2026 02:30:00 GMT").unwrap();
-        assert_eq!(served.day(), (2026, 1, 1));
-        assert_eq!(served.day_for("about 5 hours ago"), (2025, 12, 31));
-        assert_eq!(served.day_for("an hour ago"), (2026, 1, 1));
-        assert_eq!(served.day_for("151 minutes ago"), (2025, 12, 31));
-        assert_eq!(served.day_for("31 minutes ago"), (2026, 1, 1));
-        assert_eq!(served.day_for("1 day ago"), (2026, 1, 1));
-        assert_eq!(served.day_for("yesterday"), (2026, 1, 1));
+        let served = Served::from_http("Thu, 01 Jan 2026 02:30:00 GMT");
+        assert_eq!(served.unwrap().day(), (2026, 1, 1));
+        let day = |text: &str| parse(text, served);
+        assert_eq!(day("5 hours ago").as_deref(), Some("2025-12-31"));
+        assert_eq!(day("an hour ago").as_deref(), Some("2026-01-01"));
+        assert_eq!(day("151 minutes ago").as_deref(), Some("2025-12-31"));
+        assert_eq!(day("31 minutes ago").as_deref(), Some("2026-01-01"));
+        assert_eq!(day("1 day ago").as_deref(), Some("2025-12-31"));
+        assert_eq!(day("yesterday").as_deref(), Some("2025-12-31"));
     }
 
     #[test]
@@ -368,7 +345,7 @@ mod tests {
             Some(1_789_388_495_000)
         );
         assert_eq!(
-            http_day("Tue, 02 Apr 2024 23:59:59 GMT"),
+            Served::from_http("Tue, 02 Apr 2024 23:59:59 GMT").map(Served::day),
             Some((2024, 4, 2))
         );
         for bad in [
@@ -401,7 +378,7 @@ mod tests {
 
     #[test]
     fn parses_every_supported_form() {
-        let today = Some((2024, 3, 31));
+        let today = Served::from_http("Sun, 31 Mar 2024 12:00:00 GMT");
         for (input, want) in [
             ("1701948220", "2023-12-07T11:23:40Z"),
             ("1701948220000", "2023-12-07T11:23:40Z"),

@@ -40,9 +40,7 @@ pub fn review_date(text: &str, reference: Option<Served>) -> ReviewDate {
             .iter()
             .find_map(|q| lower.strip_prefix(q))
             .unwrap_or(&lower);
-        reference
-            .and_then(|served| date::parse(bare, Some(served.day_for(bare))))
-            .map(|iso| iso[..precision(bare)].to_owned())
+        date::parse(bare, reference).map(|iso| iso[..precision(bare)].to_owned())
     } else {
         date::parse(&text, None)
     };
