@@ -185,7 +185,7 @@ test-browser: plugins
 ## pacing, walls, sessions and roll-outs, and an outage.
 test-cluster: plugins
 	@scripts/test-tools.sh nats-server openssl
-	$(call ignored,cluster,cluster:: security::cluster_ --test-threads=1)
+	$(call ignored,cluster,cluster:: conformance::jetstream:: security::cluster_ --test-threads=1)
 
 ## Real proxies (Debian's squid, microsocks, openssl) and the requests of a page
 ## open in the headless browser through them.

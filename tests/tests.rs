@@ -11,6 +11,7 @@ mod browser_visits;
 mod cli;
 mod client_example;
 mod cluster;
+mod conformance;
 mod containment;
 mod demo;
 mod deploy;

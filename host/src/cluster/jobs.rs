@@ -36,14 +36,10 @@ use crate::jobs::model::{
     now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
     Webhook,
 };
-use crate::jobs::store::{Claim, JobEnd, Lease, PageWrite, ReviewPage, Store, StoreError};
+use crate::jobs::store::{Attempt, Claim, JobEnd, Lease, PageWrite, ReviewPage, Store, StoreError};
 
 /// Ended jobs' messages one claim acks at most before it returns.
 const MAX_DROPPED_PER_CLAIM: usize = 1_000;
-
-/// How long a replica holds a webhook delivery it is sending before another
-/// may take it.
-const DELIVERY_LEASE_MS: Millis = 120_000;
 
 impl From<ClusterError> for StoreError {
     fn from(e: ClusterError) -> Self {
@@ -403,8 +399,14 @@ impl Store for JetStreamStore {
         Ok(added)
     }
 
-    async fn finish_job(&self, id: &str, end: JobEnd) -> Result<(), StoreError> {
+    async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError> {
+        let mut ended = false;
         self.update_job(id, |j| {
+            // The first end is kept.
+            if j.state.is_final() {
+                return false;
+            }
+            ended = true;
             j.state = end.state;
             j.stop_reason = end.stop_reason.clone();
             j.error = end.error.clone();
@@ -412,7 +414,7 @@ impl Store for JetStreamStore {
             true
         })
         .await?;
-        Ok(())
+        Ok(ended)
     }
 
     async fn request_cancel(&self, owner: &str, id: &str) -> Result<Option<Job>, StoreError> {
@@ -451,7 +453,7 @@ impl Store for JetStreamStore {
         let r = &self.cluster.resources;
         let mut deleted = 0;
         for job in self.jobs().all::<Job>().await? {
-            if job.finished_at.is_none_or(|t| t >= before) {
+            if !job.state.is_final() || job.finished_at.is_none_or(|t| t >= before) {
                 continue;
             }
             let delivery = self.webhooks().get::<DeliveryRecord>(&job.job_id).await?;
@@ -492,7 +494,11 @@ impl Store for JetStreamStore {
         Ok(())
     }
 
-    async fn due_deliveries(&self, now: Millis) -> Result<Vec<PendingDelivery>, StoreError> {
+    async fn due_deliveries(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+    ) -> Result<Vec<PendingDelivery>, StoreError> {
         let mut due = Vec::new();
         for record in self.webhooks().all::<DeliveryRecord>().await? {
             if record.next_attempt_at.is_none_or(|t| t > now) {
@@ -509,7 +515,7 @@ impl Store for JetStreamStore {
             if current.next_attempt_at.is_none_or(|t| t > now) {
                 continue;
             }
-            current.next_attempt_at = Some(now + DELIVERY_LEASE_MS);
+            current.next_attempt_at = Some(lease_until);
             if self
                 .webhooks()
                 .swap(&current.job_id, &current, revision)
@@ -536,18 +542,15 @@ impl Store for JetStreamStore {
     async fn record_attempt(
         &self,
         delivery: &PendingDelivery,
-        status: Option<u16>,
-        error: Option<String>,
-        next_attempt_at: Option<Millis>,
+        attempt: Attempt,
     ) -> Result<(), StoreError> {
-        let delivered = status.is_some_and(|s| (200..300).contains(&s));
         self.webhooks()
             .modify::<DeliveryRecord>(&delivery.job_id, |d| {
                 d.attempts += 1;
-                d.last_status = status;
-                d.last_error = error.clone();
-                d.next_attempt_at = next_attempt_at;
-                if delivered {
+                d.last_status = attempt.status;
+                d.last_error = attempt.error.clone();
+                d.next_attempt_at = attempt.next_attempt_at;
+                if attempt.delivered {
                     d.delivered_at = Some(now_ms());
                 }
                 true

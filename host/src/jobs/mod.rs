@@ -45,6 +45,10 @@ use crate::token::TokenKey;
 /// How often the loops look for work besides being woken.
 const TICK: Duration = Duration::from_millis(500);
 
+/// How long a replica holds a webhook delivery it is sending before another
+/// attempt may take it (an attempt's own timeout is far shorter).
+const DELIVERY_LEASE_MS: model::Millis = 120_000;
+
 /// What the engine runs jobs with: the server's own parts.
 #[derive(Clone)]
 pub struct Parts {
@@ -223,7 +227,10 @@ impl Jobs {
             stop_reason,
             error,
         };
-        self.store.finish_job(&job.job_id, end).await?;
+        if !self.store.finish_job(&job.job_id, end).await? {
+            // It had ended already, and that end was announced.
+            return Ok(());
+        }
         let Some(done) = self.store.job(None, &job.job_id).await? else {
             return Ok(());
         };
@@ -260,7 +267,12 @@ impl Jobs {
         let policy = Arc::new(webhooks::policy());
         loop {
             let wake = self.wake.notified();
-            match self.store.due_deliveries(now_ms()).await {
+            let now = now_ms();
+            match self
+                .store
+                .due_deliveries(now, now + DELIVERY_LEASE_MS)
+                .await
+            {
                 Ok(due) => {
                     for delivery in due {
                         let id = webhooks::delivery_id(&delivery);
@@ -299,11 +311,13 @@ impl Jobs {
             false => webhooks::next_attempt(delivery.attempts + 1, base, now_ms()),
         };
         tracing::info!(job = %delivery.job_id, attempt = delivery.attempts + 1, ?status, error = error.as_deref().unwrap_or(""), delivered, "webhook attempt");
-        if let Err(e) = self
-            .store
-            .record_attempt(&delivery, status, error, next)
-            .await
-        {
+        let attempt = store::Attempt {
+            status,
+            error,
+            delivered,
+            next_attempt_at: next,
+        };
+        if let Err(e) = self.store.record_attempt(&delivery, attempt).await {
             tracing::error!(error = %e, "cannot record a webhook attempt");
         }
         lanes.release(&id);

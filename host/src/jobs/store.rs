@@ -41,6 +41,19 @@ pub struct JobEnd {
     pub error: Option<String>,
 }
 
+/// One webhook attempt, as the engine judged it.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// Why the attempt failed, when it did.
+    pub error: Option<String>,
+    /// Whether the delivery is done (the engine's rule: a 2xx answer).
+    pub delivered: bool,
+    /// When the next attempt is due; none when delivered or out of attempts.
+    pub next_attempt_at: Option<Millis>,
+}
+
 /// A page of a job's reviews, and the cursor of the next.
 pub type ReviewPage = (Vec<Value>, Option<u64>);
 
@@ -130,9 +143,11 @@ pub trait Store: Send + Sync {
     /// a schedule's run, records the ids as delivered by the schedule too.
     /// Returns how many reviews were new to the job.
     async fn commit_page(&self, id: &str, page: PageWrite) -> Result<u64, StoreError>;
-    /// Records a job's end.
-    async fn finish_job(&self, id: &str, end: JobEnd) -> Result<(), StoreError>;
-    /// Asks for a job to be cancelled; the job, or none when `owner` has no such job.
+    /// Records a job's end, unless it has ended already: the first end is
+    /// kept. Whether this call ended it.
+    async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError>;
+    /// Asks for a job to be cancelled; the job, or none when `owner` has no
+    /// such job. A job that has ended is returned unchanged.
     async fn request_cancel(&self, owner: &str, id: &str) -> Result<Option<Job>, StoreError>;
     /// A job's reviews after review number `after` (0: from the first), at
     /// most `limit`, with the cursor of the next page (none when no more are
@@ -149,16 +164,19 @@ pub trait Store: Send + Sync {
         webhook: &Webhook,
         body: &str,
     ) -> Result<(), StoreError>;
-    /// Deliveries due at `now`.
-    async fn due_deliveries(&self, now: Millis) -> Result<Vec<PendingDelivery>, StoreError>;
-    /// Records one attempt: the status it got or the error, and when the next
-    /// is due (none: delivered, or no more attempts).
+    /// Takes the deliveries due at `now`, moving each one's next attempt to
+    /// `lease_until`: until then, or until its attempt is recorded, no other
+    /// call (of this replica or another) takes it again.
+    async fn due_deliveries(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+    ) -> Result<Vec<PendingDelivery>, StoreError>;
+    /// Records one attempt.
     async fn record_attempt(
         &self,
         delivery: &PendingDelivery,
-        status: Option<u16>,
-        error: Option<String>,
-        next_attempt_at: Option<Millis>,
+        attempt: Attempt,
     ) -> Result<(), StoreError>;
     /// What a job's webhook delivery has done.
     async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError>;

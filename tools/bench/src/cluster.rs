@@ -21,10 +21,11 @@ const PAGES: usize = 25;
 
 /// A `nats-server -js` on a free loopback port, killed when dropped; its
 /// store lives in the directory, removed with it.
-struct Nats(Child, u16, #[allow(dead_code)] tempfile::TempDir);
+pub(crate) struct Nats(Child, u16, #[allow(dead_code)] tempfile::TempDir);
 
 impl Nats {
-    fn start() -> Option<Nats> {
+    /// Starts one; none when `nats-server` is missing or never listens.
+    pub(crate) fn start() -> Option<Nats> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .ok()?
             .local_addr()
@@ -49,6 +50,13 @@ impl Nats {
     }
 }
 
+impl Nats {
+    /// Its client URL.
+    pub(crate) fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.1)
+    }
+}
+
 impl Drop for Nats {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -64,12 +72,14 @@ async fn replica(
     upstream: std::net::SocketAddr,
 ) -> anyhow::Result<(String, tempfile::TempDir)> {
     let data = tempfile::tempdir()?;
-    let url = format!("nats://127.0.0.1:{}", nats.1);
+    let url = nats.url();
     let base = crate::jobs::server(upstream, data.path(), |config| {
         config.plugin_dir = plugins.to_owned();
         config.token_secret = Some("bench-token-secret-of-at-least-32-bytes".into());
         config.admin_keys = vec!["bench-admin".into()];
         config.cluster.nats_url = Some(url);
+        // A NATS of its own on loopback, for this run only.
+        config.cluster.insecure = true;
         config.cluster.replica_name = Some(name.into());
         // A cluster-wide pace on the upstream host that never binds here: a
         // turn every 2 ms, taken by compare-and-set like any other.

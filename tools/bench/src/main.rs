@@ -14,7 +14,8 @@
 //! (see `native_server.rs`); the benchmark starts it itself. `bench --load URL
 //! BODY CONNECTIONS SECONDS` loads a running server and prints what it saw, for
 //! profiling a server by hand (`perf record -p <pid>` meanwhile).
-//! `bench --paging` runs the paging section alone (`target/bench/paging.md`).
+//! `bench --paging` runs the paging section alone (`target/bench/paging.md`);
+//! `--jobs`, `--cluster` and `--idle` likewise.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,6 +29,7 @@ mod chart;
 mod cluster;
 mod corpus;
 mod first_call;
+mod idle;
 mod jobs;
 mod load;
 mod memory;
@@ -628,6 +630,12 @@ async fn main() -> anyhow::Result<()> {
         cluster::report().await?;
         return report::write(&bench_dir().join("cluster.md"));
     }
+    if args.get(1).map(String::as_str) == Some("--idle") {
+        // The idle section alone, written to target/bench/idle.md.
+        report::header(machine());
+        idle::report().await?;
+        return report::write(&bench_dir().join("idle.md"));
+    }
     if args.get(1).map(String::as_str) == Some("--jobs") {
         // The jobs section alone, written to target/bench/jobs.md.
         report::header(machine());
@@ -749,6 +757,8 @@ async fn main() -> anyhow::Result<()> {
     jobs::report().await?;
 
     cluster::report().await?;
+
+    idle::report().await?;
 
     report::header(format!(
         "the run took {:.0} s",

@@ -16,7 +16,7 @@ use crate::jobs::model::{
     now_ms, Cadence, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery,
     Schedule, Webhook,
 };
-use crate::jobs::store::{Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use crate::jobs::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
 use crate::secrets::seal::Seal;
 use rows::{job_of, one_job, schedule_of, JOB_COLUMNS, SCHEDULE_COLUMNS};
 
@@ -297,14 +297,15 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn finish_job(&self, id: &str, end: JobEnd) -> Result<(), StoreError> {
+    async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.with(move |c| {
             c.execute(
-                "UPDATE jobs SET state = ?2, stop_reason = ?3, error = ?4, finished_at = ?5 WHERE job_id = ?1",
+                "UPDATE jobs SET state = ?2, stop_reason = ?3, error = ?4, finished_at = ?5 \
+                 WHERE job_id = ?1 AND state IN ('queued', 'running')",
                 params![id, end.state.code(), end.stop_reason, end.error, now_ms()],
             )
-            .map(drop)
+            .map(|changed| changed == 1)
         })
         .await
     }
@@ -313,7 +314,8 @@ impl Store for SqliteStore {
         let (owner, id) = (owner.to_owned(), id.to_owned());
         self.with(move |c| {
             c.execute(
-                "UPDATE jobs SET cancel_requested = 1 WHERE job_id = ?1 AND owner = ?2",
+                "UPDATE jobs SET cancel_requested = 1 WHERE job_id = ?1 AND owner = ?2 \
+                 AND state IN ('queued', 'running')",
                 params![id, owner],
             )?;
             Ok(one_job(c, &id)?.filter(|j| j.owner == owner))
@@ -390,11 +392,18 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn due_deliveries(&self, now: Millis) -> Result<Vec<PendingDelivery>, StoreError> {
+    async fn due_deliveries(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+    ) -> Result<Vec<PendingDelivery>, StoreError> {
         self.with(move |c| {
+            // Read and taken in one write transaction, so another handle on
+            // the file never takes the same delivery.
+            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             // The first few due deliveries of every owner, so one owner's
             // backlog never hides another's.
-            let mut statement = c.prepare_cached(
+            let mut statement = tx.prepare_cached(
                 "SELECT id, job_id, url, secret, body, attempts, owner FROM ( \
                    SELECT d.id, d.job_id, d.url, d.secret, d.body, d.attempts, j.owner, \
                      ROW_NUMBER() OVER (PARTITION BY j.owner ORDER BY d.next_attempt_at, d.id) AS turn \
@@ -415,7 +424,17 @@ impl Store for SqliteStore {
                     attempts: r.get::<_, i64>(5)? as u32,
                 })
             })?;
-            rows.collect::<rusqlite::Result<Vec<PendingDelivery>>>()
+            let due = rows.collect::<rusqlite::Result<Vec<PendingDelivery>>>()?;
+            drop(statement);
+            let mut take = tx.prepare_cached(
+                "UPDATE webhook_deliveries SET next_attempt_at = ?2 WHERE id = ?1",
+            )?;
+            for delivery in &due {
+                take.execute(params![delivery.id, lease_until])?;
+            }
+            drop(take);
+            tx.commit()?;
+            Ok(due)
         })
         .await
         .map(|due| {
@@ -431,17 +450,21 @@ impl Store for SqliteStore {
     async fn record_attempt(
         &self,
         delivery: &PendingDelivery,
-        status: Option<u16>,
-        error: Option<String>,
-        next_attempt_at: Option<Millis>,
+        attempt: Attempt,
     ) -> Result<(), StoreError> {
         let id = delivery.id;
         self.with(move |c| {
-            let delivered = status.is_some_and(|s| (200..300).contains(&s));
             c.execute(
                 "UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?2, last_error = ?3, \
                  next_attempt_at = ?4, delivered_at = CASE WHEN ?5 THEN ?6 ELSE delivered_at END WHERE id = ?1",
-                params![id, status, error, next_attempt_at, delivered, now_ms()],
+                params![
+                    id,
+                    attempt.status,
+                    attempt.error,
+                    attempt.next_attempt_at,
+                    attempt.delivered,
+                    now_ms()
+                ],
             )
             .map(drop)
         })

@@ -30,6 +30,10 @@ const STEPS: &[Step] = &[
         what: "seal the webhook secrets kept in clear",
         run: seal_clear_secrets,
     },
+    Step {
+        what: "index the schedules by their next run",
+        run: index_due_schedules,
+    },
 ];
 
 /// The schema version this build writes.
@@ -164,4 +168,10 @@ fn seal_clear_secrets(tx: &Transaction<'_>, seal: &Seal) -> rusqlite::Result<()>
         }
     }
     Ok(())
+}
+
+/// Step 3: due schedules read from an index in run order, not by a scan of
+/// every schedule each time the scheduler looks.
+fn index_due_schedules(tx: &Transaction<'_>, _: &Seal) -> rusqlite::Result<()> {
+    tx.execute_batch("CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at);")
 }

@@ -1,0 +1,538 @@
+//! The cases every jobs store passes, each written once against the
+//! `Store` trait and run on every [`Backend`].
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use gleaner::jobs::model::{
+    now_ms, Cadence, Job, JobState, NewJob, NewSchedule, PendingDelivery, Webhook,
+};
+use gleaner::jobs::store::{Attempt, JobEnd, PageWrite, Store};
+use serde_json::json;
+
+use super::Backend;
+
+const SECRET: &str = "whsec-conformance-0123456789abcdef";
+
+fn new_job(owner: &str) -> NewJob {
+    NewJob {
+        owner: owner.into(),
+        endpoint: "/x/reviews".into(),
+        request: json!({"query": "q"}),
+        total: None,
+        webhook: None,
+        schedule_id: None,
+    }
+}
+
+fn hook() -> Webhook {
+    Webhook {
+        url: "https://receiver.example/hook".into(),
+        secret: SECRET.into(),
+    }
+}
+
+fn page(ids: &[&str], position: Option<&str>) -> PageWrite {
+    PageWrite {
+        reviews: ids
+            .iter()
+            .map(|id| (id.to_string(), json!({"review_id": id}).to_string()))
+            .collect(),
+        position: position.map(str::to_owned),
+        pages: 1,
+    }
+}
+
+fn end(state: JobState) -> JobEnd {
+    JobEnd {
+        state,
+        stop_reason: Some(format!("{state:?}").to_lowercase()),
+        error: None,
+    }
+}
+
+fn none() -> HashSet<String> {
+    HashSet::new()
+}
+
+async fn stored(store: &dyn Store, id: &str) -> Job {
+    store
+        .job(None, id)
+        .await
+        .unwrap()
+        .expect("the job is stored")
+}
+
+/// A job queued with `webhook`, ended, and its delivery queued as the
+/// engine does: with the webhook the stored job holds.
+async fn ended_with_delivery(store: &dyn Store, webhook: Webhook) -> Job {
+    let job = store
+        .create_job(NewJob {
+            webhook: Some(webhook),
+            ..new_job("k1")
+        })
+        .await
+        .unwrap();
+    assert!(store
+        .finish_job(&job.job_id, end(JobState::Succeeded))
+        .await
+        .unwrap());
+    let done = stored(store, &job.job_id).await;
+    let webhook = done.webhook.clone().expect("the job keeps its webhook");
+    store
+        .queue_delivery(&done.job_id, &webhook, r#"{"event":"job.succeeded"}"#)
+        .await
+        .unwrap();
+    done
+}
+
+fn delivered() -> Attempt {
+    Attempt {
+        status: Some(204),
+        error: None,
+        delivered: true,
+        next_attempt_at: None,
+    }
+}
+
+pub(crate) async fn a_job_is_claimed_by_one_worker_owners_taking_turns(b: &dyn Backend) {
+    let store = b.replica().await;
+    let mut ids = Vec::new();
+    for owner in ["k1", "k1", "k1", "k2"] {
+        let job = store.create_job(new_job(owner)).await.unwrap();
+        assert_eq!(job.state, JobState::Queued);
+        assert_eq!((job.reviews_collected, job.pages_fetched), (0, 0));
+        ids.push(job.job_id);
+    }
+    assert_eq!(store.unfinished_count("k1").await.unwrap(), 3);
+    assert_eq!(store.unfinished_count("k2").await.unwrap(), 1);
+    // Two slots: one for each owner, though k1 queued first.
+    let first = store.claim_jobs(2, &none()).await.unwrap();
+    let owners: HashSet<_> = first.iter().map(|c| c.job.owner.clone()).collect();
+    assert_eq!(owners, HashSet::from(["k1".into(), "k2".into()]));
+    assert!(first.iter().all(|c| c.interrupted == 0));
+    // What this worker runs is not handed to it again.
+    let running: HashSet<String> = first.iter().map(|c| c.job.job_id.clone()).collect();
+    let rest = store.claim_jobs(10, &running).await.unwrap();
+    let rest_ids: HashSet<String> = rest.iter().map(|c| c.job.job_id.clone()).collect();
+    assert_eq!(rest_ids.len(), 2, "the two other jobs of k1");
+    assert!(rest_ids.is_disjoint(&running));
+    let all: HashSet<String> = running.union(&rest_ids).cloned().collect();
+    assert_eq!(all, ids.iter().cloned().collect());
+    let running: HashSet<String> = all;
+    assert!(store.claim_jobs(10, &running).await.unwrap().is_empty());
+    // Started once, its first start time kept.
+    let id = &ids[0];
+    store.start_job(id).await.unwrap();
+    let started = stored(&*store, id).await;
+    assert_eq!(started.state, JobState::Running);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    store.start_job(id).await.unwrap();
+    assert_eq!(stored(&*store, id).await.started_at, started.started_at);
+    for claim in first.into_iter().chain(rest) {
+        assert!(store
+            .finish_job(&claim.job.job_id, end(JobState::Succeeded))
+            .await
+            .unwrap());
+        claim.lease.done().await;
+    }
+    assert!(store.claim_jobs(10, &none()).await.unwrap().is_empty());
+}
+
+pub(crate) async fn a_claim_let_go_is_claimed_again_where_it_stopped(b: &dyn Backend) {
+    let first = b.replica().await;
+    let job = first.create_job(new_job("k1")).await.unwrap();
+    let claims = first.claim_jobs(1, &none()).await.unwrap();
+    assert_eq!(claims.len(), 1);
+    first.start_job(&job.job_id).await.unwrap();
+    first
+        .commit_page(&job.job_id, page(&["a", "b"], Some("after-b")))
+        .await
+        .unwrap();
+    // The worker goes away without ending the job.
+    drop(claims);
+    drop(first);
+    let other = b.replica().await;
+    let deadline = Instant::now() + b.lease() * 3 + Duration::from_secs(5);
+    let claim = loop {
+        let mut claims = other.claim_jobs(1, &none()).await.unwrap();
+        if let Some(claim) = claims.pop() {
+            break claim;
+        }
+        assert!(Instant::now() < deadline, "the job was never taken again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(claim.job.job_id, job.job_id);
+    assert_eq!(claim.job.state, JobState::Running);
+    assert_eq!(claim.job.position.as_deref(), Some("after-b"));
+    assert_eq!(claim.job.reviews_collected, 2);
+    other
+        .finish_job(&job.job_id, end(JobState::Succeeded))
+        .await
+        .unwrap();
+    claim.lease.done().await;
+}
+
+pub(crate) async fn a_job_that_ended_is_not_claimed(b: &dyn Backend) {
+    let store = b.replica().await;
+    let job = store.create_job(new_job("k1")).await.unwrap();
+    // Cancelled while queued: the engine ends it before any worker takes it.
+    store.request_cancel("k1", &job.job_id).await.unwrap();
+    assert!(store
+        .finish_job(&job.job_id, end(JobState::Cancelled))
+        .await
+        .unwrap());
+    assert!(store.claim_jobs(10, &none()).await.unwrap().is_empty());
+    assert!(store.unfinished_jobs().await.unwrap().is_empty());
+    let later = store.create_job(new_job("k1")).await.unwrap();
+    let claims = store.claim_jobs(10, &none()).await.unwrap();
+    let ids: Vec<_> = claims.iter().map(|c| c.job.job_id.clone()).collect();
+    assert_eq!(ids, [later.job_id]);
+}
+
+pub(crate) async fn cancel_in_every_state_and_the_first_end_kept(b: &dyn Backend) {
+    let store = b.replica().await;
+    let queued = store.create_job(new_job("k1")).await.unwrap();
+    let asked = store.request_cancel("k1", &queued.job_id).await.unwrap();
+    let asked = asked.expect("the owner's job");
+    assert!(asked.cancel_requested);
+    assert_eq!(asked.state, JobState::Queued);
+
+    let running = store.create_job(new_job("k1")).await.unwrap();
+    store.start_job(&running.job_id).await.unwrap();
+    let asked = store.request_cancel("k1", &running.job_id).await.unwrap();
+    let asked = asked.expect("the owner's job");
+    assert!(asked.cancel_requested);
+    assert_eq!(asked.state, JobState::Running);
+    assert!(stored(&*store, &running.job_id).await.cancel_requested);
+
+    for state in [JobState::Succeeded, JobState::Failed, JobState::Cancelled] {
+        let job = store.create_job(new_job("k1")).await.unwrap();
+        store.start_job(&job.job_id).await.unwrap();
+        assert!(store.finish_job(&job.job_id, end(state)).await.unwrap());
+        let ended = stored(&*store, &job.job_id).await;
+        let asked = store.request_cancel("k1", &job.job_id).await.unwrap();
+        let asked = asked.expect("the owner's job");
+        assert_eq!(asked.state, state, "cancelling a {state:?} job");
+        assert!(!asked.cancel_requested, "cancelling a {state:?} job");
+        assert_eq!(asked.finished_at, ended.finished_at);
+        // A second end (a worker that ran on) changes nothing.
+        let again = JobEnd {
+            state: JobState::Failed,
+            stop_reason: None,
+            error: Some("late".into()),
+        };
+        assert!(!store.finish_job(&job.job_id, again).await.unwrap());
+        let kept = stored(&*store, &job.job_id).await;
+        assert_eq!(kept.state, state);
+        assert_eq!(kept.stop_reason, ended.stop_reason);
+        assert_eq!(kept.error, None);
+        // Starting an ended job does not revive it.
+        store.start_job(&job.job_id).await.unwrap();
+        assert_eq!(stored(&*store, &job.job_id).await.state, state);
+    }
+
+    let other = store.request_cancel("k2", &queued.job_id).await.unwrap();
+    assert!(other.is_none(), "another owner's job is not found");
+    let unknown = store.request_cancel("k1", "no-such-job").await.unwrap();
+    assert!(unknown.is_none());
+}
+
+pub(crate) async fn pages_are_stored_once_and_read_back_in_order(b: &dyn Backend) {
+    let store = b.replica().await;
+    let job = store.create_job(new_job("k1")).await.unwrap();
+    store.start_job(&job.job_id).await.unwrap();
+    let id = &job.job_id;
+    let added = store.commit_page(id, page(&["a", "b"], Some("t1"))).await;
+    assert_eq!(added.unwrap(), 2);
+    // A page committed again after a crash stores nothing twice.
+    let added = store.commit_page(id, page(&["b", "c"], Some("t2"))).await;
+    assert_eq!(added.unwrap(), 1);
+    let added = store.commit_page(id, page(&[], None)).await;
+    assert_eq!(added.unwrap(), 0);
+    let job = stored(&*store, id).await;
+    assert_eq!(
+        job.position, None,
+        "the last page's position, none at the end"
+    );
+    assert_eq!((job.reviews_collected, job.pages_fetched), (3, 3));
+    let (first, next) = store.reviews(id, 0, 2).await.unwrap();
+    assert_eq!(
+        first,
+        [json!({"review_id": "a"}), json!({"review_id": "b"})]
+    );
+    let (rest, end) = store.reviews(id, next.unwrap(), 2).await.unwrap();
+    assert_eq!(rest, [json!({"review_id": "c"})]);
+    assert_eq!(end, None);
+    let (all, end) = store.reviews(id, 0, 3).await.unwrap();
+    assert_eq!(
+        (all.len(), end),
+        (3, None),
+        "an exact last page has no next"
+    );
+    assert!(store.job(Some("k2"), id).await.unwrap().is_none());
+    assert!(store.job(Some("k1"), id).await.unwrap().is_some());
+}
+
+pub(crate) async fn jobs_list_newest_first_by_owner_and_state(b: &dyn Backend) {
+    let store = b.replica().await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(store.create_job(new_job("k1")).await.unwrap().job_id);
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    store.create_job(new_job("k2")).await.unwrap();
+    let listed = |jobs: Vec<Job>| jobs.into_iter().map(|j| j.job_id).collect::<Vec<_>>();
+    let first = store.jobs("k1", None, None, 3).await.unwrap();
+    assert_eq!(listed(first), [ids[4].as_str(), &ids[3], &ids[2]]);
+    let rest = store.jobs("k1", None, Some(&ids[2]), 3).await.unwrap();
+    assert_eq!(listed(rest), [ids[1].as_str(), &ids[0]]);
+    store.start_job(&ids[1]).await.unwrap();
+    let running = store.jobs("k1", Some(JobState::Running), None, 10).await;
+    assert_eq!(listed(running.unwrap()), [ids[1].as_str()]);
+    let queued = store.jobs("k1", Some(JobState::Queued), Some(&ids[3]), 10);
+    assert_eq!(listed(queued.await.unwrap()), [ids[2].as_str(), &ids[0]]);
+    assert_eq!(store.jobs("k3", None, None, 10).await.unwrap().len(), 0);
+    let unfinished = listed(store.unfinished_jobs().await.unwrap());
+    assert_eq!(unfinished.len(), 6, "oldest first, every owner's");
+    assert_eq!(unfinished[..5], ids[..]);
+}
+
+pub(crate) async fn a_failed_attempt_and_its_retry_time_outlive_a_restart(b: &dyn Backend) {
+    let first = b.replica().await;
+    let job = ended_with_delivery(&*first, hook()).await;
+    let now = now_ms();
+    let due = first.due_deliveries(now, now + 60_000).await.unwrap();
+    assert_eq!(due.len(), 1);
+    let taken = &due[0];
+    assert_eq!(taken.job_id, job.job_id);
+    assert_eq!(taken.owner, "k1");
+    assert_eq!(taken.webhook.url, hook().url);
+    assert_eq!(taken.webhook.secret, SECRET, "the secret opens as it was");
+    assert_eq!(taken.body, r#"{"event":"job.succeeded"}"#);
+    assert_eq!(taken.attempts, 0);
+    let failed = Attempt {
+        status: Some(500),
+        error: Some("the receiver answered 500".into()),
+        delivered: false,
+        next_attempt_at: Some(now + 1_000),
+    };
+    first.record_attempt(taken, failed).await.unwrap();
+    let record = first.delivery(&job.job_id).await.unwrap().unwrap();
+    assert_eq!(record.attempts, 1);
+    assert_eq!(record.last_status, Some(500));
+    assert_eq!(record.delivered_at, None);
+    assert_eq!(record.next_attempt_at, Some(now + 1_000));
+    drop(first);
+    let restarted = b.replica().await;
+    let early = restarted.due_deliveries(now + 999, now + 60_000).await;
+    assert!(early.unwrap().is_empty(), "not due before its retry time");
+    let due = restarted.due_deliveries(now + 1_000, now + 60_000).await;
+    let due = due.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(
+        (due[0].attempts, due[0].webhook.secret.as_str()),
+        (1, SECRET)
+    );
+    let record = restarted.delivery(&job.job_id).await.unwrap().unwrap();
+    assert_eq!(
+        record.last_error.as_deref(),
+        Some("the receiver answered 500")
+    );
+}
+
+pub(crate) async fn a_delivery_is_taken_once_until_its_lease_lapses(b: &dyn Backend) {
+    let (one, two) = (b.replica().await, b.replica().await);
+    let job = ended_with_delivery(&*one, hook()).await;
+    let now = now_ms();
+    let (a, c) = tokio::join!(
+        one.due_deliveries(now, now + 60_000),
+        two.due_deliveries(now, now + 60_000)
+    );
+    let taken: Vec<PendingDelivery> = [a.unwrap(), c.unwrap()].concat();
+    assert_eq!(taken.len(), 1, "two replicas took the same delivery");
+    let leased = one.due_deliveries(now + 59_999, now + 120_000).await;
+    assert!(leased.unwrap().is_empty(), "taken again within its lease");
+    // The sender went away without recording its attempt: the lease lapses.
+    let lapsed = two
+        .due_deliveries(now + 60_000, now + 120_000)
+        .await
+        .unwrap();
+    assert_eq!(lapsed.len(), 1);
+    assert_eq!(lapsed[0].job_id, job.job_id);
+    two.record_attempt(&lapsed[0], delivered()).await.unwrap();
+    let record = one.delivery(&job.job_id).await.unwrap().unwrap();
+    assert!(record.delivered_at.is_some());
+    assert_eq!((record.attempts, record.last_status), (1, Some(204)));
+    assert_eq!(record.next_attempt_at, None);
+    let after = one.due_deliveries(now + 10_000_000, now + 20_000_000).await;
+    assert!(
+        after.unwrap().is_empty(),
+        "a delivered webhook is never sent again"
+    );
+}
+
+pub(crate) async fn a_schedules_secret_reaches_its_runs_deliveries(b: &dyn Backend) {
+    let store = b.replica().await;
+    let schedule = store
+        .create_schedule(NewSchedule {
+            owner: "k1".into(),
+            endpoint: "/x/reviews".into(),
+            request: json!({"query": "q"}),
+            cadence: Cadence::Every(3_600),
+            webhook: Some(hook()),
+            next_run_at: now_ms() + 3_600_000,
+        })
+        .await
+        .unwrap();
+    // A run is a job made from the schedule as stored, as the engine makes it.
+    let kept = store.schedule(None, &schedule.schedule_id).await.unwrap();
+    let webhook = kept
+        .unwrap()
+        .webhook
+        .expect("the schedule keeps its webhook");
+    assert_eq!(webhook.url, hook().url);
+    ended_with_delivery(&*store, webhook).await;
+    let now = now_ms();
+    let due = store.due_deliveries(now, now + 60_000).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].webhook.secret, SECRET);
+}
+
+pub(crate) async fn a_schedule_run_fires_once_across_replicas(b: &dyn Backend) {
+    let (one, two) = (b.replica().await, b.replica().await);
+    let due_at = now_ms() - 1;
+    let schedule = one
+        .create_schedule(NewSchedule {
+            owner: "k1".into(),
+            endpoint: "/x/reviews".into(),
+            request: json!({"query": "q"}),
+            cadence: Cadence::Cron {
+                expression: "0 6 * * *".into(),
+                timezone: Some("Europe/Paris".into()),
+            },
+            webhook: None,
+            next_run_at: due_at,
+        })
+        .await
+        .unwrap();
+    let id = &schedule.schedule_id;
+    assert_eq!(schedule.next_run_at, due_at);
+    assert!(
+        matches!(schedule.cadence, Cadence::Cron { ref timezone, .. } if timezone.as_deref() == Some("Europe/Paris"))
+    );
+    for store in [&one, &two] {
+        let due = store.due_schedules(now_ms()).await.unwrap();
+        assert!(due.iter().any(|s| s.schedule_id == *id), "both see it due");
+    }
+    let next = due_at + 86_400_000;
+    let (a, c) = tokio::join!(
+        one.claim_schedule_run(id, due_at, next),
+        two.claim_schedule_run(id, due_at, next)
+    );
+    assert_eq!(
+        [a.unwrap(), c.unwrap()].iter().filter(|won| **won).count(),
+        1,
+        "the run was taken by exactly one replica"
+    );
+    let due = two.due_schedules(now_ms()).await.unwrap();
+    assert!(due.iter().all(|s| s.schedule_id != *id), "no longer due");
+    one.schedule_ran(id, Some("job-1"), next).await.unwrap();
+    two.schedule_ran(id, None, next + 1).await.unwrap();
+    one.schedule_run_ended(id, 5, true).await.unwrap();
+    let seen = two.schedule(Some("k1"), id).await.unwrap().unwrap();
+    assert_eq!((seen.runs, seen.skipped_runs), (1, 1));
+    assert_eq!(seen.last_job_id.as_deref(), Some("job-1"));
+    assert_eq!(seen.next_run_at, next + 1);
+    assert_eq!((seen.reviews_delivered, seen.caught_up), (5, true));
+    assert!(two.schedule(Some("k2"), id).await.unwrap().is_none());
+}
+
+pub(crate) async fn a_schedules_runs_remember_what_they_delivered(b: &dyn Backend) {
+    let store = b.replica().await;
+    let mut made = Vec::new();
+    for _ in 0..2 {
+        let schedule = store
+            .create_schedule(NewSchedule {
+                owner: "k1".into(),
+                endpoint: "/x/reviews".into(),
+                request: json!({"query": "q"}),
+                cadence: Cadence::Every(60),
+                webhook: None,
+                next_run_at: now_ms() + 60_000,
+            })
+            .await
+            .unwrap();
+        made.push(schedule.schedule_id);
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let id = &made[0];
+    for ids in [&["a", "b"][..], &["b", "c"][..]] {
+        let run = store
+            .create_job(NewJob {
+                schedule_id: Some(id.clone()),
+                ..new_job("k1")
+            })
+            .await
+            .unwrap();
+        store
+            .commit_page(&run.job_id, page(ids, None))
+            .await
+            .unwrap();
+    }
+    let delivered = store.delivered_ids(id).await.unwrap();
+    let expected: HashSet<String> = ["a", "b", "c"].map(String::from).into();
+    assert_eq!(delivered, expected);
+    assert!(store.delivered_ids(&made[1]).await.unwrap().is_empty());
+    let listed: Vec<_> = store.schedules("k1").await.unwrap();
+    let listed: Vec<_> = listed.into_iter().map(|s| s.schedule_id).collect();
+    assert_eq!(listed, made, "oldest first");
+    assert!(store.schedules("k2").await.unwrap().is_empty());
+    assert!(!store.delete_schedule("k2", id).await.unwrap());
+    assert!(store.delete_schedule("k1", id).await.unwrap());
+    assert!(!store.delete_schedule("k1", id).await.unwrap());
+    assert!(store.schedule(None, id).await.unwrap().is_none());
+    assert!(store.delivered_ids(id).await.unwrap().is_empty());
+}
+
+pub(crate) async fn retention_deletes_ended_jobs_with_what_they_hold(b: &dyn Backend) {
+    let store = b.replica().await;
+    let before_any = now_ms() - 1;
+    // Ended, with reviews and a delivered webhook: deleted.
+    let done = ended_with_delivery(&*store, hook()).await;
+    store
+        .commit_page(&done.job_id, page(&["a"], None))
+        .await
+        .unwrap();
+    let now = now_ms();
+    let due = store.due_deliveries(now, now + 60_000).await.unwrap();
+    store.record_attempt(&due[0], delivered()).await.unwrap();
+    // Ended, its webhook out of attempts: deleted.
+    let given_up = ended_with_delivery(&*store, hook()).await;
+    let now = now_ms();
+    let due = store.due_deliveries(now, now + 60_000).await.unwrap();
+    let last = Attempt {
+        status: None,
+        error: Some("connection refused".into()),
+        delivered: false,
+        next_attempt_at: None,
+    };
+    store.record_attempt(&due[0], last).await.unwrap();
+    // Ended, its webhook still to be retried: kept until it is done.
+    let retrying = ended_with_delivery(&*store, hook()).await;
+    // Not ended: kept.
+    let queued = store.create_job(new_job("k1")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+
+    assert_eq!(store.delete_finished_before(before_any).await.unwrap(), 0);
+    assert_eq!(store.delete_finished_before(now_ms()).await.unwrap(), 2);
+    for gone in [&done.job_id, &given_up.job_id] {
+        assert!(store.job(None, gone).await.unwrap().is_none());
+        assert!(store.delivery(gone).await.unwrap().is_none());
+        assert!(store.reviews(gone, 0, 10).await.unwrap().0.is_empty());
+    }
+    for kept in [&retrying.job_id, &queued.job_id] {
+        assert!(store.job(None, kept).await.unwrap().is_some());
+    }
+    assert!(store.delivery(&retrying.job_id).await.unwrap().is_some());
+}
