@@ -9,25 +9,24 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::jobs::model::{
-    now_ms, Cadence, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery,
-    Schedule, Webhook,
+    now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
+    Webhook,
 };
 use crate::jobs::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
 use crate::secrets::seal::Seal;
-use rows::{job_of, one_job, schedule_of, JOB_COLUMNS, SCHEDULE_COLUMNS};
+use rows::{job_of, one_job, JOB_COLUMNS};
 
+mod deliveries;
+mod reviews;
 mod rows;
+mod schedules;
 mod schema;
 mod secret;
 
 type Work = Box<dyn FnOnce(&mut Connection) + Send>;
-
-/// Due deliveries read per owner at a time.
-const DUE_PER_OWNER: i64 = 16;
 
 /// The SQLite store: a handle to the thread that owns the connection, and
 /// the key webhook secrets are sealed with at rest.
@@ -259,42 +258,7 @@ impl Store for SqliteStore {
 
     async fn commit_page(&self, id: &str, page: PageWrite) -> Result<u64, StoreError> {
         let id = id.to_owned();
-        self.with(move |c| {
-            let tx = c.transaction()?;
-            let (next, schedule): (i64, Option<String>) = tx.query_row(
-                "SELECT COALESCE((SELECT MAX(seq) FROM job_reviews WHERE job_id = ?1), 0), \
-                 (SELECT schedule_id FROM jobs WHERE job_id = ?1)",
-                params![id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
-            let mut seq = next;
-            let mut added = 0u64;
-            {
-                let mut insert = tx.prepare_cached(
-                    "INSERT OR IGNORE INTO job_reviews (job_id, seq, review_id, review) VALUES (?1, ?2, ?3, ?4)",
-                )?;
-                let mut delivered = tx.prepare_cached(
-                    "INSERT OR IGNORE INTO schedule_delivered (schedule_id, review_id) VALUES (?1, ?2)",
-                )?;
-                for (review_id, review) in &page.reviews {
-                    if insert.execute(params![id, seq + 1, review_id, review])? == 1 {
-                        seq += 1;
-                        added += 1;
-                        if let Some(schedule) = &schedule {
-                            delivered.execute(params![schedule, review_id])?;
-                        }
-                    }
-                }
-            }
-            tx.execute(
-                "UPDATE jobs SET position = ?2, reviews_collected = reviews_collected + ?3, \
-                 pages_fetched = pages_fetched + ?4 WHERE job_id = ?1",
-                params![id, page.position, added as i64, page.pages as i64],
-            )?;
-            tx.commit()?;
-            Ok(added)
-        })
-        .await
+        self.with(move |c| reviews::commit(c, &id, &page)).await
     }
 
     async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError> {
@@ -325,25 +289,8 @@ impl Store for SqliteStore {
 
     async fn reviews(&self, id: &str, after: u64, limit: usize) -> Result<ReviewPage, StoreError> {
         let id = id.to_owned();
-        self.with(move |c| {
-            let mut statement = c.prepare_cached(
-                "SELECT seq, review FROM job_reviews WHERE job_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-            )?;
-            let rows: Vec<(i64, String)> = statement
-                .query_map(params![id, after as i64, limit as i64 + 1], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })?
-                .collect::<rusqlite::Result<_>>()?;
-            let more = rows.len() > limit;
-            let page: Vec<(i64, String)> = rows.into_iter().take(limit).collect();
-            let next = page.last().map(|(seq, _)| *seq as u64).filter(|_| more);
-            let reviews = page
-                .into_iter()
-                .map(|(_, text)| serde_json::from_str(&text).unwrap_or(Value::Null))
-                .collect();
-            Ok((reviews, next))
-        })
-        .await
+        self.with(move |c| reviews::page(c, &id, after, limit))
+            .await
     }
 
     async fn delete_finished_before(&self, before: Millis) -> Result<u64, StoreError> {
@@ -381,15 +328,8 @@ impl Store for SqliteStore {
             .sealed(Some(webhook.clone()))?
             .expect("a webhook stays one");
         let (job_id, body) = (job_id.to_owned(), body.to_owned());
-        self.with(move |c| {
-            c.execute(
-                "INSERT OR REPLACE INTO webhook_deliveries (job_id, url, secret, body, attempts, next_attempt_at) \
-                 VALUES (?1, ?2, ?3, ?4, 0, ?5)",
-                params![job_id, webhook.url, webhook.secret, body, now_ms()],
-            )
-            .map(drop)
-        })
-        .await
+        self.with(move |c| deliveries::queue(c, &job_id, &webhook, &body))
+            .await
     }
 
     async fn due_deliveries(
@@ -397,54 +337,16 @@ impl Store for SqliteStore {
         now: Millis,
         lease_until: Millis,
     ) -> Result<Vec<PendingDelivery>, StoreError> {
-        self.with(move |c| {
-            // Read and taken in one write transaction, so another handle on
-            // the file never takes the same delivery.
-            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            // The first few due deliveries of every owner, so one owner's
-            // backlog never hides another's.
-            let mut statement = tx.prepare_cached(
-                "SELECT id, job_id, url, secret, body, attempts, owner FROM ( \
-                   SELECT d.id, d.job_id, d.url, d.secret, d.body, d.attempts, j.owner, \
-                     ROW_NUMBER() OVER (PARTITION BY j.owner ORDER BY d.next_attempt_at, d.id) AS turn \
-                   FROM webhook_deliveries d JOIN jobs j ON j.job_id = d.job_id \
-                   WHERE d.delivered_at IS NULL AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?1) \
-                 WHERE turn <= ?2 ORDER BY turn LIMIT 256",
-            )?;
-            let rows = statement.query_map(params![now, DUE_PER_OWNER], |r| {
-                Ok(PendingDelivery {
-                    id: r.get(0)?,
-                    job_id: r.get(1)?,
-                    owner: r.get(6)?,
-                    webhook: Webhook {
-                        url: r.get(2)?,
-                        secret: r.get(3)?,
-                    },
-                    body: r.get(4)?,
-                    attempts: r.get::<_, i64>(5)? as u32,
-                })
-            })?;
-            let due = rows.collect::<rusqlite::Result<Vec<PendingDelivery>>>()?;
-            drop(statement);
-            let mut take = tx.prepare_cached(
-                "UPDATE webhook_deliveries SET next_attempt_at = ?2 WHERE id = ?1",
-            )?;
-            for delivery in &due {
-                take.execute(params![delivery.id, lease_until])?;
-            }
-            drop(take);
-            tx.commit()?;
-            Ok(due)
-        })
-        .await
-        .map(|due| {
-            due.into_iter()
-                .map(|mut d| {
-                    d.webhook.secret = self.opened(std::mem::take(&mut d.webhook.secret));
-                    d
-                })
-                .collect()
-        })
+        self.with(move |c| deliveries::due(c, now, lease_until))
+            .await
+            .map(|due| {
+                due.into_iter()
+                    .map(|mut d| {
+                        d.webhook.secret = self.opened(std::mem::take(&mut d.webhook.secret));
+                        d
+                    })
+                    .collect()
+            })
     }
 
     async fn record_attempt(
@@ -453,87 +355,20 @@ impl Store for SqliteStore {
         attempt: Attempt,
     ) -> Result<(), StoreError> {
         let id = delivery.id;
-        self.with(move |c| {
-            c.execute(
-                "UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?2, last_error = ?3, \
-                 next_attempt_at = ?4, delivered_at = CASE WHEN ?5 THEN ?6 ELSE delivered_at END WHERE id = ?1",
-                params![
-                    id,
-                    attempt.status,
-                    attempt.error,
-                    attempt.next_attempt_at,
-                    attempt.delivered,
-                    now_ms()
-                ],
-            )
-            .map(drop)
-        })
-        .await
+        self.with(move |c| deliveries::record_attempt(c, id, attempt))
+            .await
     }
 
     async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError> {
         let job_id = job_id.to_owned();
-        self.with(move |c| {
-            c.query_row(
-                "SELECT attempts, last_status, delivered_at, last_error, next_attempt_at FROM webhook_deliveries WHERE job_id = ?1",
-                params![job_id],
-                |r| {
-                    let delivered_at: Option<i64> = r.get(2)?;
-                    let next: Option<i64> = r.get(4)?;
-                    Ok(Delivery {
-                        attempts: r.get::<_, i64>(0)? as u32,
-                        last_status: r.get::<_, Option<i64>>(1)?.map(|s| s as u16),
-                        delivered_at,
-                        last_error: r.get(3)?,
-                        next_attempt_at: next,
-                    })
-                },
-            )
-            .optional()
-        })
-        .await
+        self.with(move |c| deliveries::of_job(c, &job_id)).await
     }
 
     async fn create_schedule(&self, mut schedule: NewSchedule) -> Result<Schedule, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
         schedule.webhook = self.sealed(schedule.webhook)?;
-        self.with(move |c| {
-            let (every, cron, timezone) = match &schedule.cadence {
-                Cadence::Every(secs) => (Some(*secs as i64), None, None),
-                Cadence::Cron {
-                    expression,
-                    timezone,
-                } => (None, Some(expression.clone()), timezone.clone()),
-            };
-            let (url, secret) = match &schedule.webhook {
-                Some(w) => (Some(w.url.clone()), Some(w.secret.clone())),
-                None => (None, None),
-            };
-            c.execute(
-                "INSERT INTO schedules (schedule_id, owner, endpoint, request, every_secs, cron, timezone, \
-                 webhook_url, webhook_secret, next_run_at, created_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![
-                    id,
-                    schedule.owner,
-                    schedule.endpoint,
-                    schedule.request.to_string(),
-                    every,
-                    cron,
-                    timezone,
-                    url,
-                    secret,
-                    schedule.next_run_at,
-                    now_ms()
-                ],
-            )?;
-            c.query_row(
-                &format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE schedule_id = ?1"),
-                params![id],
-                schedule_of,
-            )
-        })
-        .await
+        self.with(move |c| schedules::create(c, &id, &schedule))
+            .await
     }
 
     async fn schedule(
@@ -542,60 +377,22 @@ impl Store for SqliteStore {
         id: &str,
     ) -> Result<Option<Schedule>, StoreError> {
         let (owner, id) = (owner.map(str::to_owned), id.to_owned());
-        let found = self
-            .with(move |c| {
-                c.query_row(
-                    &format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE schedule_id = ?1"),
-                    params![id],
-                    schedule_of,
-                )
-                .optional()
-            })
-            .await?;
+        let found = self.with(move |c| schedules::one(c, &id)).await?;
         Ok(found.filter(|s| owner.as_ref().is_none_or(|o| *o == s.owner)))
     }
 
     async fn schedules(&self, owner: &str) -> Result<Vec<Schedule>, StoreError> {
         let owner = owner.to_owned();
-        self.with(move |c| {
-            let mut statement = c.prepare(&format!(
-                "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE owner = ?1 ORDER BY created_at, schedule_id"
-            ))?;
-            let rows = statement.query_map(params![owner], schedule_of)?;
-            rows.collect()
-        })
-        .await
+        self.with(move |c| schedules::of_owner(c, &owner)).await
     }
 
     async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError> {
         let (owner, id) = (owner.to_owned(), id.to_owned());
-        self.with(move |c| {
-            let tx = c.transaction()?;
-            let deleted = tx.execute(
-                "DELETE FROM schedules WHERE schedule_id = ?1 AND owner = ?2",
-                params![id, owner],
-            )?;
-            if deleted > 0 {
-                tx.execute(
-                    "DELETE FROM schedule_delivered WHERE schedule_id = ?1",
-                    params![id],
-                )?;
-            }
-            tx.commit()?;
-            Ok(deleted > 0)
-        })
-        .await
+        self.with(move |c| schedules::delete(c, &owner, &id)).await
     }
 
     async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {
-        self.with(move |c| {
-            let mut statement = c.prepare(&format!(
-                "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE next_run_at <= ?1 ORDER BY next_run_at"
-            ))?;
-            let rows = statement.query_map(params![now], schedule_of)?;
-            rows.collect()
-        })
-        .await
+        self.with(move |c| schedules::due(c, now)).await
     }
 
     async fn claim_schedule_run(
@@ -605,14 +402,8 @@ impl Store for SqliteStore {
         next: Millis,
     ) -> Result<bool, StoreError> {
         let id = id.to_owned();
-        self.with(move |c| {
-            let changed = c.execute(
-                "UPDATE schedules SET next_run_at = ?3 WHERE schedule_id = ?1 AND next_run_at = ?2",
-                params![id, due, next],
-            )?;
-            Ok(changed == 1)
-        })
-        .await
+        self.with(move |c| schedules::claim_run(c, &id, due, next))
+            .await
     }
 
     async fn schedule_ran(
@@ -622,20 +413,8 @@ impl Store for SqliteStore {
         next_run_at: Millis,
     ) -> Result<(), StoreError> {
         let (id, job_id) = (id.to_owned(), job_id.map(str::to_owned));
-        self.with(move |c| {
-            match &job_id {
-                Some(job) => c.execute(
-                    "UPDATE schedules SET next_run_at = ?2, last_job_id = ?3, runs = runs + 1 WHERE schedule_id = ?1",
-                    params![id, next_run_at, job],
-                ),
-                None => c.execute(
-                    "UPDATE schedules SET next_run_at = ?2, skipped_runs = skipped_runs + 1 WHERE schedule_id = ?1",
-                    params![id, next_run_at],
-                ),
-            }
-            .map(drop)
-        })
-        .await
+        self.with(move |c| schedules::ran(c, &id, job_id.as_deref(), next_run_at))
+            .await
     }
 
     async fn schedule_run_ended(
@@ -645,26 +424,13 @@ impl Store for SqliteStore {
         caught_up: bool,
     ) -> Result<(), StoreError> {
         let id = id.to_owned();
-        self.with(move |c| {
-            c.execute(
-                "UPDATE schedules SET reviews_delivered = reviews_delivered + ?2, caught_up = ?3 WHERE schedule_id = ?1",
-                params![id, delivered as i64, caught_up],
-            )
-            .map(drop)
-        })
-        .await
+        self.with(move |c| schedules::run_ended(c, &id, delivered, caught_up))
+            .await
     }
 
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError> {
         let id = id.to_owned();
-        self.with(move |c| {
-            let mut statement = c.prepare_cached(
-                "SELECT review_id FROM schedule_delivered WHERE schedule_id = ?1",
-            )?;
-            let rows = statement.query_map(params![id], |r| r.get::<_, String>(0))?;
-            rows.collect()
-        })
-        .await
+        self.with(move |c| schedules::delivered_ids(c, &id)).await
     }
 }
 

@@ -20,13 +20,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
 
-use async_nats::jetstream::message::{AckKind, Acker, PublishMessage};
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::queue::Lane;
 use super::records::{self, ClusterError, Records};
@@ -36,7 +31,13 @@ use crate::jobs::model::{
     now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
     Webhook,
 };
-use crate::jobs::store::{Attempt, Claim, JobEnd, Lease, PageWrite, ReviewPage, Store, StoreError};
+use crate::jobs::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use lease::QueueLease;
+
+mod deliveries;
+mod lease;
+mod reviews;
+mod schedules;
 
 /// Ended jobs' messages one claim acks at most before it returns.
 const MAX_DROPPED_PER_CLAIM: usize = 1_000;
@@ -45,19 +46,6 @@ impl From<ClusterError> for StoreError {
     fn from(e: ClusterError) -> Self {
         StoreError(e.to_string())
     }
-}
-
-/// A webhook delivery's record.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct DeliveryRecord {
-    job_id: String,
-    webhook: Webhook,
-    body: String,
-    attempts: u32,
-    last_status: Option<u16>,
-    last_error: Option<String>,
-    next_attempt_at: Option<Millis>,
-    delivered_at: Option<Millis>,
 }
 
 /// The jobs store on a cluster's streams and buckets.
@@ -100,47 +88,6 @@ impl JetStreamStore {
         format!("{DELIVERED_SUBJECT}.{id}")
     }
 
-    /// Publishes `payload` on `subject` with a message id; whether it was new.
-    async fn publish(
-        &self,
-        subject: String,
-        payload: Vec<u8>,
-        message_id: &str,
-    ) -> Result<async_nats::jetstream::context::PublishAckFuture, StoreError> {
-        self.cluster
-            .js
-            .send_publish(
-                subject,
-                PublishMessage::build()
-                    .payload(payload.into())
-                    .message_id(message_id),
-            )
-            .await
-            .map_err(|e| records::fail(e).into())
-    }
-
-    /// Publishes each `(review id, payload)` on `subject` with the message
-    /// id `<owner>.<review id digest>`, then waits for every ack.
-    async fn publish_all<'a>(
-        &self,
-        subject: &str,
-        owner: &str,
-        messages: impl Iterator<Item = (&'a String, &'a [u8])>,
-    ) -> Result<(), StoreError> {
-        let mut acks = Vec::new();
-        for (review_id, payload) in messages {
-            let message_id = format!("{owner}.{}", digest(review_id));
-            acks.push(
-                self.publish(subject.to_owned(), payload.to_vec(), &message_id)
-                    .await?,
-            );
-        }
-        for ack in acks {
-            ack.await.map_err(records::fail)?;
-        }
-        Ok(())
-    }
-
     async fn update_job(
         &self,
         id: &str,
@@ -150,57 +97,8 @@ impl JetStreamStore {
     }
 }
 
-/// A short digest of a review id, for message ids.
-fn digest(text: &str) -> String {
-    hex::encode(&Sha256::digest(text.as_bytes())[..16])
-}
-
 fn owned_by(owner: Option<&str>) -> impl Fn(&Job) -> bool + '_ {
     move |j| owner.is_none_or(|o| j.owner == o)
-}
-
-/// A worker's hold on a job message: progress acks on a timer, and the ack
-/// when the job's end is recorded.
-struct QueueLease {
-    acker: Arc<Acker>,
-    heartbeat: tokio::task::JoinHandle<()>,
-}
-
-impl QueueLease {
-    fn new(acker: Acker, ack_wait: Duration) -> QueueLease {
-        let acker = Arc::new(acker);
-        let beat = acker.clone();
-        let heartbeat = tokio::spawn(async move {
-            let every = (ack_wait / 3).max(Duration::from_millis(200));
-            loop {
-                tokio::time::sleep(every).await;
-                if let Err(e) = beat.ack_with(AckKind::Progress).await {
-                    tracing::warn!(error = %e, "cannot tell NATS a job is still running; another replica may take it after the ack wait");
-                }
-            }
-        });
-        QueueLease { acker, heartbeat }
-    }
-}
-
-impl Drop for QueueLease {
-    fn drop(&mut self) {
-        self.heartbeat.abort();
-    }
-}
-
-#[async_trait]
-impl Lease for QueueLease {
-    async fn keep(&self) {
-        let _ = self.acker.ack_with(AckKind::Progress).await;
-    }
-
-    async fn done(&self) {
-        self.heartbeat.abort();
-        if let Err(e) = self.acker.ack().await {
-            tracing::warn!(error = %e, "cannot ack a finished job; a worker will find it finished and drop it");
-        }
-    }
 }
 
 #[async_trait]
@@ -362,41 +260,7 @@ impl Store for JetStreamStore {
     }
 
     async fn commit_page(&self, id: &str, page: PageWrite) -> Result<u64, StoreError> {
-        let Some(job) = self.job(None, id).await? else {
-            return Err(StoreError(format!(
-                "job {id} is gone from the cluster's store"
-            )));
-        };
-        let subject = Self::reviews_subject(id);
-        // Each review sealed with the cluster's key, its subject the label.
-        let sealed: Vec<(&String, Vec<u8>)> = page
-            .reviews
-            .iter()
-            .map(|(r, text)| {
-                let sealed = self.cluster.seal.seal(&subject, text.as_bytes());
-                sealed.map(|bytes| (r, bytes)).map_err(StoreError)
-            })
-            .collect::<Result<_, _>>()?;
-        let reviews = sealed.iter().map(|(r, bytes)| (*r, bytes.as_slice()));
-        self.publish_all(&subject, id, reviews).await?;
-        if let Some(schedule) = &job.schedule_id {
-            // Every id of the page, new or not: one stored before a crash is
-            // delivered by this run all the same.
-            let ids = page.reviews.iter().map(|(r, _)| (r, r.as_bytes()));
-            self.publish_all(&Self::delivered_subject(schedule), schedule, ids)
-                .await?;
-        }
-        let stored = records::count(&self.cluster.resources.reviews, &subject).await?;
-        let mut added = 0;
-        self.update_job(id, |j| {
-            added = stored.saturating_sub(j.reviews_collected);
-            j.reviews_collected = stored.max(j.reviews_collected);
-            j.position = page.position.clone();
-            j.pages_fetched += page.pages;
-            true
-        })
-        .await?;
-        Ok(added)
+        reviews::commit(self, id, page).await
     }
 
     async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError> {
@@ -432,21 +296,7 @@ impl Store for JetStreamStore {
     }
 
     async fn reviews(&self, id: &str, after: u64, limit: usize) -> Result<ReviewPage, StoreError> {
-        let subject = Self::reviews_subject(id);
-        let (messages, more) =
-            records::read_subject(&self.cluster.resources.reviews, &subject, after, limit).await?;
-        let next = messages.last().map(|(seq, _)| *seq).filter(|_| more);
-        let reviews = messages
-            .into_iter()
-            .map(|(_, sealed)| {
-                self.cluster
-                    .seal
-                    .open(&subject, &sealed)
-                    .and_then(|text| serde_json::from_slice(&text).ok())
-                    .unwrap_or(Value::Null)
-            })
-            .collect();
-        Ok((reviews, next))
+        reviews::page(self, id, after, limit).await
     }
 
     async fn delete_finished_before(&self, before: Millis) -> Result<u64, StoreError> {
@@ -456,10 +306,7 @@ impl Store for JetStreamStore {
             if !job.state.is_final() || job.finished_at.is_none_or(|t| t >= before) {
                 continue;
             }
-            let delivery = self.webhooks().get::<DeliveryRecord>(&job.job_id).await?;
-            if delivery
-                .is_some_and(|(d, _)| d.delivered_at.is_none() && d.next_attempt_at.is_some())
-            {
+            if deliveries::pending(self, &job.job_id).await? {
                 continue;
             }
             r.reviews
@@ -480,18 +327,7 @@ impl Store for JetStreamStore {
         webhook: &Webhook,
         body: &str,
     ) -> Result<(), StoreError> {
-        let record = DeliveryRecord {
-            job_id: job_id.to_owned(),
-            webhook: webhook.clone(),
-            body: body.to_owned(),
-            attempts: 0,
-            last_status: None,
-            last_error: None,
-            next_attempt_at: Some(now_ms()),
-            delivered_at: None,
-        };
-        self.webhooks().put(job_id, &record).await?;
-        Ok(())
+        deliveries::queue(self, job_id, webhook, body).await
     }
 
     async fn due_deliveries(
@@ -499,44 +335,7 @@ impl Store for JetStreamStore {
         now: Millis,
         lease_until: Millis,
     ) -> Result<Vec<PendingDelivery>, StoreError> {
-        let mut due = Vec::new();
-        for record in self.webhooks().all::<DeliveryRecord>().await? {
-            if record.next_attempt_at.is_none_or(|t| t > now) {
-                continue;
-            }
-            // Take it: move its next attempt past the time a send takes.
-            let Some((mut current, revision)) = self
-                .webhooks()
-                .get::<DeliveryRecord>(&record.job_id)
-                .await?
-            else {
-                continue;
-            };
-            if current.next_attempt_at.is_none_or(|t| t > now) {
-                continue;
-            }
-            current.next_attempt_at = Some(lease_until);
-            if self
-                .webhooks()
-                .swap(&current.job_id, &current, revision)
-                .await?
-            {
-                let owner = self
-                    .job(None, &current.job_id)
-                    .await?
-                    .map(|job| job.owner)
-                    .unwrap_or_default();
-                due.push(PendingDelivery {
-                    id: 0,
-                    owner,
-                    webhook: current.webhook,
-                    job_id: current.job_id,
-                    body: current.body,
-                    attempts: current.attempts,
-                });
-            }
-        }
-        Ok(due)
+        deliveries::due(self, now, lease_until).await
     }
 
     async fn record_attempt(
@@ -544,52 +343,15 @@ impl Store for JetStreamStore {
         delivery: &PendingDelivery,
         attempt: Attempt,
     ) -> Result<(), StoreError> {
-        self.webhooks()
-            .modify::<DeliveryRecord>(&delivery.job_id, |d| {
-                d.attempts += 1;
-                d.last_status = attempt.status;
-                d.last_error = attempt.error.clone();
-                d.next_attempt_at = attempt.next_attempt_at;
-                if attempt.delivered {
-                    d.delivered_at = Some(now_ms());
-                }
-                true
-            })
-            .await?;
-        Ok(())
+        deliveries::record_attempt(self, delivery, attempt).await
     }
 
     async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError> {
-        let record = self.webhooks().get::<DeliveryRecord>(job_id).await?;
-        Ok(record.map(|(d, _)| Delivery {
-            attempts: d.attempts,
-            last_status: d.last_status,
-            delivered_at: d.delivered_at,
-            last_error: d.last_error,
-            next_attempt_at: d.next_attempt_at,
-        }))
+        deliveries::of_job(self, job_id).await
     }
 
     async fn create_schedule(&self, new: NewSchedule) -> Result<Schedule, StoreError> {
-        let schedule = Schedule {
-            schedule_id: uuid::Uuid::new_v4().simple().to_string(),
-            owner: new.owner,
-            endpoint: new.endpoint,
-            request: new.request,
-            cadence: new.cadence,
-            webhook: new.webhook,
-            next_run_at: new.next_run_at,
-            last_job_id: None,
-            runs: 0,
-            skipped_runs: 0,
-            reviews_delivered: 0,
-            caught_up: false,
-            created_at: now_ms(),
-        };
-        self.schedules()
-            .create(&schedule.schedule_id, &schedule)
-            .await?;
-        Ok(schedule)
+        schedules::create(self, new).await
     }
 
     async fn schedule(
@@ -597,48 +359,19 @@ impl Store for JetStreamStore {
         owner: Option<&str>,
         id: &str,
     ) -> Result<Option<Schedule>, StoreError> {
-        let schedule = self.schedules().get::<Schedule>(id).await?;
-        Ok(schedule
-            .map(|(s, _)| s)
-            .filter(|s| owner.is_none_or(|o| s.owner == o)))
+        schedules::one(self, owner, id).await
     }
 
     async fn schedules(&self, owner: &str) -> Result<Vec<Schedule>, StoreError> {
-        let mut all: Vec<Schedule> = self
-            .schedules()
-            .all::<Schedule>()
-            .await?
-            .into_iter()
-            .filter(|s| s.owner == owner)
-            .collect();
-        all.sort_by_key(|s| (s.created_at, s.schedule_id.clone()));
-        Ok(all)
+        schedules::of_owner(self, owner).await
     }
 
     async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError> {
-        if self.schedule(Some(owner), id).await?.is_none() {
-            return Ok(false);
-        }
-        let r = &self.cluster.resources;
-        records::delete(&r.schedules, id).await?;
-        r.delivered
-            .purge()
-            .filter(Self::delivered_subject(id))
-            .await
-            .map_err(records::fail)?;
-        Ok(true)
+        schedules::delete(self, owner, id).await
     }
 
     async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {
-        let mut due: Vec<Schedule> = self
-            .schedules()
-            .all::<Schedule>()
-            .await?
-            .into_iter()
-            .filter(|s| s.next_run_at <= now)
-            .collect();
-        due.sort_by_key(|s| s.next_run_at);
-        Ok(due)
+        schedules::due(self, now).await
     }
 
     async fn claim_schedule_run(
@@ -647,14 +380,7 @@ impl Store for JetStreamStore {
         due: Millis,
         next: Millis,
     ) -> Result<bool, StoreError> {
-        let Some((mut schedule, revision)) = self.schedules().get::<Schedule>(id).await? else {
-            return Ok(false);
-        };
-        if schedule.next_run_at != due {
-            return Ok(false);
-        }
-        schedule.next_run_at = next;
-        Ok(self.schedules().swap(id, &schedule, revision).await?)
+        schedules::claim_run(self, id, due, next).await
     }
 
     async fn schedule_ran(
@@ -663,20 +389,7 @@ impl Store for JetStreamStore {
         job_id: Option<&str>,
         next_run_at: Millis,
     ) -> Result<(), StoreError> {
-        self.schedules()
-            .modify::<Schedule>(id, |s| {
-                s.next_run_at = next_run_at;
-                match job_id {
-                    Some(job) => {
-                        s.last_job_id = Some(job.to_owned());
-                        s.runs += 1;
-                    }
-                    None => s.skipped_runs += 1,
-                }
-                true
-            })
-            .await?;
-        Ok(())
+        schedules::ran(self, id, job_id, next_run_at).await
     }
 
     async fn schedule_run_ended(
@@ -685,33 +398,10 @@ impl Store for JetStreamStore {
         delivered: u64,
         caught_up: bool,
     ) -> Result<(), StoreError> {
-        self.schedules()
-            .modify::<Schedule>(id, |s| {
-                s.reviews_delivered += delivered;
-                s.caught_up = caught_up;
-                true
-            })
-            .await?;
-        Ok(())
+        schedules::run_ended(self, id, delivered, caught_up).await
     }
 
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError> {
-        let subject = Self::delivered_subject(id);
-        let mut ids = HashSet::new();
-        let mut after = 0;
-        loop {
-            let (messages, more) =
-                records::read_subject(&self.cluster.resources.delivered, &subject, after, 10_000)
-                    .await?;
-            after = messages.last().map(|(seq, _)| *seq).unwrap_or(after);
-            ids.extend(
-                messages
-                    .into_iter()
-                    .map(|(_, id)| String::from_utf8_lossy(&id).into_owned()),
-            );
-            if !more {
-                return Ok(ids);
-            }
-        }
+        schedules::delivered_ids(self, id).await
     }
 }

@@ -1,0 +1,187 @@
+//! Schedules in the cluster: a key each in the schedules bucket, sealed
+//! whole; a run is taken by compare-and-set on its next run time, so each
+//! period runs once across the cluster. The review ids a schedule's runs
+//! delivered are messages on the schedule's own subject of the delivered
+//! stream.
+
+use std::collections::HashSet;
+
+use super::JetStreamStore;
+use crate::cluster::records;
+use crate::jobs::model::{now_ms, Millis, NewSchedule, Schedule};
+use crate::jobs::store::StoreError;
+
+/// Creates the schedule `new`; the schedule as stored.
+pub(super) async fn create(
+    store: &JetStreamStore,
+    new: NewSchedule,
+) -> Result<Schedule, StoreError> {
+    let schedule = Schedule {
+        schedule_id: uuid::Uuid::new_v4().simple().to_string(),
+        owner: new.owner,
+        endpoint: new.endpoint,
+        request: new.request,
+        cadence: new.cadence,
+        webhook: new.webhook,
+        next_run_at: new.next_run_at,
+        last_job_id: None,
+        runs: 0,
+        skipped_runs: 0,
+        reviews_delivered: 0,
+        caught_up: false,
+        created_at: now_ms(),
+    };
+    store
+        .schedules()
+        .create(&schedule.schedule_id, &schedule)
+        .await?;
+    Ok(schedule)
+}
+
+/// The schedule `id`, if it exists and (with `owner`) belongs to `owner`.
+pub(super) async fn one(
+    store: &JetStreamStore,
+    owner: Option<&str>,
+    id: &str,
+) -> Result<Option<Schedule>, StoreError> {
+    let schedule = store.schedules().get::<Schedule>(id).await?;
+    Ok(schedule
+        .map(|(s, _)| s)
+        .filter(|s| owner.is_none_or(|o| s.owner == o)))
+}
+
+/// `owner`'s schedules, oldest first.
+pub(super) async fn of_owner(
+    store: &JetStreamStore,
+    owner: &str,
+) -> Result<Vec<Schedule>, StoreError> {
+    let mut all: Vec<Schedule> = store
+        .schedules()
+        .all::<Schedule>()
+        .await?
+        .into_iter()
+        .filter(|s| s.owner == owner)
+        .collect();
+    all.sort_by_key(|s| (s.created_at, s.schedule_id.clone()));
+    Ok(all)
+}
+
+/// Deletes `owner`'s schedule `id` and the review ids its runs delivered;
+/// whether there was one.
+pub(super) async fn delete(
+    store: &JetStreamStore,
+    owner: &str,
+    id: &str,
+) -> Result<bool, StoreError> {
+    if one(store, Some(owner), id).await?.is_none() {
+        return Ok(false);
+    }
+    let r = &store.cluster.resources;
+    records::delete(&r.schedules, id).await?;
+    r.delivered
+        .purge()
+        .filter(JetStreamStore::delivered_subject(id))
+        .await
+        .map_err(records::fail)?;
+    Ok(true)
+}
+
+/// The schedules whose next run is due at `now`, the most overdue first.
+pub(super) async fn due(store: &JetStreamStore, now: Millis) -> Result<Vec<Schedule>, StoreError> {
+    let mut due: Vec<Schedule> = store
+        .schedules()
+        .all::<Schedule>()
+        .await?
+        .into_iter()
+        .filter(|s| s.next_run_at <= now)
+        .collect();
+    due.sort_by_key(|s| s.next_run_at);
+    Ok(due)
+}
+
+/// Takes the run of schedule `id` due at `due` by moving its next run to
+/// `next` (compare-and-set); whether it was still due then.
+pub(super) async fn claim_run(
+    store: &JetStreamStore,
+    id: &str,
+    due: Millis,
+    next: Millis,
+) -> Result<bool, StoreError> {
+    let Some((mut schedule, revision)) = store.schedules().get::<Schedule>(id).await? else {
+        return Ok(false);
+    };
+    if schedule.next_run_at != due {
+        return Ok(false);
+    }
+    schedule.next_run_at = next;
+    Ok(store.schedules().swap(id, &schedule, revision).await?)
+}
+
+/// Records a run of schedule `id`: the job it started (none when skipped)
+/// and its next run.
+pub(super) async fn ran(
+    store: &JetStreamStore,
+    id: &str,
+    job_id: Option<&str>,
+    next_run_at: Millis,
+) -> Result<(), StoreError> {
+    store
+        .schedules()
+        .modify::<Schedule>(id, |s| {
+            s.next_run_at = next_run_at;
+            match job_id {
+                Some(job) => {
+                    s.last_job_id = Some(job.to_owned());
+                    s.runs += 1;
+                }
+                None => s.skipped_runs += 1,
+            }
+            true
+        })
+        .await?;
+    Ok(())
+}
+
+/// Records the end of a run of schedule `id`: the reviews it delivered, and
+/// whether it reached the end of what was new.
+pub(super) async fn run_ended(
+    store: &JetStreamStore,
+    id: &str,
+    delivered: u64,
+    caught_up: bool,
+) -> Result<(), StoreError> {
+    store
+        .schedules()
+        .modify::<Schedule>(id, |s| {
+            s.reviews_delivered += delivered;
+            s.caught_up = caught_up;
+            true
+        })
+        .await?;
+    Ok(())
+}
+
+/// The ids of the reviews schedule `id`'s runs delivered, read from its
+/// subject of the delivered stream.
+pub(super) async fn delivered_ids(
+    store: &JetStreamStore,
+    id: &str,
+) -> Result<HashSet<String>, StoreError> {
+    let subject = JetStreamStore::delivered_subject(id);
+    let mut ids = HashSet::new();
+    let mut after = 0;
+    loop {
+        let (messages, more) =
+            records::read_subject(&store.cluster.resources.delivered, &subject, after, 10_000)
+                .await?;
+        after = messages.last().map(|(seq, _)| *seq).unwrap_or(after);
+        ids.extend(
+            messages
+                .into_iter()
+                .map(|(_, id)| String::from_utf8_lossy(&id).into_owned()),
+        );
+        if !more {
+            return Ok(ids);
+        }
+    }
+}

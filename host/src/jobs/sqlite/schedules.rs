@@ -1,0 +1,157 @@
+//! Schedules in the SQLite store: their rows, the compare-and-set that takes
+//! a run, what each run did, and the review ids a schedule's runs delivered.
+//! Webhook secrets arrive sealed and leave sealed; the store opens them.
+
+use std::collections::HashSet;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::rows::{schedule_of, SCHEDULE_COLUMNS};
+use crate::jobs::model::{now_ms, Cadence, Millis, NewSchedule, Schedule};
+
+/// Stores `schedule` as `id`; the schedule as stored.
+pub(super) fn create(
+    c: &Connection,
+    id: &str,
+    schedule: &NewSchedule,
+) -> rusqlite::Result<Schedule> {
+    let (every, cron, timezone) = match &schedule.cadence {
+        Cadence::Every(secs) => (Some(*secs as i64), None, None),
+        Cadence::Cron {
+            expression,
+            timezone,
+        } => (None, Some(expression.clone()), timezone.clone()),
+    };
+    let (url, secret) = match &schedule.webhook {
+        Some(w) => (Some(w.url.clone()), Some(w.secret.clone())),
+        None => (None, None),
+    };
+    c.execute(
+        "INSERT INTO schedules (schedule_id, owner, endpoint, request, every_secs, cron, timezone, \
+         webhook_url, webhook_secret, next_run_at, created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            id,
+            schedule.owner,
+            schedule.endpoint,
+            schedule.request.to_string(),
+            every,
+            cron,
+            timezone,
+            url,
+            secret,
+            schedule.next_run_at,
+            now_ms()
+        ],
+    )?;
+    c.query_row(
+        &format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE schedule_id = ?1"),
+        params![id],
+        schedule_of,
+    )
+}
+
+/// The schedule `id`, when there is one.
+pub(super) fn one(c: &Connection, id: &str) -> rusqlite::Result<Option<Schedule>> {
+    c.query_row(
+        &format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE schedule_id = ?1"),
+        params![id],
+        schedule_of,
+    )
+    .optional()
+}
+
+/// `owner`'s schedules, oldest first.
+pub(super) fn of_owner(c: &Connection, owner: &str) -> rusqlite::Result<Vec<Schedule>> {
+    let mut statement = c.prepare(&format!(
+        "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE owner = ?1 ORDER BY created_at, schedule_id"
+    ))?;
+    let rows = statement.query_map(params![owner], schedule_of)?;
+    rows.collect()
+}
+
+/// Deletes `owner`'s schedule `id` and the review ids its runs delivered;
+/// whether there was one.
+pub(super) fn delete(c: &mut Connection, owner: &str, id: &str) -> rusqlite::Result<bool> {
+    let tx = c.transaction()?;
+    let deleted = tx.execute(
+        "DELETE FROM schedules WHERE schedule_id = ?1 AND owner = ?2",
+        params![id, owner],
+    )?;
+    if deleted > 0 {
+        tx.execute(
+            "DELETE FROM schedule_delivered WHERE schedule_id = ?1",
+            params![id],
+        )?;
+    }
+    tx.commit()?;
+    Ok(deleted > 0)
+}
+
+/// The schedules whose next run is due at `now`, the most overdue first.
+pub(super) fn due(c: &Connection, now: Millis) -> rusqlite::Result<Vec<Schedule>> {
+    let mut statement = c.prepare(&format!(
+        "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE next_run_at <= ?1 ORDER BY next_run_at"
+    ))?;
+    let rows = statement.query_map(params![now], schedule_of)?;
+    rows.collect()
+}
+
+/// Takes the run of schedule `id` due at `due` by moving its next run to
+/// `next`; whether it was still due then.
+pub(super) fn claim_run(
+    c: &Connection,
+    id: &str,
+    due: Millis,
+    next: Millis,
+) -> rusqlite::Result<bool> {
+    let changed = c.execute(
+        "UPDATE schedules SET next_run_at = ?3 WHERE schedule_id = ?1 AND next_run_at = ?2",
+        params![id, due, next],
+    )?;
+    Ok(changed == 1)
+}
+
+/// Records a run of schedule `id`: the job it started (none when skipped)
+/// and its next run.
+pub(super) fn ran(
+    c: &Connection,
+    id: &str,
+    job_id: Option<&str>,
+    next_run_at: Millis,
+) -> rusqlite::Result<()> {
+    match job_id {
+        Some(job) => c.execute(
+            "UPDATE schedules SET next_run_at = ?2, last_job_id = ?3, runs = runs + 1 WHERE schedule_id = ?1",
+            params![id, next_run_at, job],
+        ),
+        None => c.execute(
+            "UPDATE schedules SET next_run_at = ?2, skipped_runs = skipped_runs + 1 WHERE schedule_id = ?1",
+            params![id, next_run_at],
+        ),
+    }
+    .map(drop)
+}
+
+/// Records the end of a run of schedule `id`: the reviews it delivered, and
+/// whether it caught up.
+pub(super) fn run_ended(
+    c: &Connection,
+    id: &str,
+    delivered: u64,
+    caught_up: bool,
+) -> rusqlite::Result<()> {
+    c.execute(
+        "UPDATE schedules SET reviews_delivered = reviews_delivered + ?2, caught_up = ?3 WHERE schedule_id = ?1",
+        params![id, delivered as i64, caught_up],
+    )
+    .map(drop)
+}
+
+/// The ids of the reviews schedule `id`'s runs delivered.
+pub(super) fn delivered_ids(c: &Connection, id: &str) -> rusqlite::Result<HashSet<String>> {
+    let mut statement =
+        c.prepare_cached("SELECT review_id FROM schedule_delivered WHERE schedule_id = ?1")?;
+    let rows = statement.query_map(params![id], |r| r.get::<_, String>(0))?;
+    rows.collect()
+}
