@@ -250,6 +250,54 @@ async fn add_schedule(s: &common::Server, cadence: Value) -> Value {
     schedule
 }
 
+/// `GET /schedules` lists a page at a time, oldest first, `next_after`
+/// leading to the next; another key's schedule is no anchor.
+#[tokio::test]
+async fn schedules_list_a_page_at_a_time() {
+    let site = Site::with(5);
+    let s = server_with_keys(&site, &[KEY, "another-key-of-at-least-16"]).await;
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        let schedule = add_schedule(&s, json!({"every": "1h"})).await;
+        made.push(schedule["schedule_id"].as_str().unwrap().to_owned());
+        // Created in the same millisecond, two would list by id instead.
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    let ids = |page: &Value| -> Vec<String> {
+        let listed = page["schedules"].as_array().unwrap();
+        listed
+            .iter()
+            .map(|s| s["schedule_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (status, first) = send(&s, reqwest::Method::GET, "/schedules?limit=2", KEY, None).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(ids(&first), made[..2]);
+    let after = first["next_after"].as_str().unwrap();
+    let path = format!("/schedules?limit=2&after={after}");
+    let (_, rest) = send(&s, reqwest::Method::GET, &path, KEY, None).await;
+    assert_eq!(ids(&rest), made[2..]);
+    assert!(rest["next_after"].is_null(), "{rest}");
+    let (_, all) = send(&s, reqwest::Method::GET, "/schedules", KEY, None).await;
+    assert_eq!(ids(&all), made, "the default page holds them all");
+    let path = format!("/schedules?after={}", made[0]);
+    let other = "another-key-of-at-least-16";
+    let (status, answer) = send(&s, reqwest::Method::GET, &path, other, None).await;
+    assert_eq!(status, 400, "another key's schedule as anchor: {answer}");
+    assert!(
+        answer["error"].as_str().unwrap().contains("`after`"),
+        "{answer}"
+    );
+    for bad in [
+        "/schedules?limit=0",
+        "/schedules?limit=501",
+        "/schedules?page=2",
+    ] {
+        let (status, answer) = send(&s, reqwest::Method::GET, bad, KEY, None).await;
+        assert_eq!(status, 400, "{bad}: {answer}");
+    }
+}
+
 /// Waits for a job to end; its status.
 pub(crate) async fn finished(s: &common::Server, id: &str, key: &str, within: Duration) -> Value {
     let started = Instant::now();

@@ -493,15 +493,44 @@ async fn add_schedule(
     Ok(response)
 }
 
-/// `GET /schedules`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SchedulesQuery {
+    limit: Option<usize>,
+    after: Option<String>,
+}
+
+/// `GET /schedules?limit=&after=`: oldest first, a page at a time.
 async fn schedules(
     State(state): State<AppState>,
     headers: HeaderMap,
+    query: Result<Query<SchedulesQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, ApiError> {
     let owner = owner(&state, &headers)?;
-    let all = state.jobs.store.schedules(&owner).await?;
-    let bodies: Vec<Value> = all.iter().map(|s| s.body()).collect();
-    Ok(super::ok(json!({ "schedules": bodies })))
+    let Query(q) = query
+        .map_err(|e| ApiError::BadRequest(format!("{e}; GET /schedules takes limit and after")))?;
+    let limit = in_range(q.limit, 100, 500)?;
+    let after = q.after.as_deref().filter(|a| !a.is_empty());
+    // The anchor must be one of the caller's schedules, as for the jobs.
+    if let Some(after) = after {
+        if state
+            .jobs
+            .store
+            .schedule(Some(&owner), after)
+            .await?
+            .is_none()
+        {
+            return Err(ApiError::BadRequest(format!(
+                "`after` {after:?} is not one of this API key's schedules; send back `next_after` as it came"
+            )));
+        }
+    }
+    let page = state.jobs.store.schedules(&owner, after, limit).await?;
+    let next = (page.len() == limit).then(|| page.last().map(|s| s.schedule_id.clone()));
+    let bodies: Vec<Value> = page.iter().map(|s| s.body()).collect();
+    Ok(super::ok(
+        json!({ "schedules": bodies, "next_after": next.flatten() }),
+    ))
 }
 
 /// `GET /schedules/{id}`.

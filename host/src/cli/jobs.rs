@@ -203,11 +203,21 @@ pub async fn add_schedule(client: &Client, mut body: Value) -> anyhow::Result<()
     Ok(())
 }
 
-/// Lists schedules.
+/// Lists every schedule, following the pages.
 pub async fn list_schedules(client: &Client) -> anyhow::Result<()> {
-    let all = client
-        .call(reqwest::Method::GET, "/schedules", None)
-        .await?;
+    let mut all = Vec::new();
+    let mut path = "/schedules?limit=500".to_owned();
+    loop {
+        let page = client.call(reqwest::Method::GET, &path, None).await?;
+        if let Some(schedules) = page["schedules"].as_array() {
+            all.extend(schedules.iter().cloned());
+        }
+        match page["next_after"].as_str() {
+            Some(after) => path = format!("/schedules?limit=500&after={after}"),
+            None => break,
+        }
+    }
+    let all = serde_json::json!({ "schedules": all });
     println!("{}", serde_json::to_string_pretty(&all)?);
     Ok(())
 }

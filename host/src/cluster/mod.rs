@@ -7,6 +7,7 @@
 //! - [`resources`]: the streams and buckets, created at start when missing;
 //! - [`queue`]: the jobs waiting for a worker, a lane per owner, taken in turns;
 //! - [`jobs`]: the jobs store on them, behind [`crate::jobs::store::Store`];
+//! - [`index`]: bucket keys in order (due times, owners' lists), kept by watches;
 //! - [`pacing`]: each upstream host's turns, for every replica's pacer;
 //! - [`cooldowns`]: wall back-offs and proxy cool-downs, watched by all;
 //! - [`state`]: the plugin cache and fetch sessions, sealed ([`crate::secrets::seal`]);
@@ -15,6 +16,7 @@
 //! [`Cluster::share`] hooks the shared pieces into the server's services.
 
 pub mod cooldowns;
+pub mod index;
 pub mod jobs;
 pub mod pacing;
 pub mod queue;

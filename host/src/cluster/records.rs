@@ -103,6 +103,16 @@ impl<'a> Records<'a> {
         }
     }
 
+    /// A value of this bucket read elsewhere (a watch), as [`Records::get`]
+    /// would give it.
+    pub fn open<T: DeserializeOwned>(
+        &self,
+        key: &str,
+        bytes: &[u8],
+    ) -> Result<Option<T>, ClusterError> {
+        self.decode(key, bytes)
+    }
+
     /// The record under `key`, with its revision.
     pub async fn get<T: DeserializeOwned>(
         &self,

@@ -109,34 +109,18 @@ pub trait Store: Send + Sync {
         before: Option<&str>,
         limit: usize,
     ) -> Result<Vec<Job>, StoreError>;
-    /// Jobs that have not ended (queued or running), oldest first: what a
-    /// worker takes, and what a restart resumes.
-    async fn unfinished_jobs(&self) -> Result<Vec<Job>, StoreError>;
     /// How many jobs of `owner` have not ended.
-    async fn unfinished_count(&self, owner: &str) -> Result<usize, StoreError> {
-        let jobs = self.unfinished_jobs().await?;
-        Ok(jobs.iter().filter(|j| j.owner == owner).count())
-    }
-    /// Takes at most `max` jobs to run here, leaving out those in `running`
-    /// (this process runs them already). One process takes every unfinished
-    /// job; a cluster's store hands each job to one worker at a time.
+    async fn unfinished_count(&self, owner: &str) -> Result<usize, StoreError>;
+    /// Takes at most `max` jobs to run here, owners taking turns, leaving
+    /// out those in `running` (this process runs them already): queued jobs,
+    /// and those a worker took and let go without ending (a restart, a
+    /// worker gone silent past its lease). A job is held by one worker at a
+    /// time.
     async fn claim_jobs(
         &self,
         max: usize,
         running: &HashSet<String>,
-    ) -> Result<Vec<Claim>, StoreError> {
-        let jobs = self.unfinished_jobs().await?;
-        Ok(jobs
-            .into_iter()
-            .filter(|j| !running.contains(&j.job_id))
-            .take(max)
-            .map(|job| Claim {
-                job,
-                lease: Box::new(NoLease),
-                interrupted: 0,
-            })
-            .collect())
-    }
+    ) -> Result<Vec<Claim>, StoreError>;
     /// Marks a job running (keeping its first start time).
     async fn start_job(&self, id: &str) -> Result<(), StoreError>;
     /// Stores one page of a job and its new position in one transaction; for
@@ -186,8 +170,15 @@ pub trait Store: Send + Sync {
     /// The schedule `id`, if it exists and (with `owner`) belongs to `owner`.
     async fn schedule(&self, owner: Option<&str>, id: &str)
         -> Result<Option<Schedule>, StoreError>;
-    /// `owner`'s schedules, oldest first.
-    async fn schedules(&self, owner: &str) -> Result<Vec<Schedule>, StoreError>;
+    /// `owner`'s schedules, oldest first, created after `after` (a schedule
+    /// id from the previous page; an unknown one starts from the oldest), at
+    /// most `limit`.
+    async fn schedules(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Schedule>, StoreError>;
     /// Deletes `owner`'s schedule `id` (its jobs stay); whether it existed.
     async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError>;
     /// Schedules due at `now`.

@@ -432,24 +432,42 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
     .request_body(Some(body(schedule_body)));
     let list_schedules = op(
         "list_schedules",
-        "List your schedules",
+        "List your schedules, oldest first",
         "schedules",
         auth,
         (
             200,
             json(
-                "Your schedules",
-                closed(record([(
-                    "schedules",
-                    ArrayBuilder::new().items(schedule()).into(),
-                )]))
+                "A page of schedules",
+                closed(record([
+                    ("schedules", ArrayBuilder::new().items(schedule()).into()),
+                    (
+                        "next_after",
+                        text(true, "Send as `after` for the next page; null on the last"),
+                    ),
+                ]))
                 .into(),
             )
             .build()
             .into(),
         ),
-        &[],
-    );
+        &[(
+            400,
+            "An unknown query parameter, a limit out of range, or an `after` that is not one of this key's schedules",
+        )],
+    )
+    .parameter(query(
+        "limit",
+        typed(Type::Integer, false)
+            .minimum(Some(1))
+            .maximum(Some(500)),
+        "At most this many (default 100)",
+    ))
+    .parameter(query(
+        "after",
+        typed(Type::String, false),
+        "The previous page's `next_after`: one of this API key's schedules",
+    ));
     let mut schedules = PathItem::new(HttpMethod::Post, add);
     schedules.merge_operations(PathItem::new(HttpMethod::Get, list_schedules));
     let missing = (404, "No schedule of that id for this API key");

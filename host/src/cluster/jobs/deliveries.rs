@@ -2,9 +2,13 @@
 //! bucket, sealed whole (secret and body); a replica takes a due one by
 //! moving its next attempt forward (compare-and-set) before it sends.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::JetStreamStore;
+use crate::cluster::index::{DueIndex, Span};
+use crate::cluster::Cluster;
 use crate::jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
 use crate::jobs::store::{Attempt, Store, StoreError};
 
@@ -19,6 +23,25 @@ struct DeliveryRecord {
     last_error: Option<String>,
     next_attempt_at: Option<Millis>,
     delivered_at: Option<Millis>,
+}
+
+/// Due deliveries read at most per call.
+const MAX_DUE: usize = 256;
+
+/// When a delivery is next due: never once delivered or given up.
+fn due_at(record: &DeliveryRecord) -> Option<Millis> {
+    record
+        .next_attempt_at
+        .filter(|_| record.delivered_at.is_none())
+}
+
+/// The deliveries of `cluster` by their next attempt.
+pub(super) fn index(cluster: &Cluster) -> Arc<DueIndex> {
+    DueIndex::follow(
+        cluster.resources.webhooks.clone(),
+        cluster.seal.clone(),
+        |record| due_at(record).map(|t| (t, ())),
+    )
 }
 
 /// Queues `body` for `webhook`, due now, in place of any delivery queued
@@ -40,6 +63,9 @@ pub(super) async fn queue(
         delivered_at: None,
     };
     store.webhooks().put(job_id, &record).await?;
+    store
+        .due_deliveries
+        .note(job_id, due_at(&record).map(|t| (t, ())));
     Ok(())
 }
 
@@ -52,19 +78,22 @@ pub(super) async fn due(
     lease_until: Millis,
 ) -> Result<Vec<PendingDelivery>, StoreError> {
     let mut due = Vec::new();
-    for record in store.webhooks().all::<DeliveryRecord>().await? {
-        if record.next_attempt_at.is_none_or(|t| t > now) {
-            continue;
-        }
+    for job_id in store
+        .due_deliveries
+        .page(Span::due_at(now), MAX_DUE, |_, _| true)
+        .await?
+    {
         // Take it: move its next attempt past the time a send takes.
-        let Some((mut current, revision)) = store
-            .webhooks()
-            .get::<DeliveryRecord>(&record.job_id)
-            .await?
+        let Some((mut current, revision)) = store.webhooks().get::<DeliveryRecord>(&job_id).await?
         else {
+            store.due_deliveries.note(&job_id, None);
             continue;
         };
-        if current.next_attempt_at.is_none_or(|t| t > now) {
+        if due_at(&current).is_none_or(|t| t > now) {
+            // The index lagged the bucket: put it right.
+            store
+                .due_deliveries
+                .note(&job_id, due_at(&current).map(|t| (t, ())));
             continue;
         }
         current.next_attempt_at = Some(lease_until);
@@ -73,6 +102,7 @@ pub(super) async fn due(
             .swap(&current.job_id, &current, revision)
             .await?
         {
+            store.due_deliveries.note(&job_id, Some((lease_until, ())));
             let owner = store
                 .job(None, &current.job_id)
                 .await?
@@ -97,7 +127,7 @@ pub(super) async fn record_attempt(
     delivery: &PendingDelivery,
     attempt: Attempt,
 ) -> Result<(), StoreError> {
-    store
+    let recorded = store
         .webhooks()
         .modify::<DeliveryRecord>(&delivery.job_id, |d| {
             d.attempts += 1;
@@ -110,6 +140,8 @@ pub(super) async fn record_attempt(
             true
         })
         .await?;
+    let due = recorded.as_ref().and_then(due_at).map(|t| (t, ()));
+    store.due_deliveries.note(&delivery.job_id, due);
     Ok(())
 }
 

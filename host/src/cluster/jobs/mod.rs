@@ -15,14 +15,19 @@
 //!   run time, so each period runs once across the cluster.
 //! - Webhook deliveries are keys; a replica takes a due one by moving its
 //!   next attempt forward (compare-and-set) before it sends.
+//! - Which schedules and deliveries are due comes from each replica's
+//!   [`DueIndex`] of the two buckets, kept by a watch: an idle replica reads
+//!   no key.
 //! - Job records, schedules, deliveries (secrets and bodies) and reviews are
 //!   sealed whole with the cluster's key ([`crate::secrets::seal`]).
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Bound;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use super::index::{DueIndex, Index, Place, Span};
 use super::queue::Lane;
 use super::records::{self, ClusterError, Records};
 use super::resources::{DELIVERED_SUBJECT, REVIEWS_SUBJECT};
@@ -53,12 +58,44 @@ pub struct JetStreamStore {
     cluster: Arc<Cluster>,
     /// The lane of each job this replica took, for the turns.
     taken: std::sync::Mutex<HashMap<String, Lane>>,
+    /// The schedules by their next run.
+    due_schedules: Arc<DueIndex>,
+    /// The schedules by owner and creation time.
+    schedules_by_owner: Arc<OwnerIndex>,
+    /// The webhook deliveries by their next attempt.
+    due_deliveries: Arc<DueIndex>,
+    /// The jobs by owner and creation time, with their state and end.
+    by_owner: Arc<JobIndex>,
+}
+
+/// Jobs by `(owner, created_at)`, with what the lists and the retention
+/// sweep filter on: the state and when the job ended.
+type JobIndex = Index<(String, Millis), (JobState, Option<Millis>)>;
+
+/// Schedules by `(owner, created_at)`.
+type OwnerIndex = Index<(String, Millis), ()>;
+
+/// Where a job stands in [`JobIndex`].
+fn job_place(job: &Job) -> Place<(String, Millis), (JobState, Option<Millis>)> {
+    Some((
+        (job.owner.clone(), job.created_at),
+        (job.state, job.finished_at),
+    ))
 }
 
 impl JetStreamStore {
-    /// The store on `cluster`.
+    /// The store on `cluster`; starts following its schedules and webhook
+    /// deliveries (needs a tokio runtime).
     pub fn new(cluster: Arc<Cluster>) -> JetStreamStore {
         JetStreamStore {
+            due_schedules: schedules::index(&cluster),
+            schedules_by_owner: schedules::by_owner(&cluster),
+            due_deliveries: deliveries::index(&cluster),
+            by_owner: Index::follow(
+                cluster.resources.jobs.clone(),
+                cluster.seal.clone(),
+                job_place,
+            ),
             cluster,
             taken: Default::default(),
         }
@@ -93,7 +130,11 @@ impl JetStreamStore {
         id: &str,
         change: impl FnMut(&mut Job) -> bool,
     ) -> Result<Option<Job>, StoreError> {
-        Ok(self.jobs().modify(id, change).await?)
+        let job = self.jobs().modify(id, change).await?;
+        if let Some(job) = &job {
+            self.by_owner.note(id, job_place(job));
+        }
+        Ok(job)
     }
 }
 
@@ -124,6 +165,7 @@ impl Store for JetStreamStore {
             cancel_requested: false,
         };
         self.jobs().create(&job.job_id, &job).await?;
+        self.by_owner.note(&job.job_id, job_place(&job));
         self.cluster
             .resources
             .queue
@@ -144,33 +186,22 @@ impl Store for JetStreamStore {
         before: Option<&str>,
         limit: usize,
     ) -> Result<Vec<Job>, StoreError> {
-        let mut jobs: Vec<Job> = self
-            .jobs()
-            .all::<Job>()
-            .await?
-            .into_iter()
-            .filter(|j| j.owner == owner)
-            .collect();
-        let key = |j: &Job| (j.created_at, j.job_id.clone());
-        let cut = before.and_then(|b| jobs.iter().find(|j| j.job_id == b).map(key));
-        jobs.retain(|j| state.is_none_or(|s| j.state == s));
-        if let Some(cut) = cut {
-            jobs.retain(|j| key(j) < cut);
+        // The page before `before` (an unknown anchor: from the newest).
+        let anchor = match before {
+            Some(id) => self
+                .by_owner
+                .place(id)
+                .await?
+                .map(|(_, at)| (at, id.to_owned())),
+            None => None,
+        };
+        let span = Span::of_owner(owner, Millis::MIN, Millis::MAX, None, anchor, true);
+        let wanted = |_: &_, (at, _): &(JobState, Option<Millis>)| state.is_none_or(|s| *at == s);
+        let mut jobs = Vec::new();
+        for id in self.by_owner.page(span, limit, wanted).await? {
+            // One the index has and the bucket no longer: deleted meanwhile.
+            jobs.extend(self.job(Some(owner), &id).await?);
         }
-        jobs.sort_by_key(|j| std::cmp::Reverse(key(j)));
-        jobs.truncate(limit);
-        Ok(jobs)
-    }
-
-    async fn unfinished_jobs(&self) -> Result<Vec<Job>, StoreError> {
-        let mut jobs: Vec<Job> = self
-            .jobs()
-            .all::<Job>()
-            .await?
-            .into_iter()
-            .filter(|j| !j.state.is_final())
-            .collect();
-        jobs.sort_by_key(|j| (j.created_at, j.job_id.clone()));
         Ok(jobs)
     }
 
@@ -302,7 +333,19 @@ impl Store for JetStreamStore {
     async fn delete_finished_before(&self, before: Millis) -> Result<u64, StoreError> {
         let r = &self.cluster.resources;
         let mut deleted = 0;
-        for job in self.jobs().all::<Job>().await? {
+        let every = Span {
+            from: Bound::Unbounded,
+            to: Bound::Unbounded,
+            newest_first: false,
+        };
+        let old = |_: &_, (state, ended): &(JobState, Option<Millis>)| {
+            state.is_final() && ended.is_some_and(|t| t < before)
+        };
+        for id in self.by_owner.page(every, usize::MAX, old).await? {
+            let Some(job) = self.job(None, &id).await? else {
+                self.by_owner.note(&id, None);
+                continue;
+            };
             if !job.state.is_final() || job.finished_at.is_none_or(|t| t >= before) {
                 continue;
             }
@@ -315,7 +358,9 @@ impl Store for JetStreamStore {
                 .await
                 .map_err(records::fail)?;
             records::delete(&r.webhooks, &job.job_id).await?;
+            self.due_deliveries.note(&job.job_id, None);
             records::delete(&r.jobs, &job.job_id).await?;
+            self.by_owner.note(&job.job_id, None);
             deleted += 1;
         }
         Ok(deleted)
@@ -362,8 +407,13 @@ impl Store for JetStreamStore {
         schedules::one(self, owner, id).await
     }
 
-    async fn schedules(&self, owner: &str) -> Result<Vec<Schedule>, StoreError> {
-        schedules::of_owner(self, owner).await
+    async fn schedules(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Schedule>, StoreError> {
+        schedules::of_owner(self, owner, after, limit).await
     }
 
     async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError> {

@@ -5,11 +5,39 @@
 //! stream.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::JetStreamStore;
-use crate::cluster::records;
+use crate::cluster::index::{DueIndex, Index, Place, Span};
+use crate::cluster::{records, Cluster};
 use crate::jobs::model::{now_ms, Millis, NewSchedule, Schedule};
 use crate::jobs::store::StoreError;
+
+/// Where a schedule stands among its owner's.
+fn owner_place(schedule: &Schedule) -> Place<(String, Millis), ()> {
+    Some(((schedule.owner.clone(), schedule.created_at), ()))
+}
+
+/// The schedules of `cluster` by owner and creation time, for the lists.
+pub(super) fn by_owner(cluster: &Cluster) -> Arc<Index<(String, Millis), ()>> {
+    Index::follow(
+        cluster.resources.schedules.clone(),
+        cluster.seal.clone(),
+        owner_place,
+    )
+}
+
+/// Due schedules read at most per call.
+const MAX_DUE: usize = 1_024;
+
+/// The schedules of `cluster` by their next run.
+pub(super) fn index(cluster: &Cluster) -> Arc<DueIndex> {
+    DueIndex::follow(
+        cluster.resources.schedules.clone(),
+        cluster.seal.clone(),
+        |schedule: &Schedule| Some((schedule.next_run_at, ())),
+    )
+}
 
 /// Creates the schedule `new`; the schedule as stored.
 pub(super) async fn create(
@@ -35,6 +63,11 @@ pub(super) async fn create(
         .schedules()
         .create(&schedule.schedule_id, &schedule)
         .await?;
+    let id = &schedule.schedule_id;
+    store
+        .due_schedules
+        .note(id, Some((schedule.next_run_at, ())));
+    store.schedules_by_owner.note(id, owner_place(&schedule));
     Ok(schedule)
 }
 
@@ -54,16 +87,22 @@ pub(super) async fn one(
 pub(super) async fn of_owner(
     store: &JetStreamStore,
     owner: &str,
+    after: Option<&str>,
+    limit: usize,
 ) -> Result<Vec<Schedule>, StoreError> {
-    let mut all: Vec<Schedule> = store
-        .schedules()
-        .all::<Schedule>()
-        .await?
-        .into_iter()
-        .filter(|s| s.owner == owner)
-        .collect();
-    all.sort_by_key(|s| (s.created_at, s.schedule_id.clone()));
-    Ok(all)
+    let index = &store.schedules_by_owner;
+    // The page after `after` (an unknown anchor: from the oldest).
+    let anchor = match after {
+        Some(id) => index.place(id).await?.map(|(_, at)| (at, id.to_owned())),
+        None => None,
+    };
+    let span = Span::of_owner(owner, Millis::MIN, Millis::MAX, anchor, None, false);
+    let mut page = Vec::new();
+    for id in index.page(span, limit, |_, _| true).await? {
+        // One the index has and the bucket no longer: deleted meanwhile.
+        page.extend(one(store, Some(owner), &id).await?);
+    }
+    Ok(page)
 }
 
 /// Deletes `owner`'s schedule `id` and the review ids its runs delivered;
@@ -78,6 +117,8 @@ pub(super) async fn delete(
     }
     let r = &store.cluster.resources;
     records::delete(&r.schedules, id).await?;
+    store.due_schedules.note(id, None);
+    store.schedules_by_owner.note(id, None);
     r.delivered
         .purge()
         .filter(JetStreamStore::delivered_subject(id))
@@ -88,13 +129,21 @@ pub(super) async fn delete(
 
 /// The schedules whose next run is due at `now`, the most overdue first.
 pub(super) async fn due(store: &JetStreamStore, now: Millis) -> Result<Vec<Schedule>, StoreError> {
-    let mut due: Vec<Schedule> = store
-        .schedules()
-        .all::<Schedule>()
+    let mut due = Vec::new();
+    for id in store
+        .due_schedules
+        .page(Span::due_at(now), MAX_DUE, |_, _| true)
         .await?
-        .into_iter()
-        .filter(|s| s.next_run_at <= now)
-        .collect();
+    {
+        match store.schedules().get::<Schedule>(&id).await? {
+            Some((schedule, _)) if schedule.next_run_at <= now => due.push(schedule),
+            // The index lagged the bucket: put it right.
+            Some((schedule, _)) => store
+                .due_schedules
+                .note(&id, Some((schedule.next_run_at, ()))),
+            None => store.due_schedules.note(&id, None),
+        }
+    }
     due.sort_by_key(|s| s.next_run_at);
     Ok(due)
 }
@@ -114,7 +163,11 @@ pub(super) async fn claim_run(
         return Ok(false);
     }
     schedule.next_run_at = next;
-    Ok(store.schedules().swap(id, &schedule, revision).await?)
+    let taken = store.schedules().swap(id, &schedule, revision).await?;
+    if taken {
+        store.due_schedules.note(id, Some((next, ())));
+    }
+    Ok(taken)
 }
 
 /// Records a run of schedule `id`: the job it started (none when skipped)
@@ -139,6 +192,7 @@ pub(super) async fn ran(
             true
         })
         .await?;
+    store.due_schedules.note(id, Some((next_run_at, ())));
     Ok(())
 }
 

@@ -177,17 +177,6 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn unfinished_jobs(&self) -> Result<Vec<Job>, StoreError> {
-        self.with(|c| {
-            let mut statement = c.prepare(&format!(
-                "SELECT {JOB_COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY created_at, job_id"
-            ))?;
-            let rows = statement.query_map([], job_of)?;
-            rows.collect()
-        })
-        .await
-    }
-
     async fn unfinished_count(&self, owner: &str) -> Result<usize, StoreError> {
         let owner = owner.to_owned();
         self.with(move |c| {
@@ -381,9 +370,15 @@ impl Store for SqliteStore {
         Ok(found.filter(|s| owner.as_ref().is_none_or(|o| *o == s.owner)))
     }
 
-    async fn schedules(&self, owner: &str) -> Result<Vec<Schedule>, StoreError> {
-        let owner = owner.to_owned();
-        self.with(move |c| schedules::of_owner(c, &owner)).await
+    async fn schedules(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Schedule>, StoreError> {
+        let (owner, after) = (owner.to_owned(), after.map(str::to_owned));
+        self.with(move |c| schedules::of_owner(c, &owner, after.as_deref(), limit))
+            .await
     }
 
     async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError> {

@@ -62,11 +62,30 @@ pub(super) fn one(c: &Connection, id: &str) -> rusqlite::Result<Option<Schedule>
 }
 
 /// `owner`'s schedules, oldest first.
-pub(super) fn of_owner(c: &Connection, owner: &str) -> rusqlite::Result<Vec<Schedule>> {
-    let mut statement = c.prepare(&format!(
-        "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE owner = ?1 ORDER BY created_at, schedule_id"
+pub(super) fn of_owner(
+    c: &Connection,
+    owner: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> rusqlite::Result<Vec<Schedule>> {
+    // The page after `after`: later schedules, or later-created ties by id.
+    let anchor = match after {
+        Some(id) => c
+            .query_row(
+                "SELECT created_at, schedule_id FROM schedules WHERE schedule_id = ?1",
+                params![id],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+            )
+            .optional()?,
+        None => None,
+    };
+    let (at, tie) = anchor.unwrap_or((i64::MIN, String::new()));
+    let mut statement = c.prepare_cached(&format!(
+        "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE owner = ?1 \
+         AND (created_at > ?2 OR (created_at = ?2 AND schedule_id > ?3)) \
+         ORDER BY created_at, schedule_id LIMIT ?4"
     ))?;
-    let rows = statement.query_map(params![owner], schedule_of)?;
+    let rows = statement.query_map(params![owner, at, tie, limit as i64], schedule_of)?;
     rows.collect()
 }
 

@@ -31,7 +31,7 @@ const STEPS: &[Step] = &[
         run: seal_clear_secrets,
     },
     Step {
-        what: "index the schedules by their next run",
+        what: "index the schedules by their next run and by owner",
         run: index_due_schedules,
     },
 ];
@@ -171,7 +171,11 @@ fn seal_clear_secrets(tx: &Transaction<'_>, seal: &Seal) -> rusqlite::Result<()>
 }
 
 /// Step 3: due schedules read from an index in run order, not by a scan of
-/// every schedule each time the scheduler looks.
+/// every schedule each time the scheduler looks; an owner's schedules listed
+/// a page at a time.
 fn index_due_schedules(tx: &Transaction<'_>, _: &Seal) -> rusqlite::Result<()> {
-    tx.execute_batch("CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at);")
+    tx.execute_batch(
+        "CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at);
+         CREATE INDEX IF NOT EXISTS schedules_by_owner ON schedules (owner, created_at);",
+    )
 }
