@@ -235,7 +235,7 @@ async fn submit(State(state): State<AppState>, request: Request) -> Result<Respo
         })
         .await?;
     let status = state.jobs.status(&job).await?;
-    Ok(accepted(&format!("/jobs/{}", job.job_id), status))
+    Ok(accepted(&format!("/jobs/{}", job.job_id), json!(status)))
 }
 
 /// A `limit`: `default` when absent, else 1 to `max`.
@@ -334,7 +334,7 @@ async fn status(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let job = owned_job(&state, &headers, &id).await?;
-    Ok(super::ok(state.jobs.status(&job).await?))
+    Ok(super::ok(json!(state.jobs.status(&job).await?)))
 }
 
 /// `DELETE /jobs/{id}`.
@@ -349,7 +349,7 @@ async fn cancel(
         .cancel(&owner, &id)
         .await?
         .ok_or_else(|| not_found("job", &id))?;
-    Ok(super::ok(state.jobs.status(&job).await?))
+    Ok(super::ok(json!(state.jobs.status(&job).await?)))
 }
 
 #[derive(Deserialize)]
@@ -567,7 +567,7 @@ async fn run_schedule(
     match state.jobs.run_schedule(&found, true).await? {
         Some(job) => {
             let status = state.jobs.status(&job).await?;
-            Ok(accepted(&format!("/jobs/{}", job.job_id), status))
+            Ok(accepted(&format!("/jobs/{}", job.job_id), json!(status)))
         }
         None => Err(ApiError::Refused(
             StatusCode::CONFLICT,

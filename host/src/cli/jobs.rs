@@ -3,6 +3,7 @@
 //! job can be followed with progress until it ends; its reviews come out
 //! as JSON, JSON Lines or CSV (`--format`).
 
+use crate::jobs::model::JobState;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -114,12 +115,15 @@ pub async fn follow(client: &Client, id: &str) -> anyhow::Result<bool> {
         let job = client
             .call(reqwest::Method::GET, &format!("/jobs/{id}"), None)
             .await?;
+        // The state in the server's own type; a word this build does not
+        // know (a newer server's) is shown and waited past.
+        let known = serde_json::from_value::<JobState>(job["state"].clone()).ok();
         let state = job["state"].as_str().unwrap_or("?").to_owned();
         bar.set_message(format!(
             "{state}: {} reviews, {} pages",
             job["reviews_collected"], job["pages_fetched"]
         ));
-        if matches!(state.as_str(), "succeeded" | "failed" | "cancelled") {
+        if known.is_some_and(JobState::is_final) {
             bar.finish_and_clear();
             eprintln!(
                 "job {id} {state}: {} reviews{}",
@@ -130,7 +134,7 @@ pub async fn follow(client: &Client, id: &str) -> anyhow::Result<bool> {
                     .unwrap_or_default()
             );
             println!("{}", serde_json::to_string_pretty(&job)?);
-            return Ok(state != "failed");
+            return Ok(known != Some(JobState::Failed));
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }

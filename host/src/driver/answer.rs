@@ -160,7 +160,7 @@ fn extra_information(
     info.insert("total_reviews".into(), json!(meta.total_reviews));
     info.insert("pages_fetched".into(), json!(pages));
     info.insert("complete".into(), json!(complete));
-    info.insert("stop_reason".into(), json!(stop.code()));
+    info.insert("stop_reason".into(), json!(stop));
     info.insert("elapsed_ms".into(), json!(elapsed_ms));
     info.insert("plugin".into(), json!(plugin.manifest.name));
     info.insert("plugin_version".into(), json!(plugin.manifest.version));

@@ -38,8 +38,13 @@ const MIN_PAGE_TIME: Duration = Duration::from_millis(700);
 /// configuration refuses shorter ones at start-up.
 pub const MIN_FETCH_BUDGET: Duration = ANSWER_MARGIN.saturating_add(MIN_PAGE_TIME);
 
-/// Why a fetch stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// The fetch answer's `stop_reason`, a job's, and their schema in the
+// OpenAPI document all come from this one definition.
+/// Why a fetch, or a job, stopped.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// The source has no more reviews.
     Exhausted,
@@ -49,6 +54,7 @@ pub enum StopReason {
     /// source, newer ones on an oldest-first source.
     PastSyncDate,
     /// The time budget ran out.
+    #[serde(rename = "time_budget")]
     Budget,
     /// The source failed after some reviews were collected.
     SourceError,
@@ -61,16 +67,18 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    fn code(self) -> &'static str {
-        match self {
-            StopReason::Exhausted => "exhausted",
-            StopReason::LimitReached => "limit_reached",
-            StopReason::PastSyncDate => "past_sync_date",
-            StopReason::Budget => "time_budget",
-            StopReason::SourceError => "source_error",
-            StopReason::SourceLimit => "source_limit",
-            StopReason::CaughtUp => "caught_up",
+    /// The word the API uses for it.
+    pub fn code(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(Value::String(word)) => word,
+            // A unit variant always serializes to its name.
+            _ => format!("{self:?}"),
         }
+    }
+
+    /// The reason a word names.
+    pub fn parse(word: &str) -> Option<StopReason> {
+        serde_json::from_value(Value::String(word.to_owned())).ok()
     }
 }
 

@@ -21,6 +21,7 @@ pub mod cadence;
 pub mod model;
 mod runner;
 pub mod sqlite;
+pub mod status;
 pub mod store;
 pub mod turns;
 pub mod webhooks;
@@ -30,10 +31,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::sync::{Notify, Semaphore};
 
-use model::{now_ms, Job, JobState, NewJob, PendingDelivery, Schedule};
+use model::{now_ms, Job, JobState, JobStatus, NewJob, PendingDelivery, Schedule};
 use store::Store;
 
 use crate::api::bulkhead::Bulkheads;
@@ -243,8 +244,11 @@ impl Jobs {
             new_reviews = Some(done.reviews_collected);
         }
         if let Some(hook) = &done.webhook {
-            let mut status = done.status(None);
-            status.as_object_mut().map(|o| o.remove("webhook"));
+            let status = JobStatus {
+                webhook: None,
+                ..done.status(None)
+            };
+            let mut status = json!(status);
             let body = match new_reviews {
                 Some(n) => {
                     status["new_reviews"] = json!(n);
@@ -406,8 +410,8 @@ impl Jobs {
         }
     }
 
-    /// A job's status body, with its webhook delivery.
-    pub async fn status(&self, job: &Job) -> Result<Value, store::StoreError> {
+    /// A job's status, with its webhook delivery.
+    pub async fn status(&self, job: &Job) -> Result<JobStatus, store::StoreError> {
         let delivery = match job.webhook {
             Some(_) => self.store.delivery(&job.job_id).await?,
             None => None,

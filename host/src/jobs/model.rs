@@ -5,11 +5,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::capabilities::http::credentials::redact_urls_in;
+use crate::driver::StopReason;
+
+pub use super::status::{JobStatus, WebhookStatus};
 
 pub use crate::clock::{now_ms, rfc3339, Millis};
 
 /// Where a job is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
     /// Waiting for a worker.
@@ -140,38 +143,35 @@ pub struct Delivery {
 }
 
 impl Job {
-    /// The status body the API answers (`GET /jobs/{id}`).
-    pub fn status(&self, delivery: Option<&Delivery>) -> Value {
+    /// The status the API answers (`GET /jobs/{id}`), with its webhook's
+    /// delivery when it has a webhook.
+    pub fn status(&self, delivery: Option<&Delivery>) -> JobStatus {
         let time = |t: Option<Millis>| t.map(rfc3339);
-        let mut body = json!({
-            "job_id": self.job_id,
-            "endpoint": self.endpoint,
-            "state": self.state.code(),
-            "reviews_collected": self.reviews_collected,
-            "pages_fetched": self.pages_fetched,
-            "stop_reason": self.stop_reason,
-            "error": self.error,
-            "created_at": rfc3339(self.created_at),
-            "started_at": time(self.started_at),
-            "finished_at": time(self.finished_at),
-        });
-        if let Some(total) = self.total {
-            body["reviews_to_fetch"] = json!(total);
-        }
-        if let Some(schedule) = &self.schedule_id {
-            body["schedule_id"] = json!(schedule);
-        }
-        if self.webhook.is_some() {
+        let webhook = self.webhook.as_ref().map(|_| {
             let d = delivery.cloned().unwrap_or_default();
-            body["webhook"] = json!({
-                "attempts": d.attempts,
-                "last_status": d.last_status,
-                "last_error": d.last_error.as_deref().map(redact_urls_in),
-                "next_attempt_at": time(d.next_attempt_at),
-                "delivered_at": time(d.delivered_at),
-            });
+            WebhookStatus {
+                attempts: d.attempts,
+                last_status: d.last_status,
+                last_error: d.last_error.as_deref().map(redact_urls_in),
+                next_attempt_at: time(d.next_attempt_at),
+                delivered_at: time(d.delivered_at),
+            }
+        });
+        JobStatus {
+            job_id: self.job_id.clone(),
+            endpoint: self.endpoint.clone(),
+            state: self.state,
+            reviews_collected: self.reviews_collected,
+            pages_fetched: self.pages_fetched,
+            stop_reason: self.stop_reason.as_deref().and_then(StopReason::parse),
+            error: self.error.clone(),
+            created_at: rfc3339(self.created_at),
+            started_at: time(self.started_at),
+            finished_at: time(self.finished_at),
+            reviews_to_fetch: self.total,
+            schedule_id: self.schedule_id.clone(),
+            webhook,
         }
-        body
     }
 }
 

@@ -12,8 +12,11 @@ use utoipa::openapi::response::{ResponseBuilder, Responses};
 use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{ContentBuilder, RefOr, Required};
 
+use utoipa::{PartialSchema, ToSchema};
+
 use super::errors::plugin_security;
 use super::kit::{described, record, reference, typed};
+use crate::jobs::status::JobStatus;
 
 fn closed(object: ObjectBuilder) -> ObjectBuilder {
     object.additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
@@ -27,80 +30,15 @@ fn count(d: &str) -> RefOr<Schema> {
     described(typed(Type::Integer, false).minimum(Some(0)), d)
 }
 
-/// The component schemas: `JobStatus`, `Schedule`, `Webhook`.
-pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
-    let states = ["queued", "running", "succeeded", "failed", "cancelled"];
-    let stops = [
-        Some("exhausted"),
-        Some("limit_reached"),
-        Some("past_sync_date"),
-        Some("time_budget"),
-        Some("source_error"),
-        Some("source_limit"),
-        Some("caught_up"),
-        None,
-    ];
-    let job = closed(record([
-        ("job_id", text(false, "The job's id")),
-        ("endpoint", text(false, "The source endpoint it pages")),
-        (
-            "state",
-            described(
-                typed(Type::String, false).enum_values(Some(states)),
-                "queued, running, succeeded, failed or cancelled",
-            ),
-        ),
-        ("reviews_collected", count("Reviews stored so far")),
-        ("pages_fetched", count("Pages fetched so far")),
-        (
-            "stop_reason",
-            described(
-                typed(Type::String, true).enum_values(Some(stops)),
-                "Why it stopped, in the fetch answer's words",
-            ),
-        ),
-        ("error", text(true, "Why it failed")),
-        (
-            "created_at",
-            text(false, "When it was submitted (RFC 3339)"),
-        ),
-        ("started_at", text(true, "When a worker first took it")),
-        ("finished_at", text(true, "When it ended")),
-    ]))
-    .property(
-        "reviews_to_fetch",
-        count("The job's total, when the request gave one"),
-    )
-    .property("schedule_id", text(false, "The schedule it ran for"))
-    .property(
-        "webhook",
-        closed(record([
-            ("attempts", count("Deliveries attempted")),
-            (
-                "last_status",
-                described(
-                    typed(Type::Integer, true),
-                    "The status the last attempt got (null: no answer)",
-                ),
-            ),
-            (
-                "last_error",
-                text(
-                    true,
-                    "Why the last attempt got no answer (refused, timed out, no connection); null when it got one",
-                ),
-            ),
-            (
-                "next_attempt_at",
-                text(
-                    true,
-                    "When the next attempt is due (RFC 3339); null once delivered or given up after 8 attempts",
-                ),
-            ),
-            ("delivered_at", text(true, "When a 2xx answered it")),
-        ])),
-    )
-    .description(Some("A job's status"));
+/// The component schemas: `JobStatus` (derived from the one definition the
+/// API answers with, with the types it names: `JobState`, `StopReason`,
+/// `WebhookStatus`), `Schedule`, `Webhook`.
+pub fn components() -> Vec<(String, RefOr<Schema>)> {
+    let mut derived = vec![(
+        <JobStatus as ToSchema>::name().into_owned(),
+        <JobStatus as PartialSchema>::schema(),
+    )];
+    <JobStatus as ToSchema>::schemas(&mut derived);
     let schedule = closed(record([
         ("schedule_id", text(false, "The schedule's id")),
         (
@@ -150,11 +88,11 @@ pub fn components() -> Vec<(&'static str, RefOr<Schema>)> {
             ),
         ),
     ]));
-    vec![
-        ("JobStatus", job.into()),
-        ("Schedule", schedule.into()),
-        ("Webhook", webhook.into()),
-    ]
+    derived.extend([
+        ("Schedule".to_owned(), schedule.into()),
+        ("Webhook".to_owned(), webhook.into()),
+    ]);
+    derived
 }
 
 fn json(description: &str, schema: RefOr<Schema>) -> ResponseBuilder {

@@ -67,6 +67,7 @@ pub fn document(manifests: &[&Manifest], access: Access) -> OpenApi {
         .into_iter()
         .chain(errors::components())
         .chain(service::components())
+        .map(|(name, schema)| (name.to_owned(), schema))
         .chain(jobs::components());
     for (name, schema) in schemas {
         components = components.schema(name, schema);

@@ -205,10 +205,7 @@ fn extra_information() -> RefOr<Schema> {
         ("pages_fetched", count("Pages used")),
         ("pages_unused", count("Pages requested ahead that the fetch did not need")),
         ("complete", described(typed(Type::Boolean, false), "Whether every review there is (within `sync_date`) was returned")),
-        ("stop_reason", described(
-            typed(Type::String, false).enum_values(Some(["exhausted", "limit_reached", "past_sync_date", "time_budget", "source_error", "source_limit", "caught_up"])),
-            "Why the fetch stopped",
-        )),
+        ("stop_reason", reference("StopReason")),
         ("elapsed_ms", count("Time the fetch took")),
         ("plugin", text(false, "The plugin that served the fetch")),
         ("plugin_version", text(false, "Its version")),

@@ -353,7 +353,7 @@ fn bounded_host(host: &str) -> String {
 }
 
 /// A review fetch from `source` answered with `count` reviews, stopping for `reason`.
-pub fn fetch_answered(source: &str, count: usize, reason: &'static str) {
+pub fn fetch_answered(source: &str, count: usize, reason: String) {
     counter!(REVIEWS_RETURNED, "source" => source.to_owned()).increment(count as u64);
     counter!(FETCH_STOPS, "source" => source.to_owned(), "reason" => reason).increment(1);
 }

@@ -1,0 +1,62 @@
+//! The status a job answers with (`GET /jobs/{id}`, the lists, the webhook
+//! bodies, `gleaner jobs`), defined once: its serde shape is the wire, and
+//! the schema derived from it is the OpenAPI document's `JobStatus`.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::model::JobState;
+use crate::driver::StopReason;
+
+/// A job's status.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JobStatus {
+    /// The job's id.
+    pub job_id: String,
+    /// The source endpoint it pages.
+    pub endpoint: String,
+    /// Where it is in its life.
+    pub state: JobState,
+    /// Reviews stored so far.
+    pub reviews_collected: u64,
+    /// Pages fetched so far.
+    pub pages_fetched: u64,
+    /// Why it stopped, in the fetch answer's words.
+    pub stop_reason: Option<StopReason>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// When it was submitted (RFC 3339).
+    pub created_at: String,
+    /// When a worker first took it (RFC 3339).
+    pub started_at: Option<String>,
+    /// When it ended (RFC 3339).
+    pub finished_at: Option<String>,
+    /// The job's total, when the request gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviews_to_fetch: Option<u64>,
+    /// The schedule it ran for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_id: Option<String>,
+    /// Its webhook's delivery, when it has a webhook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<WebhookStatus>,
+}
+
+/// Where the delivery of a job's webhook stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookStatus {
+    /// Deliveries attempted.
+    pub attempts: u32,
+    /// The status the last attempt got (null: no answer).
+    pub last_status: Option<u16>,
+    /// Why the last attempt got no answer (refused, timed out, no
+    /// connection); null when it got one.
+    pub last_error: Option<String>,
+    /// When the next attempt is due (RFC 3339); null once delivered or given
+    /// up after 8 attempts.
+    pub next_attempt_at: Option<String>,
+    /// When a 2xx answered it (RFC 3339).
+    pub delivered_at: Option<String>,
+}
