@@ -156,7 +156,7 @@ impl App {
         let config = Arc::new(config);
         let registry = Arc::new(registry::Registry::default());
         registry::start(&registry, &runtime, &config).await?;
-        let bulkheads = Arc::new(api::bulkhead::Bulkheads::new(
+        let bulkheads = Arc::new(runtime::bulkhead::Bulkheads::new(
             config.max_concurrent_requests,
             config.max_concurrent_per_plugin,
             config.reserved_for_local_plugins,
@@ -171,7 +171,20 @@ impl App {
             // under the cluster's key.
             keys = api::auth::ApiKeys::with_owners(&config.api_keys, |key| cluster.owner_id(key));
         }
-        let jobs = jobs::Jobs::open(
+        // The jobs store: the cluster's, or the SQLite file in the data directory.
+        let store: Arc<dyn jobs::store::Store> = match &cluster {
+            #[cfg(feature = "cluster")]
+            Some(cluster) => Arc::new(cluster::jobs::JetStreamStore::new(cluster.clone())),
+            #[cfg(not(feature = "cluster"))]
+            Some(cluster) => match **cluster {},
+            None => {
+                let path = config.data_dir.join("jobs.sqlite3");
+                let seal = tokens.seal(config.cluster.seal_key.as_deref());
+                Arc::new(jobs::sqlite::SqliteStore::open(&path, Arc::new(seal))?)
+            }
+        };
+        let jobs = jobs::Jobs::new(
+            store,
             jobs::Parts {
                 runtime: runtime.clone(),
                 registry: registry.clone(),
@@ -179,8 +192,7 @@ impl App {
                 bulkheads: bulkheads.clone(),
                 config: config.clone(),
             },
-            cluster.clone(),
-        )?;
+        );
         #[cfg(feature = "cluster")]
         if let Some(cluster) = &cluster {
             // Versions uploaded to any replica come here too, once the
@@ -201,6 +213,7 @@ impl App {
             keys,
             admin_keys,
             tokens,
+            openapi: Default::default(),
         });
         Ok(App { state })
     }

@@ -5,12 +5,11 @@
 mod admin;
 pub mod answer;
 pub mod auth;
-pub mod bulkhead;
 pub mod clients;
 mod docs;
 mod jobs;
 pub mod metrics;
-mod openapi;
+pub mod openapi;
 mod post;
 mod processor;
 mod reviews;
@@ -69,7 +68,7 @@ pub struct Shared {
     /// Accepted admin keys (for /admin only).
     pub admin_keys: ApiKeys,
     /// Requests allowed at once, in all and per plugin; beyond that the answer is 503.
-    pub bulkheads: Arc<bulkhead::Bulkheads>,
+    pub bulkheads: Arc<crate::runtime::bulkhead::Bulkheads>,
     /// Requests allowed in flight per API key and per client address; beyond, 429.
     pub clients: Arc<clients::ClientLimits>,
     /// Proxies whose `X-Forwarded-For` names the client.
@@ -80,6 +79,8 @@ pub struct Shared {
     pub jobs: Arc<crate::jobs::Jobs>,
     /// The cluster this replica shares jobs and state with, in cluster mode.
     pub cluster: Option<Arc<crate::cluster::Cluster>>,
+    /// The OpenAPI document last served, for the plugins it describes.
+    pub openapi: openapi::DocumentCache,
 }
 
 /// The per-request context a handler gets.
@@ -275,13 +276,13 @@ async fn handle(
 
 /// Whether a plugin's calls may wait on the network: it may reach sites, or
 /// it uses the LLM and one is configured.
-fn reach(state: &AppState, plugin: &LoadedPlugin) -> bulkhead::Reach {
+fn reach(state: &AppState, plugin: &LoadedPlugin) -> crate::runtime::bulkhead::Reach {
     let m = &plugin.manifest;
     let llm = m.uses_llm && state.runtime.services().llm.is_configured();
     if m.network.allow.is_empty() && !m.network.any_public_host && !llm {
-        bulkhead::Reach::Local
+        crate::runtime::bulkhead::Reach::Local
     } else {
-        bulkhead::Reach::Network
+        crate::runtime::bulkhead::Reach::Network
     }
 }
 

@@ -1,9 +1,10 @@
 //! `GET /openapi.json`: the OpenAPI document of the plugins serving now.
 //! It answers without a key, like `/healthz`: it describes the interface, no data.
 //!
-//! Building the document takes a few milliseconds, so the JSON is kept for
-//! the set of serving plugins it was built from and built again when that
-//! set changes (a hot swap, a removal) or the key configuration differs.
+//! Building the document takes a few milliseconds, so each server keeps the
+//! JSON ([`DocumentCache`], in its state) for the set of serving plugins it
+//! was built from, and builds it again when that set changes (a hot swap, a
+//! removal).
 
 use std::sync::{Arc, Mutex, Weak};
 
@@ -39,14 +40,17 @@ impl Cached {
     }
 }
 
-static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
+/// One server's last document, kept until its plugins change.
+#[derive(Default)]
+pub struct DocumentCache(Mutex<Option<Cached>>);
 
-/// The document's JSON for these plugins, from the cache when it is current.
+/// The document's JSON for these plugins, from `cache` when it is current.
 fn document_json(
+    cache: &DocumentCache,
     plugins: &[Arc<LoadedPlugin>],
     access: Access,
 ) -> Result<Bytes, serde_json::Error> {
-    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut cache = cache.0.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(cached) = cache.as_ref().filter(|c| c.matches(plugins, access)) {
         return Ok(cached.json.clone());
     }
@@ -66,7 +70,7 @@ pub async fn handle(State(state): State<AppState>) -> Response {
         api_keys: !state.keys.is_empty(),
         admin_keys: !state.admin_keys.is_empty(),
     };
-    match document_json(&state.registry.plugins(), access) {
+    match document_json(&state.openapi, &state.registry.plugins(), access) {
         Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "cannot serialise the OpenAPI document");

@@ -37,9 +37,9 @@ use tokio::sync::{Notify, Semaphore};
 use model::{now_ms, Job, JobState, JobStatus, NewJob, PendingDelivery, Schedule};
 use store::Store;
 
-use crate::api::bulkhead::Bulkheads;
 use crate::config::Config;
 use crate::registry::Registry;
+use crate::runtime::bulkhead::Bulkheads;
 use crate::runtime::Runtime;
 use crate::token::TokenKey;
 
@@ -89,26 +89,6 @@ impl Jobs {
             running: Mutex::default(),
             wake: Notify::new(),
         })
-    }
-
-    /// The engine on the cluster's store, or without a cluster on the SQLite
-    /// store in the configuration's data directory.
-    pub fn open(
-        parts: Parts,
-        cluster: Option<Arc<crate::cluster::Cluster>>,
-    ) -> anyhow::Result<Arc<Jobs>> {
-        let store: Arc<dyn Store> = match cluster {
-            #[cfg(feature = "cluster")]
-            Some(cluster) => Arc::new(crate::cluster::jobs::JetStreamStore::new(cluster)),
-            #[cfg(not(feature = "cluster"))]
-            Some(cluster) => match *cluster {},
-            None => {
-                let path = parts.config.data_dir.join("jobs.sqlite3");
-                let seal = parts.tokens.seal(parts.config.cluster.seal_key.as_deref());
-                Arc::new(sqlite::SqliteStore::open(&path, Arc::new(seal))?)
-            }
-        };
-        Ok(Jobs::new(store, parts))
     }
 
     /// The configuration.

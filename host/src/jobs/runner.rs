@@ -15,10 +15,10 @@ use serde_json::{json, Value};
 use super::model::{now_ms, Job, JobState};
 use super::store::{Claim, Lease, PageWrite, Store, MAX_INTERRUPTIONS};
 use super::Jobs;
-use crate::api::bulkhead::Reach;
 use crate::driver::{CommittedPage, Fetch, Known, PageSink, StopAt};
 use crate::error::ApiError;
 use crate::manifest::Continuation;
+use crate::runtime::bulkhead::Reach;
 use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
 
 /// The budget of one driver call; a job makes as many as it needs.

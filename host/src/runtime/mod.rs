@@ -8,6 +8,7 @@
 //! [`artifact`].
 
 pub mod artifact;
+pub mod bulkhead;
 mod call;
 pub mod code;
 pub mod compat;
