@@ -486,7 +486,7 @@ async fn add_schedule(
             next_run_at,
         })
         .await?;
-    let mut response = (StatusCode::CREATED, Json(created.body())).into_response();
+    let mut response = (StatusCode::CREATED, Json(json!(created.body()))).into_response();
     if let Ok(v) = HeaderValue::from_str(&format!("/schedules/{}", created.schedule_id)) {
         response.headers_mut().insert(header::LOCATION, v);
     }
@@ -527,7 +527,7 @@ async fn schedules(
     }
     let page = state.jobs.store.schedules(&owner, after, limit).await?;
     let next = (page.len() == limit).then(|| page.last().map(|s| s.schedule_id.clone()));
-    let bodies: Vec<Value> = page.iter().map(|s| s.body()).collect();
+    let bodies: Vec<_> = page.iter().map(|s| s.body()).collect();
     Ok(super::ok(
         json!({ "schedules": bodies, "next_after": next.flatten() }),
     ))
@@ -540,7 +540,7 @@ async fn schedule(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let found = owned_schedule(&state, &headers, &id).await?;
-    Ok(super::ok(found.body()))
+    Ok(super::ok(json!(found.body())))
 }
 
 /// `DELETE /schedules/{id}`: no further runs; its jobs stay.

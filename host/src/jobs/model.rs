@@ -2,12 +2,12 @@
 //! deliveries, schedules. Plain data: the store keeps it, the API shapes it.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::capabilities::http::credentials::redact_urls_in;
 use crate::driver::StopReason;
 
-pub use super::status::{JobStatus, WebhookStatus};
+pub use super::status::{JobStatus, ScheduleBody, WebhookStatus, WebhookTarget};
 
 pub use crate::clock::{now_ms, rfc3339, Millis};
 
@@ -239,33 +239,36 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// The body the API answers (`GET /schedules/{id}`).
-    pub fn body(&self) -> Value {
-        let mut body = json!({
-            "schedule_id": self.schedule_id,
-            "endpoint": self.endpoint,
-            "request": self.request,
-            "next_run_at": rfc3339(self.next_run_at),
-            "last_job_id": self.last_job_id,
-            "runs": self.runs,
-            "skipped_runs": self.skipped_runs,
-            "reviews_delivered": self.reviews_delivered,
-            "created_at": rfc3339(self.created_at),
-        });
-        match &self.cadence {
-            Cadence::Every(secs) => body["every"] = json!(super::cadence::describe(*secs)),
+    /// The schedule as the API answers it (`GET /schedules/{id}`).
+    pub fn body(&self) -> ScheduleBody {
+        let (every, cron, timezone) = match &self.cadence {
+            Cadence::Every(secs) => (Some(super::cadence::describe(*secs)), None, None),
             Cadence::Cron {
                 expression,
                 timezone,
-            } => {
-                body["cron"] = json!(expression);
-                body["timezone"] = json!(timezone.as_deref().unwrap_or("UTC"));
-            }
+            } => (
+                None,
+                Some(expression.clone()),
+                Some(timezone.clone().unwrap_or_else(|| "UTC".to_owned())),
+            ),
+        };
+        ScheduleBody {
+            schedule_id: self.schedule_id.clone(),
+            endpoint: self.endpoint.clone(),
+            request: self.request.clone(),
+            next_run_at: rfc3339(self.next_run_at),
+            last_job_id: self.last_job_id.clone(),
+            runs: self.runs,
+            skipped_runs: self.skipped_runs,
+            reviews_delivered: self.reviews_delivered,
+            created_at: rfc3339(self.created_at),
+            every,
+            cron,
+            timezone,
+            webhook: self.webhook.as_ref().map(|hook| WebhookTarget {
+                url: hook.url.clone(),
+            }),
         }
-        if let Some(hook) = &self.webhook {
-            body["webhook"] = json!({ "url": hook.url });
-        }
-        body
     }
 }
 

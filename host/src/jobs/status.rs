@@ -60,3 +60,51 @@ pub struct WebhookStatus {
     /// When a 2xx answered it (RFC 3339).
     pub delivered_at: Option<String>,
 }
+
+/// A schedule as the API answers it (`POST /schedules`, `GET /schedules`,
+/// `GET /schedules/{id}`): its cadence as `every`, or `cron` with
+/// `timezone`; its webhook's URL, never its secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Schedule)]
+pub struct ScheduleBody {
+    /// The schedule's id.
+    pub schedule_id: String,
+    /// The source endpoint each run pages.
+    pub endpoint: String,
+    /// The request each run sends.
+    #[schema(value_type = Object)]
+    pub request: serde_json::Value,
+    /// When it runs next (RFC 3339).
+    pub next_run_at: String,
+    /// Its latest run's job.
+    pub last_job_id: Option<String>,
+    /// Runs started.
+    pub runs: u64,
+    /// Runs skipped because the previous one was still going.
+    pub skipped_runs: u64,
+    /// New reviews its runs delivered, all together.
+    pub reviews_delivered: u64,
+    /// When it was created (RFC 3339).
+    pub created_at: String,
+    /// Its interval, e.g. `6h`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<String>,
+    /// Its cron expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cron: Option<String>,
+    /// The cron expression's time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
+    /// Where each run's end is announced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<WebhookTarget>,
+}
+
+/// Where a schedule's runs are announced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookTarget {
+    /// The URL each run's end is POSTed to.
+    pub url: String,
+}

@@ -16,7 +16,7 @@ use utoipa::{PartialSchema, ToSchema};
 
 use super::errors::plugin_security;
 use super::kit::{described, record, reference, typed};
-use crate::jobs::status::JobStatus;
+use crate::jobs::status::{JobStatus, ScheduleBody};
 
 fn closed(object: ObjectBuilder) -> ObjectBuilder {
     object.additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
@@ -26,52 +26,16 @@ fn text(nullable: bool, d: &str) -> RefOr<Schema> {
     described(typed(Type::String, nullable), d)
 }
 
-fn count(d: &str) -> RefOr<Schema> {
-    described(typed(Type::Integer, false).minimum(Some(0)), d)
-}
-
-/// The component schemas: `JobStatus` (derived from the one definition the
-/// API answers with, with the types it names: `JobState`, `StopReason`,
-/// `WebhookStatus`), `Schedule`, `Webhook`.
+/// The component schemas: `JobStatus` and `Schedule`, derived from the one
+/// definition the API answers with (with the types they name: `JobState`,
+/// `StopReason`, `WebhookStatus`, `WebhookTarget`), and `Webhook`, the
+/// webhook a request gives.
 pub fn components() -> Vec<(String, RefOr<Schema>)> {
     let mut derived = vec![(
         <JobStatus as ToSchema>::name().into_owned(),
         <JobStatus as PartialSchema>::schema(),
     )];
     <JobStatus as ToSchema>::schemas(&mut derived);
-    let schedule = closed(record([
-        ("schedule_id", text(false, "The schedule's id")),
-        (
-            "endpoint",
-            text(false, "The source endpoint each run pages"),
-        ),
-        (
-            "request",
-            described(typed(Type::Object, false), "The request each run sends"),
-        ),
-        ("next_run_at", text(false, "When it runs next (RFC 3339)")),
-        ("last_job_id", text(true, "Its latest run's job")),
-        ("runs", count("Runs started")),
-        (
-            "skipped_runs",
-            count("Runs skipped because the previous one was still going"),
-        ),
-        (
-            "reviews_delivered",
-            count("New reviews its runs delivered, all together"),
-        ),
-        ("created_at", text(false, "When it was created")),
-    ]))
-    .property("every", text(false, "Its interval, e.g. 6h"))
-    .property("cron", text(false, "Its cron expression"))
-    .property("timezone", text(false, "The cron expression's time zone"))
-    .property(
-        "webhook",
-        closed(record([(
-            "url",
-            text(false, "Where each run's end is announced"),
-        )])),
-    );
     let webhook = closed(record([
         (
             "url",
@@ -88,10 +52,12 @@ pub fn components() -> Vec<(String, RefOr<Schema>)> {
             ),
         ),
     ]));
-    derived.extend([
-        ("Schedule".to_owned(), schedule.into()),
-        ("Webhook".to_owned(), webhook.into()),
-    ]);
+    derived.push((
+        <ScheduleBody as ToSchema>::name().into_owned(),
+        <ScheduleBody as PartialSchema>::schema(),
+    ));
+    <ScheduleBody as ToSchema>::schemas(&mut derived);
+    derived.push(("Webhook".to_owned(), webhook.into()));
     derived
 }
 

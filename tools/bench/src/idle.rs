@@ -149,8 +149,15 @@ async fn measure(
         ..Row::default()
     });
     for path in ["/jobs", "/schedules"] {
-        let times = listing(&base, path, samples).await?;
+        let mut times = listing(&base, path, samples).await?;
         report::samples(&format!("{label}: GET {path}, first page"), &times, None);
+        times.sort();
+        let p95 = times[(times.len() * 95).div_ceil(100).saturating_sub(1)];
+        report::row(Row {
+            what: format!("{label}: GET {path}, first page, p95 of {}", times.len()),
+            value: Some(format!("{:.2} ms", p95.as_secs_f64() * 1e3)),
+            ..Row::default()
+        });
     }
     Ok(())
 }
@@ -187,7 +194,7 @@ pub async fn report() -> anyhow::Result<()> {
     let cluster = gleaner::cluster::Cluster::connect(&config).await?;
     let store = gleaner::cluster::jobs::JetStreamStore::new(cluster);
     let url = nats.url();
-    measure("NATS", Arc::new(store), 64, data.path(), 5, move |c| {
+    measure("NATS", Arc::new(store), 64, data.path(), 50, move |c| {
         c.token_secret = Some("bench-token-secret-of-at-least-32-bytes".into());
         c.cluster.nats_url = Some(url);
         c.cluster.insecure = true;
