@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use super::AppState;
 use crate::error::ApiError;
 use crate::jobs::model::{now_ms, Cadence, Job, JobState, NewJob, NewSchedule, Schedule, Webhook};
+use crate::jobs::status::WebhookRequest;
 use crate::jobs::store::StoreError;
 use crate::jobs::{cadence, webhooks};
 use crate::manifest::Kind;
@@ -174,13 +175,7 @@ async fn checked_webhook(
     let Some(value) = map.get("webhook").filter(|v| !v.is_null()) else {
         return Ok(None);
     };
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Given {
-        url: String,
-        secret: String,
-    }
-    let given: Given = serde_json::from_value(value.clone()).map_err(|e| {
+    let given: WebhookRequest = serde_json::from_value(value.clone()).map_err(|e| {
         ApiError::BadRequest(format!(
             "`webhook` must be {{\"url\": \"https://...\", \"secret\": \"...\"}}: {e}"
         ))

@@ -229,13 +229,15 @@ where
     V: Send + 'static,
 {
     let records = Records::sealed(bucket, seal);
-    // Read before the watch starts: an empty bucket sends the watch nothing
-    // to catch up with.
+    // Read before the watch starts. An empty bucket sends the watch nothing
+    // to catch up with; otherwise the watch has caught up once it has sent
+    // the message that was last then (it is the last of its key, so the
+    // watch sends it, or a later one of that key), or says none is pending.
     let mut stream = bucket.stream.clone();
-    let stored = stream.info().await.map_err(fail)?.state.messages;
+    let state = stream.info().await.map_err(fail)?.state.clone();
     let mut fresh = Some(Order::default());
     let mut watch = bucket.watch_with_history(">").await.map_err(fail)?;
-    if stored == 0 {
+    if state.messages == 0 {
         install(index, fresh.take());
     }
     while let Some(entry) = watch.next().await {
@@ -249,7 +251,7 @@ where
         match &mut fresh {
             Some(order) => {
                 order.set(&entry.key, placed);
-                if entry.delta == 0 {
+                if entry.revision >= state.last_sequence || entry.delta == 0 {
                     install(index, fresh.take());
                 }
             }

@@ -1,6 +1,7 @@
-//! The status a job answers with (`GET /jobs/{id}`, the lists, the webhook
-//! bodies, `gleaner jobs`), defined once: its serde shape is the wire, and
-//! the schema derived from it is the OpenAPI document's `JobStatus`.
+//! The shapes of the jobs API, each defined once: a job's status (`GET
+//! /jobs/{id}`, the lists, the webhook bodies, `gleaner jobs`), a schedule's
+//! body, and the webhook a request gives. Their serde shape is the wire, and
+//! the schema derived from each is the OpenAPI document's component.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -107,4 +108,17 @@ pub struct ScheduleBody {
 pub struct WebhookTarget {
     /// The URL each run's end is POSTed to.
     pub url: String,
+}
+
+/// The webhook a job or schedule request gives.
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Webhook)]
+pub struct WebhookRequest {
+    /// A public http(s) URL; POSTed the job's end, signed with
+    /// `Gleaner-Signature`.
+    pub url: String,
+    /// At least 16 characters; signs every delivery.
+    #[schema(min_length = 16)]
+    pub secret: String,
 }

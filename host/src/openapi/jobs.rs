@@ -16,7 +16,7 @@ use utoipa::{PartialSchema, ToSchema};
 
 use super::errors::plugin_security;
 use super::kit::{described, record, reference, typed};
-use crate::jobs::status::{JobStatus, ScheduleBody};
+use crate::jobs::status::{JobStatus, ScheduleBody, WebhookRequest};
 
 fn closed(object: ObjectBuilder) -> ObjectBuilder {
     object.additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
@@ -26,38 +26,25 @@ fn text(nullable: bool, d: &str) -> RefOr<Schema> {
     described(typed(Type::String, nullable), d)
 }
 
-/// The component schemas: `JobStatus` and `Schedule`, derived from the one
-/// definition the API answers with (with the types they name: `JobState`,
-/// `StopReason`, `WebhookStatus`, `WebhookTarget`), and `Webhook`, the
-/// webhook a request gives.
+/// The component schemas, each derived from the one definition the API
+/// answers or takes with: `JobStatus` and `Schedule` (with the types they
+/// name: `JobState`, `StopReason`, `WebhookStatus`, `WebhookTarget`), and
+/// `Webhook`, the webhook a request gives.
 pub fn components() -> Vec<(String, RefOr<Schema>)> {
     let mut derived = vec![(
         <JobStatus as ToSchema>::name().into_owned(),
         <JobStatus as PartialSchema>::schema(),
     )];
     <JobStatus as ToSchema>::schemas(&mut derived);
-    let webhook = closed(record([
-        (
-            "url",
-            text(
-                false,
-                "A public http(s) URL; POSTed the job's end, signed with `Gleaner-Signature`",
-            ),
-        ),
-        (
-            "secret",
-            described(
-                typed(Type::String, false).min_length(Some(16)),
-                "At least 16 characters; signs every delivery",
-            ),
-        ),
-    ]));
     derived.push((
         <ScheduleBody as ToSchema>::name().into_owned(),
         <ScheduleBody as PartialSchema>::schema(),
     ));
     <ScheduleBody as ToSchema>::schemas(&mut derived);
-    derived.push(("Webhook".to_owned(), webhook.into()));
+    derived.push((
+        <WebhookRequest as ToSchema>::name().into_owned(),
+        <WebhookRequest as PartialSchema>::schema(),
+    ));
     derived
 }
 
