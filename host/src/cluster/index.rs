@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
 use super::records::{fail, ClusterError, Records};
+use crate::jobs::model::Millis;
 use crate::secrets::seal::Seal;
 
 /// How long a caller waits for the first read of the bucket before it is
@@ -79,9 +80,9 @@ pub struct Span<K> {
     pub newest_first: bool,
 }
 
-impl Span<crate::jobs::model::Millis> {
+impl Span<Millis> {
     /// Everything due at `now`, soonest first.
-    pub fn due_at(now: crate::jobs::model::Millis) -> Self {
+    pub fn due_at(now: Millis) -> Self {
         Span {
             from: Bound::Unbounded,
             to: Bound::Excluded((now.saturating_add(1), String::new())),
@@ -90,29 +91,31 @@ impl Span<crate::jobs::model::Millis> {
     }
 }
 
-impl<K: Clone> Span<(String, K)> {
-    /// One owner's stretch of an order by `(owner, K)`, after `from` and
-    /// before `to` (each a place and its key) where given.
+impl Span<(String, Millis)> {
+    /// One owner's stretch of an order by `(owner, creation time)`, after
+    /// `after` and before `before` (each an [`Index::anchor`]) where given.
     pub fn of_owner(
         owner: &str,
-        min: K,
-        max: K,
-        after: Option<(K, String)>,
-        before: Option<(K, String)>,
+        after: Option<(Millis, String)>,
+        before: Option<(Millis, String)>,
         newest_first: bool,
     ) -> Self {
-        let whole = |k: K| ((owner.to_owned(), k), String::new());
-        let at = |(k, key): (K, String)| ((owner.to_owned(), k), key);
+        let whole = |at: Millis| ((owner.to_owned(), at), String::new());
+        let at = |(at, key): (Millis, String)| ((owner.to_owned(), at), key);
         Span {
-            from: after.map_or(Bound::Included(whole(min)), |a| Bound::Excluded(at(a))),
-            to: before.map_or(Bound::Excluded(whole(max)), |b| Bound::Excluded(at(b))),
+            from: after.map_or(Bound::Included(whole(Millis::MIN)), |a| {
+                Bound::Excluded(at(a))
+            }),
+            to: before.map_or(Bound::Excluded(whole(Millis::MAX)), |b| {
+                Bound::Excluded(at(b))
+            }),
             newest_first,
         }
     }
 }
 
 /// When each of a bucket's records falls due.
-pub type DueIndex = Index<crate::jobs::model::Millis, ()>;
+pub type DueIndex = Index<Millis, ()>;
 
 /// A bucket's keys in order, followed by a watch.
 pub struct Index<K, V> {
@@ -181,12 +184,6 @@ where
         self.lock().set(key, place);
     }
 
-    /// Where `key` stands, once the bucket has been read through.
-    pub async fn place(&self, key: &str) -> Result<Option<K>, ClusterError> {
-        self.loaded().await?;
-        Ok(self.lock().at.get(key).map(|(k, _)| k.clone()))
-    }
-
     /// At most `max` keys of `span` that `keep` keeps, in its order, once
     /// the bucket has been read through at least once.
     pub async fn page(
@@ -211,6 +208,18 @@ where
                     .into(),
             )),
         }
+    }
+}
+
+impl<V: Send + 'static> Index<(String, Millis), V> {
+    /// Where the list page after (or before) `id` starts: its creation time
+    /// and key; none without an id, or for one the index does not hold (the
+    /// list then starts from its end).
+    pub async fn anchor(&self, id: Option<&str>) -> Result<Option<(Millis, String)>, ClusterError> {
+        let Some(id) = id else { return Ok(None) };
+        self.loaded().await?;
+        let at = self.lock().at.get(id).map(|((_, at), _)| *at);
+        Ok(at.map(|at| (at, id.to_owned())))
     }
 }
 

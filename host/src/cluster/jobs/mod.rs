@@ -187,15 +187,8 @@ impl Store for JetStreamStore {
         limit: usize,
     ) -> Result<Vec<Job>, StoreError> {
         // The page before `before` (an unknown anchor: from the newest).
-        let anchor = match before {
-            Some(id) => self
-                .by_owner
-                .place(id)
-                .await?
-                .map(|(_, at)| (at, id.to_owned())),
-            None => None,
-        };
-        let span = Span::of_owner(owner, Millis::MIN, Millis::MAX, None, anchor, true);
+        let anchor = self.by_owner.anchor(before).await?;
+        let span = Span::of_owner(owner, None, anchor, true);
         let wanted = |_: &_, (at, _): &(JobState, Option<Millis>)| state.is_none_or(|s| *at == s);
         let mut jobs = Vec::new();
         for id in self.by_owner.page(span, limit, wanted).await? {

@@ -92,11 +92,8 @@ pub(super) async fn of_owner(
 ) -> Result<Vec<Schedule>, StoreError> {
     let index = &store.schedules_by_owner;
     // The page after `after` (an unknown anchor: from the oldest).
-    let anchor = match after {
-        Some(id) => index.place(id).await?.map(|(_, at)| (at, id.to_owned())),
-        None => None,
-    };
-    let span = Span::of_owner(owner, Millis::MIN, Millis::MAX, anchor, None, false);
+    let anchor = index.anchor(after).await?;
+    let span = Span::of_owner(owner, anchor, None, false);
     let mut page = Vec::new();
     for id in index.page(span, limit, |_, _| true).await? {
         // One the index has and the bucket no longer: deleted meanwhile.

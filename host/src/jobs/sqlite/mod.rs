@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::jobs::model::{
@@ -151,16 +151,7 @@ impl Store for SqliteStore {
         let (owner, before) = (owner.to_owned(), before.map(str::to_owned));
         self.with(move |c| {
             // The page after `before`: older jobs, or older-created ties by id.
-            let anchor = match &before {
-                Some(id) => c
-                    .query_row(
-                        "SELECT created_at, job_id FROM jobs WHERE job_id = ?1",
-                        params![id],
-                        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
-                    )
-                    .optional()?,
-                None => None,
-            };
+            let anchor = rows::anchor(c, "jobs", "job_id", before.as_deref())?;
             let (at, tie) = anchor.unwrap_or((i64::MAX, String::new()));
             let mut statement = c.prepare(&format!(
                 "SELECT {JOB_COLUMNS} FROM jobs WHERE owner = ?1 \

@@ -10,6 +10,24 @@ pub(super) const JOB_COLUMNS: &str = "job_id, owner, endpoint, request, total, s
     pages_fetched, stop_reason, error, created_at, started_at, finished_at, webhook_url, webhook_secret, \
     schedule_id, cancel_requested";
 
+/// Where a list page after (or before) `id` of `table` starts: its
+/// `created_at` and id (`id_column`); none without an id, or for an unknown
+/// one.
+pub(super) fn anchor(
+    c: &Connection,
+    table: &str,
+    id_column: &str,
+    id: Option<&str>,
+) -> rusqlite::Result<Option<(i64, String)>> {
+    let Some(id) = id else { return Ok(None) };
+    c.query_row(
+        &format!("SELECT created_at, {id_column} FROM {table} WHERE {id_column} = ?1"),
+        params![id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .optional()
+}
+
 /// A webhook from its stored URL and (sealed) secret.
 fn webhook(url: Option<String>, secret: Option<String>) -> Option<Webhook> {
     Some(Webhook {

@@ -69,16 +69,7 @@ pub(super) fn of_owner(
     limit: usize,
 ) -> rusqlite::Result<Vec<Schedule>> {
     // The page after `after`: later schedules, or later-created ties by id.
-    let anchor = match after {
-        Some(id) => c
-            .query_row(
-                "SELECT created_at, schedule_id FROM schedules WHERE schedule_id = ?1",
-                params![id],
-                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
-            )
-            .optional()?,
-        None => None,
-    };
+    let anchor = super::rows::anchor(c, "schedules", "schedule_id", after)?;
     let (at, tie) = anchor.unwrap_or((i64::MIN, String::new()));
     let mut statement = c.prepare_cached(&format!(
         "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE owner = ?1 \
