@@ -10,7 +10,6 @@ pub mod api;
 pub mod bindings;
 pub mod capabilities;
 pub mod cli;
-pub mod clock;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 #[cfg(not(feature = "cluster"))]
@@ -83,7 +82,7 @@ pub fn services(
         replay: None,
         recorder: None,
         overrides: Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?,
-        resolver: jobs::webhooks::guard(config.webhook_allow_private),
+        resolver: jobs::sender::guard(config.webhook_allow_private),
         pacing: Default::default(),
         proxies: config.proxy_settings(),
         observe: false,
@@ -183,9 +182,9 @@ impl App {
                 Arc::new(jobs::sqlite::SqliteStore::open(&path, Arc::new(seal))?)
             }
         };
-        let jobs = jobs::Jobs::new(
+        let jobs = jobs::engine(
             store,
-            jobs::Parts {
+            jobs::runner::Runner {
                 runtime: runtime.clone(),
                 registry: registry.clone(),
                 tokens: tokens.clone(),

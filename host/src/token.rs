@@ -73,7 +73,7 @@ impl TokenKey {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
             Err(_) => {}
         }
-        crate::config::data_dir::create(data_dir).map_err(io)?;
+        gleaner_seal::private_files::create(data_dir).map_err(io)?;
         let mut secret = [0u8; MIN_SECRET_LEN];
         getrandom::getrandom(&mut secret).map_err(|e| io(std::io::Error::other(e.to_string())))?;
         let secret = hex::encode(secret);
@@ -94,8 +94,8 @@ impl TokenKey {
 
     /// The key secrets at rest are sealed with: `GLEANER_CLUSTER_KEY`'s
     /// (`seal_key`) when set, else one derived from this secret.
-    pub fn seal(&self, seal_key: Option<&str>) -> crate::secrets::seal::Seal {
-        crate::secrets::seal::Seal::new(seal_key, &self.0)
+    pub fn seal(&self, seal_key: Option<&str>) -> gleaner_seal::Seal {
+        gleaner_seal::Seal::new(seal_key, &self.0)
     }
 
     /// Adds the secret to those the host keeps out of everything it sends.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use gleaner::jobs::sqlite::SqliteStore;
 use gleaner::jobs::store::Store;
-use gleaner::secrets::seal::Seal;
+use gleaner_seal::Seal;
 
 use super::{for_each_case, Backend};
 

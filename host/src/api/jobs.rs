@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::jobs::model::{now_ms, Cadence, Job, JobState, NewJob, NewSchedule, Schedule, Webhook};
 use crate::jobs::status::WebhookRequest;
 use crate::jobs::store::StoreError;
-use crate::jobs::{cadence, webhooks};
+use crate::jobs::{cadence, sender};
 use crate::manifest::Kind;
 use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
 
@@ -194,7 +194,7 @@ async fn checked_webhook(
         ));
     }
     let http = &state.runtime.services().webhooks;
-    webhooks::check_url(http, &given.url)
+    sender::check_url(http, &given.url)
         .await
         .map_err(ApiError::BadRequest)?;
     Ok(Some(Webhook {

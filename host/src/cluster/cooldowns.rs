@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use super::records::safe_key;
 use crate::capabilities::http::cooldowns::{Cooldown, SharedCooldowns};
 use crate::capabilities::http::HttpService;
-use crate::clock::now_ms;
+use gleaner_jobs::clock::now_ms;
 
 /// The cool-downs bucket, as one replica's announcer.
 pub struct SharedCooldownBucket {

@@ -21,7 +21,7 @@ use tokio::sync::watch;
 
 use super::records::{fail, ClusterError, Records};
 use crate::jobs::model::Millis;
-use crate::secrets::seal::Seal;
+use gleaner_seal::Seal;
 
 /// How long a caller waits for the first read of the bucket before it is
 /// told to retry.

@@ -10,7 +10,7 @@
 //! - [`index`]: bucket keys in order (due times, owners' lists), kept by watches;
 //! - [`pacing`]: each upstream host's turns, for every replica's pacer;
 //! - [`cooldowns`]: wall back-offs and proxy cool-downs, watched by all;
-//! - [`state`]: the plugin cache and fetch sessions, sealed ([`crate::secrets::seal`]);
+//! - [`state`]: the plugin cache and fetch sessions, sealed ([`gleaner_seal`]);
 //! - [`rollout`]: plugin uploads carried to every replica.
 //!
 //! [`Cluster::share`] hooks the shared pieces into the server's services.
@@ -59,7 +59,7 @@ pub struct Cluster {
     /// The streams and buckets.
     pub resources: resources::Resources,
     /// The key secrets in the buckets are sealed with.
-    pub(crate) seal: Arc<crate::secrets::seal::Seal>,
+    pub(crate) seal: Arc<gleaner_seal::Seal>,
     /// Plugin roll-outs.
     pub rollout: Arc<rollout::Rollout>,
 }
@@ -139,7 +139,7 @@ impl Cluster {
             );
         }
         let secret = config.token_secret.clone().unwrap_or_default();
-        let seal = Arc::new(crate::secrets::seal::Seal::new(
+        let seal = Arc::new(gleaner_seal::Seal::new(
             settings.seal_key.as_deref(),
             secret.as_bytes(),
         ));

@@ -17,7 +17,7 @@ use async_trait::async_trait;
 
 use super::records;
 use crate::capabilities::http::pacing::{SharedTurns, TooLate};
-use crate::clock::millis;
+use gleaner_jobs::clock::millis;
 
 /// What turns across a cluster add to the pace's gap.
 pub const SLACK: Duration = Duration::from_millis(10);

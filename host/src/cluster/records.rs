@@ -12,7 +12,7 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::secrets::seal::Seal;
+use gleaner_seal::Seal;
 
 /// A name (a host, a plugin, an id) as a bucket key: itself, in lower case,
 /// where the bucket's key rules allow it, else a digest of it.

@@ -25,10 +25,10 @@ use sha2::Digest;
 use tokio::io::AsyncReadExt;
 
 use super::records::{self, ClusterError};
-use crate::clock::{now_ms, rfc3339};
 use crate::config::Config;
 use crate::registry::{upload, Registry};
 use crate::runtime::Runtime;
+use gleaner_jobs::clock::{now_ms, rfc3339};
 
 /// A version of a plugin announced to every replica.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -98,7 +98,7 @@ pub struct Rollout {
     versions: kv::Store,
     replicas: kv::Store,
     replica: String,
-    seal: Arc<crate::secrets::seal::Seal>,
+    seal: Arc<gleaner_seal::Seal>,
 }
 
 impl Rollout {
@@ -108,7 +108,7 @@ impl Rollout {
         versions: kv::Store,
         replicas: kv::Store,
         replica: String,
-        seal: Arc<crate::secrets::seal::Seal>,
+        seal: Arc<gleaner_seal::Seal>,
     ) -> Arc<Rollout> {
         Arc::new(Rollout {
             objects,

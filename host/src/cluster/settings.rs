@@ -159,7 +159,7 @@ impl ClusterConfig {
             ));
         }
         if let Some(key) = &self.seal_key {
-            if seal_key_bytes(key).is_none() {
+            if gleaner_seal::key_bytes(key).is_none() {
                 return Err(invalid(
                     "seal_key (GLEANER_CLUSTER_KEY)",
                     "[redacted]".into(),
@@ -183,12 +183,6 @@ impl ClusterConfig {
         }
         Ok(())
     }
-}
-
-/// The 32 bytes of a seal key written as 64 hex digits.
-pub fn seal_key_bytes(key: &str) -> Option<[u8; 32]> {
-    let bytes = hex::decode(key.trim()).ok()?;
-    bytes.try_into().ok()
 }
 
 #[cfg(test)]

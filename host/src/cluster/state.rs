@@ -19,8 +19,8 @@ use sha2::Digest;
 use super::records;
 use crate::capabilities::cache::SharedCache;
 use crate::capabilities::http::session::{SessionState, SharedSessions};
-use crate::clock::now_ms;
-use crate::secrets::seal::Seal;
+use gleaner_jobs::clock::now_ms;
+use gleaner_seal::Seal;
 
 /// A cached value and when it expires (wall-clock ms).
 #[derive(Serialize, Deserialize)]

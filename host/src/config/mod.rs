@@ -9,7 +9,6 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::Deserialize;
 
-pub mod data_dir;
 pub mod plugin_dir;
 pub mod plugin_settings;
 pub mod settings;

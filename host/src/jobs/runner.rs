@@ -6,19 +6,24 @@
 //! Upstream trouble is retried with backoff within the job's budget.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use async_trait::async_trait;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::model::{now_ms, Job, JobState};
-use super::store::{Claim, Lease, PageWrite, Store, MAX_INTERRUPTIONS};
-use super::Jobs;
+use super::model::{now_ms, Job};
+use super::store::{Lease, PageWrite, Store};
+use super::{End, Worker};
+use crate::config::Config;
 use crate::driver::{CommittedPage, Fetch, Known, PageSink, StopAt};
 use crate::error::ApiError;
 use crate::manifest::Continuation;
-use crate::runtime::bulkhead::Reach;
+use crate::registry::Registry;
+use crate::runtime::bulkhead::{Bulkheads, Reach};
+use crate::runtime::Runtime;
+use crate::token::TokenKey;
 use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
 
 /// The budget of one driver call; a job makes as many as it needs.
@@ -30,43 +35,31 @@ const MAX_FAILURES: u32 = 8;
 /// The longest wait between retries.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
-/// How a run ended.
-enum End {
-    Succeeded(String),
-    Failed(String, Option<String>),
-    Cancelled(Option<String>),
+/// The server's worker: runs jobs with its own parts.
+#[derive(Clone)]
+pub struct Runner {
+    /// The runtime plugins run in.
+    pub runtime: Arc<Runtime>,
+    /// Which plugin serves which route.
+    pub registry: Arc<Registry>,
+    /// The key continuation tokens are signed with.
+    pub tokens: Arc<TokenKey>,
+    /// The request pools a job's calls take their slots in.
+    pub bulkheads: Arc<Bulkheads>,
+    /// The configuration.
+    pub config: Arc<Config>,
 }
 
-/// Runs a claimed job to its end and records it; lets go of its lease once
-/// the end is recorded (so a crash before that hands the job to another worker).
-pub(super) async fn run(engine: &Jobs, claim: Claim, cancel: &AtomicBool) {
-    let Claim {
-        job,
-        lease,
-        interrupted,
-    } = claim;
-    let end = if interrupted >= MAX_INTERRUPTIONS {
-        End::Failed(
-            format!(
-                "its workers stopped {interrupted} times before it ended (a replica crashing on it, \
-                 or losing the cluster); its reviews so far stay. Submit it again to go on"
-            ),
-            None,
-        )
-    } else {
-        drive(engine, &job, cancel, lease.as_ref()).await
-    };
-    let (state, stop, error) = match end {
-        End::Succeeded(stop) => (JobState::Succeeded, Some(stop), None),
-        End::Failed(error, stop) => (JobState::Failed, stop, Some(error)),
-        End::Cancelled(stop) => (JobState::Cancelled, stop, None),
-    };
-    tracing::info!(job = %job.job_id, endpoint = %job.endpoint, state = state.code(), error = error.as_deref().unwrap_or(""), "job ended");
-    match engine.end(&job, state, stop, error).await {
-        Ok(()) => lease.done().await,
-        Err(e) => {
-            tracing::error!(job = %job.job_id, error = %e, "cannot record a job's end; it resumes at the next start")
-        }
+#[async_trait]
+impl Worker for Runner {
+    async fn drive(
+        &self,
+        store: &dyn Store,
+        job: &Job,
+        cancel: &AtomicBool,
+        lease: &dyn Lease,
+    ) -> End {
+        drive(self, store, job, cancel, lease).await
     }
 }
 
@@ -133,10 +126,14 @@ fn backoff(failures: u32) -> Duration {
     Duration::from_secs(1 << failures.min(6)).min(MAX_BACKOFF)
 }
 
-async fn drive(engine: &Jobs, job: &Job, cancel: &AtomicBool, lease: &dyn Lease) -> End {
-    let store = engine.store.as_ref();
-    let parts = engine.parts();
-    let config = engine.config();
+async fn drive(
+    parts: &Runner,
+    store: &dyn Store,
+    job: &Job,
+    cancel: &AtomicBool,
+    lease: &dyn Lease,
+) -> End {
+    let config = &parts.config;
     if let Err(e) = store.start_job(&job.job_id).await {
         return End::Failed(e.to_string(), None);
     }
@@ -314,6 +311,7 @@ async fn schedule_known(store: &dyn Store, id: &str) -> Result<Known, super::sto
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jobs::model::JobState;
 
     #[test]
     fn backoff_doubles_to_a_minute() {

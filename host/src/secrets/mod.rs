@@ -10,7 +10,6 @@
 //! ([`register`]); a session's cookies are scrubbed with the session's own
 //! scrubber where the session is known ([`Scrubber::for_values`]).
 
-pub mod seal;
 pub mod variants;
 pub mod writer;
 

@@ -171,7 +171,7 @@ pub async fn report() -> anyhow::Result<()> {
          page of GET /jobs and GET /schedules; on the SQLite store, then on one NATS replica.",
     );
     let data = tempfile::tempdir()?;
-    let seal = gleaner::secrets::seal::Seal::new(None, b"bench-idle-token-secret-0123456789");
+    let seal = gleaner_seal::Seal::new(None, b"bench-idle-token-secret-0123456789");
     let store = gleaner::jobs::sqlite::SqliteStore::open(
         &data.path().join("jobs.sqlite3"),
         Arc::new(seal),

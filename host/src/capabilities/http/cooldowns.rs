@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::clock::now_ms;
 use crate::telemetry::metrics;
+use gleaner_jobs::clock::now_ms;
 
 /// One cool-down, as replicas tell each other.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -14,7 +14,7 @@ use url::Url;
 
 use super::cooldowns::{Cooldown, SharedCooldowns};
 use super::credentials::redact_url;
-use crate::clock::now_ms;
+use gleaner_jobs::clock::now_ms;
 
 /// A proxy's id between replicas: a digest of its URL, which holds credentials.
 pub fn proxy_id(url: &str) -> String {

@@ -19,7 +19,7 @@
 //!   [`DueIndex`] of the two buckets, kept by a watch: an idle replica reads
 //!   no key.
 //! - Job records, schedules, deliveries (secrets and bodies) and reviews are
-//!   sealed whole with the cluster's key ([`crate::secrets::seal`]).
+//!   sealed whole with the cluster's key ([`gleaner_seal`]).
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Bound;

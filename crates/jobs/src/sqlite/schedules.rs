@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::rows::{schedule_of, SCHEDULE_COLUMNS};
-use crate::jobs::model::{now_ms, Cadence, Millis, NewSchedule, Schedule};
+use crate::model::{now_ms, Cadence, Millis, NewSchedule, Schedule};
 
 /// Stores `schedule` as `id`; the schedule as stored.
 pub(super) fn create(

@@ -11,12 +11,12 @@ use async_trait::async_trait;
 use rusqlite::{params, Connection};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::jobs::model::{
+use crate::model::{
     now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
     Webhook,
 };
-use crate::jobs::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
-use crate::secrets::seal::Seal;
+use crate::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use gleaner_seal::Seal;
 use rows::{job_of, one_job, JOB_COLUMNS};
 
 mod deliveries;
@@ -41,11 +41,11 @@ impl SqliteStore {
     /// are sealed with `seal`.
     pub fn open(path: &Path, seal: Arc<Seal>) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent() {
-            crate::config::data_dir::create(dir)
+            gleaner_seal::private_files::create(dir)
                 .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
         }
         // SQLite gives its -wal and -shm files the database file's mode.
-        crate::config::data_dir::private_file(path)
+        gleaner_seal::private_files::private_file(path)
             .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
         let connection = Connection::open(path)
             .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
@@ -203,7 +203,7 @@ impl Store for SqliteStore {
                 let unfinished: Vec<(String, String)> = heads
                     .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<rusqlite::Result<_>>()?;
-                let chosen = super::turns::take_turns(&unfinished, &running, max);
+                let chosen = crate::turns::take_turns(&unfinished, &running, max);
                 let mut read =
                     c.prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = ?1"))?;
                 let mut jobs = Vec::new();
@@ -217,7 +217,7 @@ impl Store for SqliteStore {
             .into_iter()
             .map(|job| Claim {
                 job,
-                lease: Box::new(super::store::NoLease),
+                lease: Box::new(crate::store::NoLease),
                 interrupted: 0,
             })
             .collect())

@@ -5,7 +5,7 @@
 use rusqlite::{params, Connection};
 use serde_json::Value;
 
-use crate::jobs::store::{PageWrite, ReviewPage};
+use crate::store::{PageWrite, ReviewPage};
 
 /// Stores `page` of job `id` and its new position; how many reviews were
 /// new to the job.

@@ -1,38 +1,22 @@
 //! Webhooks: announcing a job's end to the URL its owner gave, signed, and
 //! retried with exponential backoff until it is answered 2xx. Deliveries and
 //! their attempts live in the store, so a restart goes on where it stopped.
-//! A webhook URL goes through the same SSRF guard as plugin traffic (as the
-//! host's own `webhooks`, which an upstream override for its host reaches),
-//! on an HTTP service of its own that never answers from recordings; with
-//! `webhook_allow_private` (on in `gleaner demo`) the guard also lets
-//! loopback and private receivers through, never link-local ones.
+//! What a delivery carries and when it is tried again is decided here; the
+//! server sends it ([`crate::Sender`]), through its SSRF guard.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use super::model::{Millis, PendingDelivery};
-use crate::capabilities::http::policy::Policy;
-use crate::capabilities::http::resolver::{GuardedResolver, SystemLookup};
-use crate::capabilities::http::session::Session;
-use crate::capabilities::http::ssrf;
-use crate::capabilities::http::{HttpService, OutboundRequest};
-use crate::manifest::{Limits, Network};
-
-/// The name webhook traffic goes under: upstream overrides scoped to it
-/// (`webhooks:host=...`) apply, and so do unscoped ones.
-pub const SENDER: &str = "webhooks";
+use crate::model::{Millis, PendingDelivery};
 
 /// Attempts made before a delivery is given up.
 pub const MAX_ATTEMPTS: u32 = 8;
-
-/// Time one attempt may take, connecting included.
-const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Deliveries sent at once, in all.
 pub const CONCURRENT: usize = 32;
@@ -70,39 +54,6 @@ pub fn next_attempt(attempts: u32, base: Duration, now: Millis) -> Option<Millis
     }
     let delay = base.saturating_mul(1 << attempts.saturating_sub(1).min(20));
     Some(now.saturating_add(delay.as_millis() as Millis))
-}
-
-/// The policy webhook requests go out under: any public host.
-pub fn policy() -> Policy {
-    let network = Network {
-        allow: Vec::new(),
-        any_public_host: true,
-    };
-    Policy::new(SENDER, &network, &Limits::default()).expect("an open policy is valid")
-}
-
-/// The guard webhook requests resolve through: public addresses only, or
-/// with `allow_private` loopback and private ones too.
-pub fn guard(allow_private: bool) -> GuardedResolver {
-    match allow_private {
-        true => GuardedResolver::new(Arc::new(SystemLookup), ssrf::is_public_or_local),
-        false => GuardedResolver::default(),
-    }
-}
-
-/// Checks a webhook URL before a job takes it: http(s), and an address the
-/// webhooks' guard lets through (public, unless private receivers are
-/// allowed), written as such or resolved.
-pub async fn check_url(http: &HttpService, url: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(url).map_err(|e| {
-        format!("`webhook.url` {url:?} is not a URL ({e}); give an absolute http(s) URL")
-    })?;
-    http.check_destination(SENDER, &parsed).await.map_err(|e| {
-        format!(
-            "`webhook.url` cannot be used: {e}; give a public http(s) URL (a receiver on this \
-             machine or network needs GLEANER_WEBHOOK_ALLOW_PRIVATE=true, which `gleaner demo` sets)"
-        )
-    })
 }
 
 /// Who may send now: a pool for all deliveries, and lanes per owner and per
@@ -197,36 +148,22 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// What one attempt got: the status, or why there was none.
 pub type Attempt = (Option<u16>, Option<String>);
 
-/// Sends one delivery once, signed now.
-pub async fn attempt(http: &HttpService, policy: &Policy, delivery: &PendingDelivery) -> Attempt {
-    let t = super::model::now_ms() / 1_000;
+/// The headers of `delivery` sent at `t` (Unix seconds): its type, the
+/// sender, its signature and its id.
+pub fn headers(delivery: &PendingDelivery, t: i64) -> Vec<(String, String)> {
     let id = delivery_id(delivery);
-    let request = OutboundRequest {
-        method: "POST".into(),
-        url: delivery.webhook.url.clone(),
-        headers: vec![
-            ("content-type".into(), "application/json".into()),
-            (
-                "user-agent".into(),
-                concat!("Gleaner/", env!("CARGO_PKG_VERSION")).into(),
-            ),
-            (
-                "gleaner-signature".into(),
-                signature(&delivery.webhook.secret, t, &id, &delivery.body),
-            ),
-            ("gleaner-delivery-id".into(), id),
-        ],
-        body: Some(delivery.body.clone().into_bytes()),
-        profile: None,
-    };
-    let session = Session::new();
-    match http
-        .send(policy, &session, request, Instant::now() + ATTEMPT_TIMEOUT)
-        .await
-    {
-        Ok(answer) => (Some(answer.status), None),
-        Err(e) => (None, Some(e.to_string())),
-    }
+    vec![
+        ("content-type".into(), "application/json".into()),
+        (
+            "user-agent".into(),
+            concat!("Gleaner/", env!("CARGO_PKG_VERSION")).into(),
+        ),
+        (
+            "gleaner-signature".into(),
+            signature(&delivery.webhook.secret, t, &id, &delivery.body),
+        ),
+        ("gleaner-delivery-id".into(), id),
+    ]
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Webhook secrets at rest: sealed with the server's key (the one the
 //! cluster's buckets use) before they reach the file, opened when read.
 
-use crate::secrets::seal::Seal;
+use gleaner_seal::Seal;
 
 /// What a sealed secret starts with in the store; one without it was stored
 /// in clear by a version before schema 2 and is read as it is.

@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::model::JobState;
-use crate::driver::StopReason;
+use crate::model::JobState;
+use crate::stop::StopReason;
 
 /// A job's status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

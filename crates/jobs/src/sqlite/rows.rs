@@ -3,7 +3,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 
-use crate::jobs::model::{Cadence, Job, JobState, Schedule, Webhook};
+use crate::model::{Cadence, Job, JobState, Schedule, Webhook};
 
 /// The columns [`job_of`] reads, in order.
 pub(super) const JOB_COLUMNS: &str = "job_id, owner, endpoint, request, total, state, position, reviews_collected, \

@@ -9,8 +9,8 @@ use std::path::Path;
 use rusqlite::{params, Connection, Transaction};
 
 use super::secret;
-use crate::jobs::store::StoreError;
-use crate::secrets::seal::Seal;
+use crate::store::StoreError;
+use gleaner_seal::Seal;
 
 /// One migration step.
 struct Step {

@@ -4,10 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::capabilities::http::credentials::redact_urls_in;
-use crate::driver::StopReason;
+use crate::stop::StopReason;
 
-pub use super::status::{JobStatus, ScheduleBody, WebhookStatus, WebhookTarget};
+pub use crate::status::{JobStatus, ScheduleBody, WebhookStatus, WebhookTarget};
 
 pub use crate::clock::{now_ms, rfc3339, Millis};
 
@@ -152,7 +151,7 @@ impl Job {
             WebhookStatus {
                 attempts: d.attempts,
                 last_status: d.last_status,
-                last_error: d.last_error.as_deref().map(redact_urls_in),
+                last_error: d.last_error,
                 next_attempt_at: time(d.next_attempt_at),
                 delivered_at: time(d.delivered_at),
             }
@@ -242,7 +241,7 @@ impl Schedule {
     /// The schedule as the API answers it (`GET /schedules/{id}`).
     pub fn body(&self) -> ScheduleBody {
         let (every, cron, timezone) = match &self.cadence {
-            Cadence::Every(secs) => (Some(super::cadence::describe(*secs)), None, None),
+            Cadence::Every(secs) => (Some(crate::cadence::describe(*secs)), None, None),
             Cadence::Cron {
                 expression,
                 timezone,

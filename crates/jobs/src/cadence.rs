@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use chrono::TimeZone;
 
-use super::model::{Cadence, Millis};
+use crate::model::{Cadence, Millis};
 
 /// The shortest interval a schedule may have.
 pub const MIN_EVERY_SECS: u64 = 60;

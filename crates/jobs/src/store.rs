@@ -1,6 +1,6 @@
 //! The one interface between the jobs engine and where its state lives: jobs
 //! with their positions and reviews, webhook attempts, schedules and the ids
-//! they delivered. The single binary keeps it in SQLite ([`super::sqlite`]);
+//! they delivered. The single binary keeps it in SQLite ([`crate::sqlite`]);
 //! a cluster keeps it elsewhere behind the same trait.
 
 use std::collections::HashSet;
@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::model::{
+use crate::model::{
     Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Webhook,
 };
 

@@ -4,8 +4,8 @@
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
-use crate::jobs::store::Attempt;
+use crate::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
+use crate::store::Attempt;
 
 /// Due deliveries read per owner at a time.
 const DUE_PER_OWNER: i64 = 16;

@@ -10,7 +10,11 @@ use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, CHACHA20_POLY1305, NONCE_L
 use ring::rand::{SecureRandom, SystemRandom};
 use sha2::Sha256;
 
-use crate::cluster::settings::seal_key_bytes;
+/// The 32 bytes of a seal key written as 64 hex digits; none for anything else.
+pub fn key_bytes(key: &str) -> Option<[u8; 32]> {
+    let bytes = hex::decode(key.trim()).ok()?;
+    bytes.try_into().ok()
+}
 
 /// The key sealed values are made and opened with, and the key records
 /// every replica must trust (plugin roll-outs) are signed with.
@@ -24,7 +28,7 @@ impl Seal {
     /// The key `GLEANER_CLUSTER_KEY` gives (64 hex digits), else one derived
     /// from the token secret.
     pub fn new(seal_key: Option<&str>, token_secret: &[u8]) -> Seal {
-        let bytes = match seal_key.and_then(seal_key_bytes) {
+        let bytes = match seal_key.and_then(key_bytes) {
             Some(bytes) => bytes,
             None => {
                 let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(token_secret)
