@@ -173,7 +173,7 @@ impl App {
         // The jobs store: the cluster's, or the SQLite file in the data directory.
         let store: Arc<dyn jobs::store::Store> = match &cluster {
             #[cfg(feature = "cluster")]
-            Some(cluster) => Arc::new(cluster::jobs::JetStreamStore::new(cluster.clone())),
+            Some(cluster) => Arc::new(cluster::jobs::JetStreamStore::new(cluster.link.clone())),
             #[cfg(not(feature = "cluster"))]
             Some(cluster) => match **cluster {},
             None => {

@@ -105,7 +105,7 @@ async fn any_replica_answers_for_any_job_and_a_schedule_runs_once_per_period() {
     assert_eq!(status, 201, "{schedule}");
     let sid = schedule["schedule_id"].as_str().unwrap().to_owned();
     let cluster = super::connect(nats.url(), |_| {}).await.unwrap();
-    let store = gleaner::cluster::jobs::JetStreamStore::new(cluster);
+    let store = gleaner::cluster::jobs::JetStreamStore::new(cluster.link.clone());
     use gleaner::jobs::store::Store;
     let due = store
         .schedule(None, &sid)

@@ -22,7 +22,7 @@ impl Backend for JetStream {
         let cluster = crate::cluster::connect(self.nats.url(), |c| c.job_ack_wait_secs = 1)
             .await
             .unwrap();
-        Arc::new(JetStreamStore::new(cluster))
+        Arc::new(JetStreamStore::new(cluster.link.clone()))
     }
 
     fn lease(&self) -> Duration {

@@ -54,7 +54,7 @@ async fn a_job_left_in_the_queue_of_an_earlier_version_still_runs() {
     .await
     .unwrap();
     // The job's record, with its id moved from its lane to the old queue.
-    let store = gleaner::cluster::jobs::JetStreamStore::new(cluster.clone());
+    let store = gleaner::cluster::jobs::JetStreamStore::new(cluster.link.clone());
     let job = store
         .create_job(gleaner::jobs::model::NewJob {
             owner: cluster.owner_id(KEY),

@@ -2,7 +2,7 @@
 //! are still read (so a configuration stays valid), but no replica can join a
 //! cluster, and start-up says which feature and make target would.
 
-pub mod settings;
+pub use gleaner_cluster::settings;
 
 use std::sync::Arc;
 

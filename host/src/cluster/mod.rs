@@ -1,164 +1,65 @@
-//! Cluster mode: replicas that share jobs and state through NATS JetStream.
-//! Nothing here is a queue, lock or consensus of our own: work-queue streams,
-//! key-value buckets (compare-and-set on revisions) and their watches do it.
-//! Off unless `GLEANER_NATS_URL` is set; the single binary is unchanged.
+//! Cluster mode in the server: a replica's [`gleaner_cluster::Link`] (NATS
+//! JetStream: the jobs store, its queue and indexes, sealed records), with
+//! what the server shares over it, each beside the capability it serves:
 //!
-//! - [`settings`]: what turns it on, and how the state is kept;
-//! - [`resources`]: the streams and buckets, created at start when missing;
-//! - [`queue`]: the jobs waiting for a worker, a lane per owner, taken in turns;
-//! - [`jobs`]: the jobs store on them, behind [`crate::jobs::store::Store`];
-//! - [`index`]: bucket keys in order (due times, owners' lists), kept by watches;
 //! - [`pacing`]: each upstream host's turns, for every replica's pacer;
 //! - [`cooldowns`]: wall back-offs and proxy cool-downs, watched by all;
-//! - [`state`]: the plugin cache and fetch sessions, sealed ([`gleaner_seal`]);
+//! - [`state`]: the plugin cache and fetch sessions, sealed;
 //! - [`rollout`]: plugin uploads carried to every replica.
 //!
+//! Off unless `GLEANER_NATS_URL` is set; the single binary is unchanged.
 //! [`Cluster::share`] hooks the shared pieces into the server's services.
 
 pub mod cooldowns;
-pub mod index;
-pub mod jobs;
 pub mod pacing;
-pub mod queue;
-pub mod records;
-pub mod resources;
 pub mod rollout;
-pub mod settings;
 pub mod state;
 
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context as _;
-use async_nats::connection::State;
-use async_nats::jetstream;
-use serde_json::{json, Value};
+pub use gleaner_cluster::{index, is_connected, jobs, queue, records, resources, settings, Link};
 
 use crate::telemetry::metrics;
-use settings::ClusterConfig;
 
-/// Whether `client` is connected to NATS now: what every shared piece asks
-/// before it uses the cluster rather than this replica's own state.
-pub fn is_connected(client: &async_nats::Client) -> bool {
-    client.connection_state() == State::Connected
-}
-
-/// How long a replica waits for NATS at start before it gives up.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// One replica's link to the cluster.
+/// One replica in the cluster: its link, and the plugin roll-outs it takes
+/// part in.
 pub struct Cluster {
-    /// The NATS connection; it reconnects by itself.
-    pub client: async_nats::Client,
-    /// JetStream on it.
-    pub js: jetstream::Context,
-    /// This replica's name.
-    pub replica: String,
-    /// The settings it was started with.
-    pub settings: ClusterConfig,
-    /// The streams and buckets.
-    pub resources: resources::Resources,
-    /// The key secrets in the buckets are sealed with.
-    pub(crate) seal: Arc<gleaner_seal::Seal>,
+    /// The connection, streams and buckets.
+    pub link: Arc<Link>,
     /// Plugin roll-outs.
     pub rollout: Arc<rollout::Rollout>,
+}
+
+impl Deref for Cluster {
+    type Target = Link;
+
+    fn deref(&self) -> &Link {
+        &self.link
+    }
 }
 
 impl Cluster {
     /// Connects to NATS and creates what is missing of the streams and
     /// buckets. Fails, with what to check, when NATS cannot be reached.
     pub async fn connect(config: &crate::config::Config) -> anyhow::Result<Arc<Cluster>> {
-        let settings = &config.cluster;
-        let url = settings.nats_url.clone().unwrap_or_default();
-        let replica = settings.replica();
-        let mut options = match &settings.nats_creds {
-            Some(path) => async_nats::ConnectOptions::with_credentials_file(path)
-                .await
-                .with_context(|| {
-                    format!(
-                        "cannot read the NATS credentials file {} (GLEANER_NATS_CREDS)",
-                        path.display()
-                    )
-                })?,
-            None => async_nats::ConnectOptions::new(),
-        };
-        if let Some(token) = &settings.nats_token {
-            options = options.token(token.clone());
-        }
-        if let (Some(user), Some(password)) = (&settings.nats_user, &settings.nats_password) {
-            options = options.user_and_password(user.clone(), password.clone());
-        }
-        if let Some(ca) = &settings.nats_tls_ca {
-            options = options.add_root_certificates(ca.clone()).require_tls(true);
-        }
-        if let (Some(cert), Some(key)) = (&settings.nats_tls_cert, &settings.nats_tls_key) {
-            options = options.add_client_certificate(cert.clone(), key.clone());
-        }
-        let options = options
-            .name(format!("gleaner {replica}"))
-            .connection_timeout(CONNECT_TIMEOUT)
-            .max_reconnects(None)
-            .event_callback({
-                let replica = replica.clone();
-                move |event| {
-                    let replica = replica.clone();
-                    async move {
-                        match event {
-                            async_nats::Event::Connected => {
-                                tracing::info!("connected to NATS again; shared state is back");
-                                metrics::cluster_connected(&replica, true);
-                            }
-                            async_nats::Event::Disconnected => {
-                                tracing::warn!("lost NATS; serving synchronous fetches on local state until it returns");
-                                metrics::cluster_connected(&replica, false);
-                            }
-                            other => tracing::info!(event = %other, "NATS event"),
-                        }
-                    }
-                }
-            });
-        let client = options.connect(url.as_str()).await.with_context(|| {
-            format!(
-                "cannot connect to NATS at {url} (GLEANER_NATS_URL): check that the server runs \
-                 with JetStream (-js), the address, and the credentials or token"
-            )
-        })?;
-        metrics::cluster_connected(&replica, true);
-        let js = jetstream::new(client.clone());
-        let session_ttl = Duration::from_secs(config.session_ttl_secs);
-        let resources = resources::Resources::ensure(&js, settings, session_ttl)
-            .await
-            .context("cannot create the cluster's streams and buckets; check that JetStream is enabled on the NATS server (-js) and that its account may create streams")?;
-        tracing::info!(%replica, nats = %url, "cluster mode: jobs and state are shared through NATS JetStream");
-        if !settings.has_credentials() {
-            tracing::warn!(
-                nats = %url,
-                "joined NATS without credentials (GLEANER_NATS_INSECURE): anyone who reaches this NATS \
-                 server can remove plugins from every replica and read every job; for a trial on one \
-                 machine only"
-            );
-        }
-        let secret = config.token_secret.clone().unwrap_or_default();
-        let seal = Arc::new(gleaner_seal::Seal::new(
-            settings.seal_key.as_deref(),
-            secret.as_bytes(),
-        ));
+        let link = Link::connect(
+            &config.cluster,
+            Duration::from_secs(config.session_ttl_secs),
+            config.token_secret.as_deref().unwrap_or_default(),
+            metrics::cluster_connected,
+        )
+        .await?;
+        let r = &link.resources;
         let rollout = rollout::Rollout::new(
-            resources.plugins.clone(),
-            resources.versions.clone(),
-            resources.replica_plugins.clone(),
-            replica.clone(),
-            seal.clone(),
+            r.plugins.clone(),
+            r.versions.clone(),
+            r.replica_plugins.clone(),
+            link.replica.clone(),
+            link.seal.clone(),
         );
-        Ok(Arc::new(Cluster {
-            client,
-            js,
-            replica,
-            settings: settings.clone(),
-            resources,
-            seal,
-            rollout,
-        }))
+        Ok(Arc::new(Cluster { link, rollout }))
     }
 
     /// Hooks the cluster's shared state into the server-wide services.
@@ -182,26 +83,5 @@ impl Cluster {
             r.sessions.clone(),
             seal,
         ));
-    }
-
-    /// The owner id API key `key` stands for in the cluster: an HMAC under
-    /// the cluster's key (not a bare hash anyone could compute from a guess).
-    pub fn owner_id(&self, key: &str) -> String {
-        self.seal.sign(&["owner", key])[..24].to_owned()
-    }
-
-    /// Whether the connection to NATS is up now.
-    pub fn connected(&self) -> bool {
-        is_connected(&self.client)
-    }
-
-    /// The cluster part of `/healthz`.
-    pub fn health(&self) -> Value {
-        json!({
-            "replica": self.replica,
-            "nats": if self.connected() { "connected" } else { "disconnected" },
-            "shared_state": self.connected(),
-            "insecure": !self.settings.has_credentials(),
-        })
     }
 }

@@ -1,5 +1,5 @@
 //! The plugin cache and fetch sessions in the cluster's buckets, sealed
-//! ([`super::seal`]): cached tokens and session cookies are secrets.
+//! ([`gleaner_seal`]): cached tokens and session cookies are secrets.
 //!
 //! - The cache: `<plugin>.<key digest>` → the value and its expiry. NATS 2.9
 //!   has no per-message time to live, so each entry carries its own and a

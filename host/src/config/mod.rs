@@ -189,7 +189,7 @@ pub struct Config {
     pub proxies: ProxyConfig,
     /// Cluster mode on NATS JetStream (`[cluster]`; `GLEANER_NATS_URL` and the
     /// other `GLEANER_NATS_*` settings). Off unless a NATS URL is set.
-    pub cluster: crate::cluster::settings::ClusterConfig,
+    pub cluster: gleaner_cluster::settings::ClusterConfig,
     /// Called with the plugin's name just before each component compile; for
     /// tests that need a compile held. Neither the file nor the environment sets it.
     #[serde(skip)]
@@ -278,7 +278,13 @@ impl Config {
                 ),
             });
         }
-        self.cluster.check(self.token_secret.is_some())
+        self.cluster
+            .check(self.token_secret.is_some())
+            .map_err(|e| ConfigError::Invalid {
+                setting: e.setting,
+                value: e.value,
+                hint: e.hint,
+            })
     }
 
     /// Parses a TOML file.

@@ -192,7 +192,7 @@ pub async fn report() -> anyhow::Result<()> {
     config.cluster.nats_url = Some(nats.url());
     config.cluster.insecure = true;
     let cluster = gleaner::cluster::Cluster::connect(&config).await?;
-    let store = gleaner::cluster::jobs::JetStreamStore::new(cluster);
+    let store = gleaner::cluster::jobs::JetStreamStore::new(cluster.link.clone());
     let url = nats.url();
     measure("NATS", Arc::new(store), 64, data.path(), 50, move |c| {
         c.token_secret = Some("bench-token-secret-of-at-least-32-bytes".into());

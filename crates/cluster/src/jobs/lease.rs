@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_nats::jetstream::message::{AckKind, Acker};
 use async_trait::async_trait;
 
-use crate::jobs::store::Lease;
+use gleaner_jobs::store::Lease;
 
 /// A worker's hold on a job message: progress acks on a timer, and the ack
 /// when the job's end is recorded.

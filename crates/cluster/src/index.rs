@@ -19,8 +19,8 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
-use super::records::{fail, ClusterError, Records};
-use crate::jobs::model::Millis;
+use crate::records::{fail, ClusterError, Records};
+use gleaner_jobs::model::Millis;
 use gleaner_seal::Seal;
 
 /// How long a caller waits for the first read of the bucket before it is

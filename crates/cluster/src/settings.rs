@@ -7,7 +7,17 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::ConfigError;
+/// A setting a cluster cannot run with: which, its value, and what it takes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{setting} = {value} cannot work: {hint}")]
+pub struct Invalid {
+    /// The setting and its variable.
+    pub setting: &'static str,
+    /// Its value.
+    pub value: String,
+    /// What it takes, and why.
+    pub hint: String,
+}
 
 /// `[cluster]` in the configuration file, and the `GLEANER_NATS_*` variables.
 #[derive(Debug, Clone, Deserialize)]
@@ -119,11 +129,11 @@ impl ClusterConfig {
     }
 
     /// Refuses settings a cluster cannot run with.
-    pub fn check(&self, token_secret_set: bool) -> Result<(), ConfigError> {
+    pub fn check(&self, token_secret_set: bool) -> Result<(), Invalid> {
         if !self.enabled() {
             return Ok(());
         }
-        let invalid = |setting, value: String, hint: &str| ConfigError::Invalid {
+        let invalid = |setting, value: String, hint: &str| Invalid {
             setting,
             value,
             hint: hint.to_owned(),

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use async_nats::jetstream::{self, kv, stream};
 
-use super::queue::JobQueue;
-use super::settings::ClusterConfig;
+use crate::queue::JobQueue;
+use crate::settings::ClusterConfig;
 
 /// Every job's reviews, on the subject `gleaner.reviews.<job id>`.
 pub const REVIEWS: &str = "GLEANER_JOB_REVIEWS";

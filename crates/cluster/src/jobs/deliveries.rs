@@ -7,10 +7,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::JetStreamStore;
-use crate::cluster::index::{DueIndex, Span};
-use crate::cluster::Cluster;
-use crate::jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
-use crate::jobs::store::{Attempt, Store, StoreError};
+use crate::index::{DueIndex, Span};
+use crate::Link;
+use gleaner_jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
+use gleaner_jobs::store::{Attempt, Store, StoreError};
 
 /// A webhook delivery's record.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -36,7 +36,7 @@ fn due_at(record: &DeliveryRecord) -> Option<Millis> {
 }
 
 /// The deliveries of `cluster` by their next attempt.
-pub(super) fn index(cluster: &Cluster) -> Arc<DueIndex> {
+pub(super) fn index(cluster: &Link) -> Arc<DueIndex> {
     DueIndex::follow(
         cluster.resources.webhooks.clone(),
         cluster.seal.clone(),

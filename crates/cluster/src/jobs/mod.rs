@@ -27,16 +27,16 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::index::{DueIndex, Index, Place, Span};
-use super::queue::Lane;
-use super::records::{self, ClusterError, Records};
-use super::resources::{DELIVERED_SUBJECT, REVIEWS_SUBJECT};
-use super::Cluster;
-use crate::jobs::model::{
+use crate::index::{DueIndex, Index, Place, Span};
+use crate::queue::Lane;
+use crate::records::{self, ClusterError, Records};
+use crate::resources::{DELIVERED_SUBJECT, REVIEWS_SUBJECT};
+use crate::Link;
+use gleaner_jobs::model::{
     now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
     Webhook,
 };
-use crate::jobs::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use gleaner_jobs::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
 use lease::QueueLease;
 
 mod deliveries;
@@ -55,7 +55,7 @@ impl From<ClusterError> for StoreError {
 
 /// The jobs store on a cluster's streams and buckets.
 pub struct JetStreamStore {
-    cluster: Arc<Cluster>,
+    cluster: Arc<Link>,
     /// The lane of each job this replica took, for the turns.
     taken: std::sync::Mutex<HashMap<String, Lane>>,
     /// The schedules by their next run.
@@ -86,7 +86,7 @@ fn job_place(job: &Job) -> Place<(String, Millis), (JobState, Option<Millis>)> {
 impl JetStreamStore {
     /// The store on `cluster`; starts following its schedules and webhook
     /// deliveries (needs a tokio runtime).
-    pub fn new(cluster: Arc<Cluster>) -> JetStreamStore {
+    pub fn new(cluster: Arc<Link>) -> JetStreamStore {
         JetStreamStore {
             due_schedules: schedules::index(&cluster),
             schedules_by_owner: schedules::by_owner(&cluster),

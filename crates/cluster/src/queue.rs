@@ -22,7 +22,7 @@ use async_nats::jetstream::{self, consumer, stream, Message};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
-use super::records::{self, ClusterError};
+use crate::records::{self, ClusterError};
 
 /// The stream of waiting jobs.
 pub const JOBS_WAITING: &str = "GLEANER_JOBS_WAITING";
@@ -34,7 +34,7 @@ pub const LEGACY_QUEUE: &str = "GLEANER_JOB_QUEUE";
 const LEGACY_WORKERS: &str = "workers";
 /// Deliveries of one job message before it is given up: a job whose workers
 /// died this many times fails.
-pub const MAX_DELIVER: i64 = crate::jobs::store::MAX_INTERRUPTIONS as i64 + 1;
+pub const MAX_DELIVER: i64 = gleaner_jobs::store::MAX_INTERRUPTIONS as i64 + 1;
 
 /// One owner's lane (a digest of the owner), or the queue of earlier versions.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -8,8 +8,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::JetStreamStore;
-use crate::cluster::records;
-use crate::jobs::store::{PageWrite, ReviewPage, Store, StoreError};
+use crate::records;
+use gleaner_jobs::store::{PageWrite, ReviewPage, Store, StoreError};
 
 impl JetStreamStore {
     /// Publishes `payload` on `subject` with a message id; whether it was new.

@@ -8,10 +8,10 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::JetStreamStore;
-use crate::cluster::index::{DueIndex, Index, Place, Span};
-use crate::cluster::{records, Cluster};
-use crate::jobs::model::{now_ms, Millis, NewSchedule, Schedule};
-use crate::jobs::store::StoreError;
+use crate::index::{DueIndex, Index, Place, Span};
+use crate::{records, Link};
+use gleaner_jobs::model::{now_ms, Millis, NewSchedule, Schedule};
+use gleaner_jobs::store::StoreError;
 
 /// Where a schedule stands among its owner's.
 fn owner_place(schedule: &Schedule) -> Place<(String, Millis), ()> {
@@ -19,7 +19,7 @@ fn owner_place(schedule: &Schedule) -> Place<(String, Millis), ()> {
 }
 
 /// The schedules of `cluster` by owner and creation time, for the lists.
-pub(super) fn by_owner(cluster: &Cluster) -> Arc<Index<(String, Millis), ()>> {
+pub(super) fn by_owner(cluster: &Link) -> Arc<Index<(String, Millis), ()>> {
     Index::follow(
         cluster.resources.schedules.clone(),
         cluster.seal.clone(),
@@ -31,7 +31,7 @@ pub(super) fn by_owner(cluster: &Cluster) -> Arc<Index<(String, Millis), ()>> {
 const MAX_DUE: usize = 1_024;
 
 /// The schedules of `cluster` by their next run.
-pub(super) fn index(cluster: &Cluster) -> Arc<DueIndex> {
+pub(super) fn index(cluster: &Link) -> Arc<DueIndex> {
     DueIndex::follow(
         cluster.resources.schedules.clone(),
         cluster.seal.clone(),
