@@ -52,11 +52,12 @@ const MAX_SESSIONS: usize = 10_000;
 /// recording), the plugin cache, the optional LLM and the optional browser.
 pub fn services(
     config: &Config,
+    secrets: Arc<secrets::Secrets>,
     replay: Option<HarReplay>,
     recorder: Option<HarRecorder>,
     observe: bool,
 ) -> anyhow::Result<Services> {
-    secrets::register_config(config);
+    secrets.register_config(config);
     let overrides = Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?;
     let http = HttpService::new(HttpSettings {
         replay,
@@ -95,6 +96,7 @@ pub fn services(
         cache: Arc::new(CacheStore::default()),
         llm: Arc::new(capabilities::llm::LlmService::new(&config.llm)?),
         browser,
+        secrets,
     })
 }
 
@@ -108,7 +110,13 @@ impl App {
     /// Builds the runtime, loads every plugin (compiling those without an artifact
     /// or cache entry) and prepares the router.
     pub async fn build(config: Config) -> anyhow::Result<App> {
-        let app = App::start(config).await?;
+        App::build_with(config, Arc::default()).await
+    }
+
+    /// [`App::build`], keeping `secrets` (shared with the process's log
+    /// writer) out of what it sends.
+    pub async fn build_with(config: Config, secrets: Arc<secrets::Secrets>) -> anyhow::Result<App> {
+        let app = App::start_with(config, secrets).await?;
         app.state.registry.wait_ready().await;
         Ok(app)
     }
@@ -118,6 +126,12 @@ impl App {
     /// the others go on compiling in the background (their routes answer 503
     /// until they are ready; `/healthz` lists them).
     pub async fn start(config: Config) -> anyhow::Result<App> {
+        App::start_with(config, Arc::default()).await
+    }
+
+    /// [`App::start`], keeping `secrets` (shared with the process's log
+    /// writer) out of what it sends.
+    pub async fn start_with(config: Config, secrets: Arc<secrets::Secrets>) -> anyhow::Result<App> {
         // Installed once per process; an error is answered by GET /metrics.
         let _ = telemetry::metrics::install();
         let replay = match &config.replay {
@@ -127,8 +141,11 @@ impl App {
             ),
             None => None,
         };
-        let recorder = config.record.clone().map(HarRecorder::new);
-        let services = services(&config, replay, recorder, false)?;
+        let recorder = config
+            .record
+            .clone()
+            .map(|path| HarRecorder::new(path, secrets.clone()));
+        let services = services(&config, secrets.clone(), replay, recorder, false)?;
         let runtime = Arc::new(
             runtime::Runtime::new(
                 services,
@@ -145,7 +162,7 @@ impl App {
         let mut keys = api::auth::ApiKeys::new(&config.api_keys);
         let admin_keys = api::auth::ApiKeys::new(&config.admin_keys);
         let tokens = Arc::new(config.token_key()?);
-        tokens.register_as_secret();
+        tokens.register_as_secret(&secrets);
         let trusted = api::clients::TrustedProxies::parse(&config.trusted_proxies)
             .map_err(anyhow::Error::msg)?;
         let clients = api::clients::ClientLimits::new(

@@ -99,9 +99,9 @@ impl TokenKey {
     }
 
     /// Adds the secret to those the host keeps out of everything it sends.
-    pub fn register_as_secret(&self) {
+    pub fn register_as_secret(&self, secrets: &crate::secrets::Secrets) {
         if let Ok(text) = std::str::from_utf8(&self.0) {
-            crate::secrets::register(crate::secrets::Kind::TokenSecret, [text]);
+            secrets.register(crate::secrets::Kind::TokenSecret, [text]);
         }
     }
 

@@ -10,13 +10,16 @@
 //! - no secret: header values and JSON or text bodies pass the scrubber
 //!   (bodies the server compressed, the `/docs` assets, pass untouched).
 
-use axum::body::Body;
-use axum::extract::Request;
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use std::sync::Arc;
 
-use crate::error::ApiError;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
+
+use crate::error::ApiError;
+use crate::secrets::Secrets;
 
 /// The id of the request being served.
 #[derive(Debug, Clone)]
@@ -41,13 +44,17 @@ pub fn new_request_id() -> String {
 }
 
 /// The layer's function: see the module documentation.
-pub async fn layer(mut request: Request, next: Next) -> Response {
+pub async fn layer(
+    State(secrets): State<Arc<Secrets>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let id = client_request_id(&request).unwrap_or_else(new_request_id);
     request.extensions_mut().insert(RequestId(id.clone()));
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let response = next.run(request).await;
     let response = with_error_body(response, &method, &path);
-    let mut response = scrubbed(response).await;
+    let mut response = scrubbed(response, &secrets).await;
     let status = response.status();
     let headers = response.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&id) {
@@ -121,10 +128,10 @@ fn is_text(headers: &axum::http::HeaderMap) -> bool {
     kind.starts_with("application/json") || kind.contains("+json") || kind.starts_with("text/plain")
 }
 
-/// The response with every registered secret replaced in its header values
+/// The response with every secret of the server replaced in its header values
 /// and, for JSON and plain text, its body.
-async fn scrubbed(response: Response) -> Response {
-    let scrubber = crate::secrets::scrubber();
+async fn scrubbed(response: Response, secrets: &Secrets) -> Response {
+    let scrubber = secrets.scrubber();
     if scrubber.is_empty() {
         return response;
     }

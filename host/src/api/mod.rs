@@ -97,6 +97,7 @@ pub struct Call {
 pub fn router(state: AppState) -> Router {
     // Bodies are read by `read_body`, which applies each route's size limit
     // (admin uploads: admin_max_body_bytes) and the body read timeout.
+    let secrets = state.runtime.services().secrets.clone();
     Router::new()
         .route("/healthz", get(health))
         .route("/metrics", get(metrics::handle))
@@ -107,7 +108,7 @@ pub fn router(state: AppState) -> Router {
         .merge(jobs::router())
         .fallback(dispatch)
         .with_state(state)
-        .layer(axum::middleware::from_fn(answer::layer))
+        .layer(axum::middleware::from_fn_with_state(secrets, answer::layer))
 }
 
 /// `GET /healthz`: `status` is `ok`, or `loading` while some plugin's first load

@@ -38,6 +38,9 @@ pub struct Services {
     pub llm: Arc<llm::LlmService>,
     /// The optional headless browser.
     pub browser: Arc<browser::BrowserService>,
+    /// The secrets kept out of everything the server sends: answers, logs,
+    /// traces and recordings.
+    pub secrets: Arc<crate::secrets::Secrets>,
 }
 
 /// What a plugin is allowed, fixed when it is loaded from its manifest.

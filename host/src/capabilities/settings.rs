@@ -26,10 +26,11 @@ impl Settings {
 
     /// The settings the configuration (file and `GLEANER_PLUGIN_<NAME>_<KEY>`
     /// variables) gives the plugin of `manifest`; its secret values are
-    /// registered with the scrubber.
+    /// registered with the server's `secrets`.
     pub fn from_config(
         config: &crate::config::Config,
         manifest: &crate::manifest::Manifest,
+        secrets: &crate::secrets::Secrets,
     ) -> Settings {
         let keys = manifest.config_keys();
         let values = config.plugin_settings(&manifest.name, &keys, |n| std::env::var(n).ok());
@@ -39,7 +40,7 @@ impl Settings {
             .iter()
             .filter(|k| k.secret)
             .filter_map(|k| settings.values.get(&k.name));
-        crate::secrets::register(
+        secrets.register(
             crate::secrets::Kind::PluginSetting,
             secret.map(String::as_str),
         );

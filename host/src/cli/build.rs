@@ -34,6 +34,7 @@ pub struct Staged {
 /// `target_dir` is cargo's (its default when none).
 pub async fn build(
     config: &Config,
+    secrets: &std::sync::Arc<crate::secrets::Secrets>,
     crate_dir: &Path,
     target_dir: Option<&Path>,
 ) -> anyhow::Result<Staged> {
@@ -59,7 +60,7 @@ pub async fn build(
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging)
         .with_context(|| format!("cannot create {}", staging.display()))?;
-    let staged = stage_checked(config, &manifest, &manifest_src, &wasm, &staging).await;
+    let staged = stage_checked(config, secrets, &manifest, &manifest_src, &wasm, &staging).await;
     let result = match staged {
         Ok(files) => put_in_place(&files, plugin_dir).map(|moved| {
             // Artifacts of earlier builds of this component go.
@@ -165,6 +166,7 @@ fn cdylib_wasm(line: &str) -> Option<PathBuf> {
 /// files, the manifest last.
 async fn stage_checked(
     config: &Config,
+    secrets: &std::sync::Arc<crate::secrets::Secrets>,
     manifest: &Manifest,
     manifest_src: &Path,
     wasm: &Path,
@@ -181,7 +183,7 @@ async fn stage_checked(
         0,
     )?;
     let problems = match failed {
-        0 => super::check(config, &staged_manifest).await?,
+        0 => super::check(config, secrets, &staged_manifest).await?,
         n => n,
     };
     anyhow::ensure!(

@@ -1,14 +1,16 @@
 //! `gleaner plugin check PATH`: validates a component and its manifest without a server.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::capabilities::settings::Settings;
 use crate::config::Config;
 use crate::manifest::{Kind, Manifest};
+use crate::secrets::Secrets;
 
 /// Checks the plugin whose manifest (or component, with the manifest beside it) is at `path`.
 /// Prints what it found; returns the number of problems.
-pub async fn check(config: &Config, path: &Path) -> anyhow::Result<usize> {
+pub async fn check(config: &Config, secrets: &Arc<Secrets>, path: &Path) -> anyhow::Result<usize> {
     let manifest_path = manifest_for(path)?;
     println!("manifest   {}", manifest_path.display());
     let manifest = match crate::registry::read_manifest(&manifest_path) {
@@ -29,7 +31,7 @@ pub async fn check(config: &Config, path: &Path) -> anyhow::Result<usize> {
     for warning in allowlist_warnings(&manifest) {
         println!("warning    {warning}");
     }
-    let runtime = super::runtime(config, None, None)?;
+    let runtime = super::runtime(config, secrets.clone(), None, None)?;
     let component = manifest.component_path(&manifest_path);
     println!("component  {}", component.display());
     match runtime

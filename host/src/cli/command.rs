@@ -64,8 +64,8 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             serve(config).await.map(|_| ExitCode::SUCCESS)
         }
         Command::Plugin(PluginCommand::Check { path }) => {
-            init_logging("warn")?;
-            let problems = crate::cli::check(&config, &path).await?;
+            let secrets = init_logging("warn")?;
+            let problems = crate::cli::check(&config, &secrets, &path).await?;
             Ok(if problems == 0 {
                 ExitCode::SUCCESS
             } else {
@@ -108,12 +108,12 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             plugin_dir,
             target_dir,
         }) => {
-            init_logging("warn")?;
+            let secrets = init_logging("warn")?;
             let mut config = config;
             if let Some(dir) = plugin_dir {
                 config.plugin_dir = dir;
             }
-            let staged = crate::cli::build(&config, &path, target_dir.as_deref()).await?;
+            let staged = crate::cli::build(&config, &secrets, &path, target_dir.as_deref()).await?;
             println!(
                 "staged     {} {} in {}: {} and {}; a server watching that directory serves it at {} within a second or two",
                 staged.manifest.name,
@@ -250,7 +250,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             Ok(ExitCode::SUCCESS)
         }
         Command::Doctor(d) => {
-            init_logging("warn")?;
+            let secrets = init_logging("warn")?;
             let out = d
                 .out
                 .unwrap_or_else(|| PathBuf::from(format!("doctor-{}.har", d.label)));
@@ -261,7 +261,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                 replay: d.replay,
                 plugins_src: d.plugins_src,
             };
-            let healthy = crate::cli::doctor(&config, args).await?;
+            let healthy = crate::cli::doctor(&config, &secrets, args).await?;
             Ok(if healthy {
                 ExitCode::SUCCESS
             } else {
@@ -269,7 +269,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
             })
         }
         Command::Fetch(f) => {
-            init_logging("warn")?;
+            let secrets = init_logging("warn")?;
             let mut fields = serde_json::Map::new();
             if let Some(n) = f.max {
                 fields.insert("reviews_to_fetch".into(), n.into());
@@ -294,7 +294,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                 replay: f.replay.or_else(|| config.replay.clone()),
                 format: f.format,
             };
-            crate::cli::fetch(&config, args)
+            crate::cli::fetch(&config, &secrets, args)
                 .await
                 .map(|_| ExitCode::SUCCESS)
         }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -14,6 +15,7 @@ use super::fixtures::{self, Fixture};
 use super::plugins::Source;
 use crate::capabilities::http::har::{HarRecorder, HarReplay};
 use crate::config::Config;
+use crate::secrets::Secrets;
 use crate::{driver, validate};
 
 /// Reviews asked for: enough for one or two pages.
@@ -41,7 +43,11 @@ struct Answer {
 }
 
 /// Runs the check, prints the report; true when the source looks healthy.
-pub async fn doctor(config: &Config, args: DoctorArgs) -> anyhow::Result<bool> {
+pub async fn doctor(
+    config: &Config,
+    secrets: &Arc<Secrets>,
+    args: DoctorArgs,
+) -> anyhow::Result<bool> {
     let (_, manifest) = super::plugins::find(config, &args.label)?;
     let fixture_dir = fixtures::dir_of(&args.plugins_src, &manifest.name);
     let fixture = Fixture::load(&fixture_dir)?;
@@ -63,9 +69,12 @@ pub async fn doctor(config: &Config, args: DoctorArgs) -> anyhow::Result<bool> {
     };
     let (replay, recorder) = match &args.replay {
         Some(path) => (Some(HarReplay::load_list(path)?), None),
-        None => (None, Some(HarRecorder::new(args.out.clone()))),
+        None => (
+            None,
+            Some(HarRecorder::new(args.out.clone(), secrets.clone())),
+        ),
     };
-    let source = super::plugins::load(config, &args.label, replay, recorder).await?;
+    let source = super::plugins::load(config, secrets, &args.label, replay, recorder).await?;
     let answer = run(
         config,
         &source,
@@ -110,7 +119,8 @@ pub async fn doctor(config: &Config, args: DoctorArgs) -> anyhow::Result<bool> {
     } else if let (Some(request), true) = (fixture_request, fixture_dir.is_dir()) {
         let fixture_config =
             super::plugins::with_settings(config, &manifest.name, &fixture_settings);
-        let expected = fixture_fields(&fixture_config, &args.label, &fixture_dir, request).await?;
+        let expected =
+            fixture_fields(&fixture_config, secrets, &args.label, &fixture_dir, request).await?;
         let got = non_null_fields(&answer.body);
         missing = expected.difference(&got).cloned().collect();
         if missing.is_empty() {
@@ -182,12 +192,13 @@ async fn run(config: &Config, source: &Source, body: Value) -> anyhow::Result<An
 /// The review fields set on at least one review of the fixture's answer.
 async fn fixture_fields(
     config: &Config,
+    secrets: &Arc<Secrets>,
     label: &str,
     fixture: &Path,
     mut request: Value,
 ) -> anyhow::Result<BTreeSet<String>> {
     let replay = HarReplay::load(fixture)?;
-    let source = super::plugins::load(config, label, Some(replay), None).await?;
+    let source = super::plugins::load(config, secrets, label, Some(replay), None).await?;
     if source.options().is_some() {
         request["reviews_to_fetch"] = json!(SAMPLE_REVIEWS);
     }

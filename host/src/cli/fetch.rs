@@ -5,6 +5,7 @@
 //! the response JSON, or the reviews as JSON Lines or CSV (`--format`).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -15,6 +16,7 @@ use crate::capabilities::http::session::Session;
 use crate::config::Config;
 use crate::manifest::{Continuation, SourceOptions};
 use crate::record::PostRecord;
+use crate::secrets::Secrets;
 use crate::{driver, validate};
 
 /// Arguments of `gleaner fetch`.
@@ -41,7 +43,7 @@ pub struct FetchArgs {
 }
 
 /// Runs the fetch and prints the response body.
-pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
+pub async fn fetch(config: &Config, secrets: &Arc<Secrets>, args: FetchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.record.is_none() || args.replay.is_none(),
         "--record and --replay exclude each other: record against the live site, then replay offline"
@@ -50,8 +52,11 @@ pub async fn fetch(config: &Config, args: FetchArgs) -> anyhow::Result<()> {
         Some(p) => Some(HarReplay::load_list(p)?),
         None => None,
     };
-    let recorder = args.record.clone().map(HarRecorder::new);
-    let source = plugins::load(config, &args.label, replay, recorder).await?;
+    let recorder = args
+        .record
+        .clone()
+        .map(|path| HarRecorder::new(path, secrets.clone()));
+    let source = plugins::load(config, secrets, &args.label, replay, recorder).await?;
     let body = match source.options() {
         Some(options) => {
             let request = request_body(&args, options)?;

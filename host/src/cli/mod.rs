@@ -32,15 +32,18 @@ pub use precompile::precompile;
 use crate::capabilities::http::har::{HarRecorder, HarReplay};
 use crate::config::Config;
 use crate::runtime::Runtime;
+use crate::secrets::Secrets;
+use std::sync::Arc;
 
 /// A runtime for one-off CLI work, with optional replay or recording.
 pub fn runtime(
     config: &Config,
+    secrets: Arc<Secrets>,
     replay: Option<HarReplay>,
     recorder: Option<HarRecorder>,
 ) -> anyhow::Result<Runtime> {
     Runtime::new(
-        crate::services(config, replay, recorder, true)?,
+        crate::services(config, secrets, replay, recorder, true)?,
         config.cache_dir.clone(),
         config.max_total_memory_mib,
     )

@@ -3,6 +3,7 @@
 //! plugin directory.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 
@@ -10,6 +11,7 @@ use crate::capabilities::http::har::{HarRecorder, HarReplay};
 use crate::capabilities::settings::Settings;
 use crate::config::Config;
 use crate::manifest::{Kind, Manifest};
+use crate::secrets::Secrets;
 
 /// A source loaded for one-off work: a review source, or the forum post.
 pub(super) struct Source {
@@ -90,13 +92,14 @@ pub(super) fn find(config: &Config, label: &str) -> anyhow::Result<(PathBuf, Man
 /// configuration, with `config`'s plugin settings as given).
 pub(super) async fn load(
     config: &Config,
+    secrets: &Arc<Secrets>,
     label: &str,
     replay: Option<HarReplay>,
     recorder: Option<HarRecorder>,
 ) -> anyhow::Result<Source> {
     let (path, manifest) = find(config, label)?;
-    let runtime = super::runtime(config, replay, recorder)?;
-    let settings = Settings::from_config(config, &manifest);
+    let runtime = super::runtime(config, secrets.clone(), replay, recorder)?;
+    let settings = Settings::from_config(config, &manifest, secrets);
     let plugin = runtime.load(&path, manifest, settings).await?;
     Ok(Source { runtime, plugin })
 }

@@ -1,9 +1,12 @@
 //! Serving: logging and traces, the listener, the start-up report, and the
 //! shutdown signal.
 
+use std::sync::Arc;
+
 use anyhow::Context;
 
 use crate::config::Config;
+use crate::secrets::Secrets;
 use crate::telemetry::logging::LogSettings;
 use crate::App;
 
@@ -11,7 +14,9 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     // Logging, and trace export when otlp_endpoint is set; dropped last, sending the last spans.
     let logs = LogSettings::from_env("info")?;
     let json_logs = logs.json;
-    let _telemetry = crate::telemetry::otlp::init(logs, config.otlp_endpoint.as_deref())?;
+    let secrets = Arc::new(Secrets::default());
+    let _telemetry =
+        crate::telemetry::otlp::init(logs, config.otlp_endpoint.as_deref(), secrets.clone())?;
     if config.webhook_allow_private {
         tracing::warn!(
             "webhooks may go to loopback and private addresses (GLEANER_WEBHOOK_ALLOW_PRIVATE): \
@@ -25,7 +30,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         );
     }
     let started = std::time::Instant::now();
-    let app = App::start(config).await?;
+    let app = App::start_with(config, secrets).await?;
     app.check_bind()?;
     let addr = app.state.config.addr;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
@@ -92,10 +97,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 }
 
 /// Logs to stderr with the settings of the environment (`GLEANER_LOG`,
-/// `GLEANER_LOG_FORMAT`, `NO_COLOR`), or says which one cannot be used.
-pub fn init_logging(default: &str) -> Result<(), crate::telemetry::logging::LogError> {
-    LogSettings::from_env(default)?.init();
-    Ok(())
+/// `GLEANER_LOG_FORMAT`, `NO_COLOR`), or says which one cannot be used. The
+/// secrets the log keeps out: the command registers its own with them.
+pub fn init_logging(default: &str) -> Result<Arc<Secrets>, crate::telemetry::logging::LogError> {
+    let secrets = Arc::new(Secrets::default());
+    LogSettings::from_env(default)?.init(secrets.clone());
+    Ok(secrets)
 }
 
 async fn shutdown_signal() {

@@ -579,6 +579,6 @@ async fn load_one(
     manifest: Manifest,
     artifacts: Artifacts,
 ) -> Result<LoadedPlugin, LoadError> {
-    let settings = Settings::from_config(config, &manifest);
+    let settings = Settings::from_config(config, &manifest, &runtime.services().secrets);
     runtime.load_with(path, manifest, settings, artifacts).await
 }

@@ -6,8 +6,9 @@
 //! lines ([`writer`]), answers and error bodies, plugin log lines, HAR
 //! recordings, metrics and traces.
 //!
-//! Secrets of the configuration are registered once, process-wide
-//! ([`register`]); a session's cookies are scrubbed with the session's own
+//! Secrets of the configuration, the token secret and plugin settings are
+//! registered with the server's [`Secrets`], which every writer of the server
+//! is handed; a session's cookies are scrubbed with the session's own
 //! scrubber where the session is known ([`Scrubber::for_values`]).
 
 pub mod variants;
@@ -169,99 +170,106 @@ fn long_enough(value: &str) -> bool {
     value.trim().chars().count() >= MIN_SECRET_CHARS
 }
 
-/// The process-wide secrets: every value registered so far (several servers
-/// in one process add to one set) and the scrubber built from them.
+/// The secrets one server (or one CLI command) holds, and the scrubber of
+/// them all as it stands. Registering is rare (start-up, a plugin loaded);
+/// scrubbing takes the current scrubber without a lock held while it runs.
+/// The server's log writer, trace exporter, answers and HAR recordings share
+/// one [`Secrets`], handed to each where it is built.
+#[derive(Debug, Default)]
+pub struct Secrets {
+    registry: RwLock<Registry>,
+}
+
+#[derive(Debug, Default)]
 struct Registry {
     values: BTreeSet<String>,
     scrubber: Arc<Scrubber>,
 }
 
-static REGISTRY: RwLock<Option<Registry>> = RwLock::new(None);
-
-/// Adds secrets of `kind` to the process-wide set. Values shorter than
-/// [`MIN_SECRET_CHARS`] cannot be scrubbed without mangling ordinary text:
-/// each is reported with a warning naming its setting, never its value.
-pub fn register<'a>(kind: Kind, values: impl IntoIterator<Item = &'a str>) {
-    let mut added = Vec::new();
-    for value in values {
-        let value = value.trim();
-        if value.is_empty() {
-            continue;
+impl Secrets {
+    /// Adds `values` of `kind` to the secrets; a value shorter than
+    /// [`MIN_SECRET_CHARS`] is left out, with a warning that names its setting.
+    pub fn register<'a>(&self, kind: Kind, values: impl IntoIterator<Item = &'a str>) {
+        let mut added = Vec::new();
+        for value in values {
+            let value = value.trim();
+            if value.is_empty() {
+                continue;
+            }
+            if !long_enough(value) {
+                tracing::warn!(
+                    setting = kind.setting(),
+                    "a secret shorter than {MIN_SECRET_CHARS} characters cannot be kept out of logs and answers \
+                     without mangling ordinary text; use a longer one (16 random characters or more)"
+                );
+                continue;
+            }
+            added.push(value.to_owned());
         }
-        if !long_enough(value) {
-            tracing::warn!(
-                setting = kind.setting(),
-                "a secret shorter than {MIN_SECRET_CHARS} characters cannot be kept out of logs and answers \
-                 without mangling ordinary text; use a longer one (16 random characters or more)"
-            );
-            continue;
+        if added.is_empty() {
+            return;
         }
-        added.push(value.to_owned());
+        let mut registry = self.registry.write().unwrap_or_else(|p| p.into_inner());
+        let before = registry.values.len();
+        registry.values.extend(added);
+        if registry.values.len() != before {
+            registry.scrubber = Arc::new(Scrubber::for_values(
+                registry.values.iter().map(String::as_str),
+            ));
+        }
     }
-    if added.is_empty() {
-        return;
+
+    /// The scrubber of every secret registered so far.
+    pub fn scrubber(&self) -> Arc<Scrubber> {
+        self.registry
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .scrubber
+            .clone()
     }
-    let mut registry = REGISTRY.write().unwrap_or_else(|p| p.into_inner());
-    let registry = registry.get_or_insert_with(|| Registry {
-        values: BTreeSet::new(),
-        scrubber: Arc::default(),
-    });
-    let before = registry.values.len();
-    registry.values.extend(added);
-    if registry.values.len() != before {
-        registry.scrubber = Arc::new(Scrubber::for_values(
-            registry.values.iter().map(String::as_str),
-        ));
+
+    /// `text` with every registered secret replaced.
+    pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match self.scrubber().scrub(text) {
+            Cow::Borrowed(_) => Cow::Borrowed(text),
+            Cow::Owned(clean) => Cow::Owned(clean),
+        }
     }
-}
 
-/// The process-wide scrubber as it stands.
-pub fn scrubber() -> Arc<Scrubber> {
-    let registry = REGISTRY.read().unwrap_or_else(|p| p.into_inner());
-    registry
-        .as_ref()
-        .map(|r| r.scrubber.clone())
-        .unwrap_or_default()
-}
-
-/// `text` with every registered secret replaced.
-pub fn scrub(text: &str) -> Cow<'_, str> {
-    scrubber().scrub(text)
-}
-
-/// Registers the secrets of the configuration: API, admin and metrics keys,
-/// proxy credentials (the server's and each plugin's) and the LLM key. The
-/// token secret is registered where it is loaded, and plugin settings where
-/// each plugin is.
-pub fn register_config(config: &crate::config::Config) {
-    register(Kind::ApiKey, config.api_keys.iter().map(String::as_str));
-    register(Kind::AdminKey, config.admin_keys.iter().map(String::as_str));
-    register(
-        Kind::MetricsKey,
-        config.metrics_keys.iter().map(String::as_str),
-    );
-    let proxies = config.proxy_settings();
-    let urls = proxies
-        .urls
-        .iter()
-        .chain(proxies.per_plugin.values().flatten());
-    let credentials: Vec<String> = urls.flat_map(|u| proxy_credentials(u)).collect();
-    register(
-        Kind::ProxyCredential,
-        credentials.iter().map(String::as_str),
-    );
-    register(Kind::LlmKey, config.llm.api_key.as_deref());
-    let cluster = &config.cluster;
-    register(
-        Kind::Cluster,
-        [
-            cluster.nats_token.as_deref(),
-            cluster.nats_password.as_deref(),
-            cluster.seal_key.as_deref(),
-        ]
-        .into_iter()
-        .flatten(),
-    );
+    /// Registers the secrets of the configuration: API, admin and metrics keys,
+    /// proxy credentials (the server's and each plugin's) and the LLM key. The
+    /// token secret is registered where it is loaded, and plugin settings where
+    /// each plugin is.
+    pub fn register_config(&self, config: &crate::config::Config) {
+        self.register(Kind::ApiKey, config.api_keys.iter().map(String::as_str));
+        self.register(Kind::AdminKey, config.admin_keys.iter().map(String::as_str));
+        self.register(
+            Kind::MetricsKey,
+            config.metrics_keys.iter().map(String::as_str),
+        );
+        let proxies = config.proxy_settings();
+        let urls = proxies
+            .urls
+            .iter()
+            .chain(proxies.per_plugin.values().flatten());
+        let credentials: Vec<String> = urls.flat_map(|u| proxy_credentials(u)).collect();
+        self.register(
+            Kind::ProxyCredential,
+            credentials.iter().map(String::as_str),
+        );
+        self.register(Kind::LlmKey, config.llm.api_key.as_deref());
+        let cluster = &config.cluster;
+        self.register(
+            Kind::Cluster,
+            [
+                cluster.nats_token.as_deref(),
+                cluster.nats_password.as_deref(),
+                cluster.seal_key.as_deref(),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+    }
 }
 
 /// The secrets of a proxy URL: its password, and `user:password` (what its
@@ -283,14 +291,23 @@ pub fn proxy_credentials(url: &str) -> Vec<String> {
     vec![format!("{user}:{password}"), password]
 }
 
-/// Several scrubbers applied in turn: the process-wide one, then those of
-/// the sessions a request used.
+/// Several scrubbers applied in turn: the server's, then those of the
+/// sessions a request used.
 #[derive(Default, Clone)]
 pub struct Scope {
+    base: Arc<Scrubber>,
     extra: Vec<Arc<Scrubber>>,
 }
 
 impl Scope {
+    /// A scope of the server's `secrets` as they stand.
+    pub fn of(secrets: &Secrets) -> Scope {
+        Scope {
+            base: secrets.scrubber(),
+            extra: Vec::new(),
+        }
+    }
+
     /// Adds a scrubber (a session's) to the scope.
     pub fn add(&mut self, scrubber: Arc<Scrubber>) {
         if !scrubber.is_empty() {
@@ -300,7 +317,7 @@ impl Scope {
 
     /// `text` with the secrets of every scrubber of the scope replaced.
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let mut out = scrub(text);
+        let mut out = self.base.scrub(text);
         for s in &self.extra {
             if let Cow::Owned(changed) = s.scrub(&out) {
                 out = Cow::Owned(changed);
@@ -311,7 +328,7 @@ impl Scope {
 
     /// `bytes` with the secrets of every scrubber of the scope replaced.
     pub fn scrub_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
-        let mut out = scrubber().scrub_bytes(bytes);
+        let mut out = self.base.scrub_bytes(bytes);
         for s in &self.extra {
             if let Cow::Owned(changed) = s.scrub_bytes(&out) {
                 out = Cow::Owned(changed);
@@ -362,6 +379,19 @@ mod tests {
         let creds = proxy_credentials("http://alice:pa%40ss-word-1@proxy.example:3128");
         assert_eq!(creds, ["alice:pa@ss-word-1", "pa@ss-word-1"]);
         assert!(proxy_credentials("socks5://proxy.example:1080").is_empty());
+    }
+
+    #[test]
+    fn each_server_keeps_its_own_secrets() {
+        let (one, other) = (Secrets::default(), Secrets::default());
+        one.register(Kind::ApiKey, ["first-server-key-1234"]);
+        other.register(Kind::ApiKey, ["second-server-key-5678", "short"]);
+        let text = "first-server-key-1234 second-server-key-5678";
+        assert_eq!(one.scrub(text), "[redacted] second-server-key-5678");
+        assert_eq!(other.scrub(text), "first-server-key-1234 [redacted]");
+        let mut scope = Scope::of(&one);
+        scope.add(Arc::new(Scrubber::for_values(["second-server-key-5678"])));
+        assert_eq!(scope.scrub(text), "[redacted] [redacted]");
     }
 
     #[test]

@@ -4,8 +4,12 @@
 //! is unset or empty, so a log file or a collector never gets escape codes.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 
 use tracing_subscriber::EnvFilter;
+
+use crate::secrets::writer::MakeScrubbedStderr;
+use crate::secrets::Secrets;
 
 /// The formats `GLEANER_LOG_FORMAT` accepts.
 pub const FORMATS: [&str; 2] = ["text", "json"];
@@ -82,20 +86,25 @@ impl LogSettings {
 
     /// Logs to stderr with these settings, secrets scrubbed, as the only
     /// subscriber (the CLI's commands other than serving).
-    pub fn init(self) {
+    pub fn init(self, secrets: Arc<Secrets>) {
         use tracing_subscriber::layer::SubscriberExt as _;
         use tracing_subscriber::util::SubscriberInitExt as _;
-        tracing_subscriber::registry().with(self.layer()).init();
+        tracing_subscriber::registry()
+            .with(self.layer(secrets))
+            .init();
     }
 
     /// The stderr layer with these settings, secrets scrubbed.
-    pub fn layer<S>(self) -> Box<dyn tracing_subscriber::Layer<S> + Send + Sync>
+    pub fn layer<S>(
+        self,
+        secrets: Arc<Secrets>,
+    ) -> Box<dyn tracing_subscriber::Layer<S> + Send + Sync>
     where
         S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
     {
         use tracing_subscriber::Layer as _;
         let fmt = tracing_subscriber::fmt::layer()
-            .with_writer(crate::secrets::writer::MakeScrubbedStderr)
+            .with_writer(MakeScrubbedStderr { secrets })
             .with_ansi(self.ansi);
         if self.json {
             fmt.json().with_filter(self.filter).boxed()

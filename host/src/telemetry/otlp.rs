@@ -5,6 +5,8 @@
 //! Off by default. Log lines and spans both pass the secrets scrubber on
 //! their way out.
 
+use std::sync::Arc;
+
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::KeyValue;
 use opentelemetry_otlp::{Protocol, WithExportConfig};
@@ -16,6 +18,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::Layer;
 
 use super::logging::LogSettings;
+use crate::secrets::Secrets;
 
 /// The service name traces carry.
 pub const SERVICE_NAME: &str = "gleaner";
@@ -70,11 +73,15 @@ pub fn traces_url(endpoint: &str) -> Result<String, OtlpError> {
 
 /// Sets up logging to stderr with `logs` and, when `otlp_endpoint` is set,
 /// trace export at info level whatever the log filter says.
-pub fn init(logs: LogSettings, otlp_endpoint: Option<&str>) -> Result<Telemetry, OtlpError> {
-    let fmt = logs.layer();
+pub fn init(
+    logs: LogSettings,
+    otlp_endpoint: Option<&str>,
+    secrets: Arc<Secrets>,
+) -> Result<Telemetry, OtlpError> {
+    let fmt = logs.layer(secrets.clone());
     let (provider, traces) = match otlp_endpoint {
         Some(endpoint) => {
-            let provider = provider(&traces_url(endpoint)?)?;
+            let provider = provider(&traces_url(endpoint)?, secrets)?;
             let tracer = provider.tracer(SERVICE_NAME);
             let layer = tracing_opentelemetry::layer()
                 .with_tracer(tracer)
@@ -90,7 +97,7 @@ pub fn init(logs: LogSettings, otlp_endpoint: Option<&str>) -> Result<Telemetry,
     Ok(Telemetry { provider })
 }
 
-fn provider(url: &str) -> Result<SdkTracerProvider, OtlpError> {
+fn provider(url: &str, secrets: Arc<Secrets>) -> Result<SdkTracerProvider, OtlpError> {
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary)
@@ -105,7 +112,7 @@ fn provider(url: &str) -> Result<SdkTracerProvider, OtlpError> {
         .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
         .build();
     Ok(SdkTracerProvider::builder()
-        .with_batch_exporter(Scrubbed(exporter))
+        .with_batch_exporter(Scrubbed(exporter, secrets))
         .with_resource(resource)
         .build())
 }
@@ -113,7 +120,7 @@ fn provider(url: &str) -> Result<SdkTracerProvider, OtlpError> {
 /// An exporter that replaces secrets in span names, attributes, events and
 /// statuses before the spans leave the process.
 #[derive(Debug)]
-struct Scrubbed<E>(E);
+struct Scrubbed<E>(E, Arc<Secrets>);
 
 impl<E: opentelemetry_sdk::trace::SpanExporter> opentelemetry_sdk::trace::SpanExporter
     for Scrubbed<E>
@@ -122,7 +129,7 @@ impl<E: opentelemetry_sdk::trace::SpanExporter> opentelemetry_sdk::trace::SpanEx
         &self,
         mut batch: Vec<opentelemetry_sdk::trace::SpanData>,
     ) -> impl std::future::Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send {
-        let scrubber = crate::secrets::scrubber();
+        let scrubber = self.1.scrubber();
         if !scrubber.is_empty() {
             for span in &mut batch {
                 scrub_span(&scrubber, span);

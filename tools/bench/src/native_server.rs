@@ -88,7 +88,8 @@ pub async fn run(addr: SocketAddr, replay: &std::path::Path) -> anyhow::Result<(
         ..Config::default()
     };
     let replayed = gleaner::capabilities::http::har::HarReplay::load_list(replay)?;
-    let services = gleaner::services(&config, Some(replayed), None, false)?;
+    let secrets = Arc::new(gleaner::secrets::Secrets::default());
+    let services = gleaner::services(&config, secrets.clone(), Some(replayed), None, false)?;
     let mut routes = HashMap::new();
     for (route, process) in native::PROCESSORS {
         let name = route.trim_start_matches("/features/");
@@ -121,12 +122,11 @@ pub async fn run(addr: SocketAddr, replay: &std::path::Path) -> anyhow::Result<(
     );
     // The same secrets as the server's, so the answer layer scrubs alike.
     let _ = gleaner::telemetry::metrics::install();
-    gleaner::secrets::register_config(&config);
     let mut secret = [0u8; 32];
     getrandom::getrandom(&mut secret).map_err(|e| anyhow::anyhow!("no random secret: {e}"))?;
     let tokens = TokenKey::from_secret(hex::encode(secret).as_bytes())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    tokens.register_as_secret();
+    tokens.register_as_secret(&secrets);
     let state = Arc::new(Native {
         keys: ApiKeys::new(&config.api_keys),
         clients: ClientLimits::new(
@@ -148,7 +148,7 @@ pub async fn run(addr: SocketAddr, replay: &std::path::Path) -> anyhow::Result<(
     let router = axum::Router::new()
         .fallback(dispatch)
         .with_state(state)
-        .layer(axum::middleware::from_fn(answer::layer));
+        .layer(axum::middleware::from_fn_with_state(secrets, answer::layer));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     gleaner::server::serve(listener, router, limits, std::future::pending()).await?;
     Ok(())

@@ -20,20 +20,26 @@ use std::sync::Arc;
 
 use super::super::credentials;
 use super::{Exchange, HarError};
-use crate::secrets::{Scope, Scrubber};
+use crate::secrets::{Scope, Scrubber, Secrets};
 
 /// Collects exchanges and writes them as one HAR 1.2 file (creator name "gleaner").
 #[derive(Debug)]
 pub struct HarRecorder {
     path: PathBuf,
     entries: Mutex<Vec<(Exchange, SystemTime, f64)>>,
+    secrets: Arc<Secrets>,
 }
 
 impl HarRecorder {
-    /// Creates a recorder writing to `path`; nothing is written until the first exchange.
-    pub fn new(path: PathBuf) -> HarRecorder {
+    /// Creates a recorder writing to `path`, keeping `secrets` out of it;
+    /// nothing is written until the first exchange.
+    pub fn new(path: PathBuf, secrets: Arc<Secrets>) -> HarRecorder {
         let entries = Mutex::new(Vec::new());
-        HarRecorder { path, entries }
+        HarRecorder {
+            path,
+            entries,
+            secrets,
+        }
     }
 
     /// Adds an exchange, its secrets (and those `session` knows) replaced, and
@@ -47,7 +53,7 @@ impl HarRecorder {
         elapsed_ms: f64,
         session: &Arc<Scrubber>,
     ) -> Result<(), HarError> {
-        let mut scope = Scope::default();
+        let mut scope = Scope::of(&self.secrets);
         scope.add(session.clone());
         let exchange = scrubbed(exchange, &scope);
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
@@ -208,7 +214,7 @@ mod tests {
     fn recorder_writes_redacted_round_trippable_har() {
         let dir = tmpdir("record");
         let path = dir.join("out/rec.har");
-        let rec = HarRecorder::new(path.clone());
+        let rec = HarRecorder::new(path.clone(), Arc::default());
         let mut first = ex("POST", "https://h/up?q=a+b", "", "");
         first.request_body = Some(vec![0xff, 0x00, 0x10]);
         first.request_headers = strings(&[
@@ -279,13 +285,14 @@ mod tests {
     fn secrets_leave_no_trace_and_the_recording_still_replays() {
         let dir = tmpdir("record-secrets");
         let path = dir.join("rec.har");
-        let rec = HarRecorder::new(path.clone());
+        let secrets = Arc::new(Secrets::default());
+        let rec = HarRecorder::new(path.clone(), secrets.clone());
         let url = "https://api.h/v2/tips?client_id=c1&client_secret=zx81-sessionless-secret&v=1";
         let mut e = ex("GET", url, "", "");
         e.response_headers = strings(&[("Set-Cookie", "sid=cookie-0123456789; Path=/")]);
         e.response_body = b"{\"error\":\"client_secret zx81-sessionless-secret is not valid, sid cookie-0123456789\"}".to_vec();
         let session = Arc::new(Scrubber::for_values(["cookie-0123456789"]));
-        crate::secrets::register(
+        secrets.register(
             crate::secrets::Kind::PluginSetting,
             ["zx81-sessionless-secret"],
         );
