@@ -105,23 +105,18 @@ async fn any_replica_answers_for_any_job_and_a_schedule_runs_once_per_period() {
     assert_eq!(status, 201, "{schedule}");
     let sid = schedule["schedule_id"].as_str().unwrap().to_owned();
     let cluster = super::connect(nats.url(), |_| {}).await.unwrap();
-    let store = gleaner::cluster::jobs::JetStreamStore::new(cluster.link.clone());
-    use gleaner::jobs::store::Store;
-    let due = store
-        .schedule(None, &sid)
-        .await
-        .unwrap()
-        .unwrap()
-        .next_run_at;
+    // Its next run moved to now, in the bucket both replicas watch.
+    let records =
+        gleaner::cluster::records::Records::sealed(&cluster.resources.schedules, &cluster.seal);
     let now = gleaner::jobs::model::now_ms();
-    assert!(
-        store.claim_schedule_run(&sid, due, now).await.unwrap(),
-        "moved due now"
-    );
-    assert!(
-        !store.claim_schedule_run(&sid, due, now).await.unwrap(),
-        "a second claim of the same run loses"
-    );
+    let moved = records
+        .modify::<gleaner::jobs::model::Schedule>(&sid, |s| {
+            s.next_run_at = now;
+            true
+        })
+        .await
+        .unwrap();
+    assert!(moved.is_some(), "moved due now");
     tokio::time::sleep(Duration::from_secs(3)).await;
     let (_, seen) = send(
         &b,

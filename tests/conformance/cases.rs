@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use gleaner::jobs::model::{
     now_ms, Cadence, Job, JobState, NewJob, NewSchedule, PendingDelivery, Schedule, Webhook,
 };
-use gleaner::jobs::store::{Attempt, JobEnd, PageWrite, Store};
+use gleaner::jobs::store::{Attempt, Claim, JobEnd, PageWrite, Store};
 use serde_json::json;
 
 use super::Backend;
@@ -53,6 +53,19 @@ fn end(state: JobState) -> JobEnd {
 
 fn none() -> HashSet<String> {
     HashSet::new()
+}
+
+/// Creates a job of `owner` and takes it as a worker does, leaving out the
+/// jobs `held` already holds (and adding it to them): the store has no other
+/// job waiting. The claim.
+async fn started(store: &dyn Store, owner: &str, held: &mut HashSet<String>) -> Claim {
+    let job = store.create_job(new_job(owner)).await.unwrap();
+    let mut claims = store.claim_jobs(1, held).await.unwrap();
+    let claim = claims.pop().expect("the new job is taken");
+    assert_eq!(claim.job.job_id, job.job_id);
+    assert_eq!(claim.job.state, JobState::Running, "taken is running");
+    held.insert(job.job_id);
+    claim
 }
 
 async fn stored(store: &dyn Store, id: &str) -> Job {
@@ -121,14 +134,13 @@ pub(crate) async fn a_job_is_claimed_by_one_worker_owners_taking_turns(b: &dyn B
     assert_eq!(all, ids.iter().cloned().collect());
     let running: HashSet<String> = all;
     assert!(store.claim_jobs(10, &running).await.unwrap().is_empty());
-    // Started once, its first start time kept.
-    let id = &ids[0];
-    store.start_job(id).await.unwrap();
-    let started = stored(&*store, id).await;
-    assert_eq!(started.state, JobState::Running);
-    tokio::time::sleep(Duration::from_millis(5)).await;
-    store.start_job(id).await.unwrap();
-    assert_eq!(stored(&*store, id).await.started_at, started.started_at);
+    // Each taken is running from its first start.
+    for claim in first.iter().chain(&rest) {
+        let taken = stored(&*store, &claim.job.job_id).await;
+        assert_eq!(taken.state, JobState::Running);
+        assert_eq!(taken.started_at, claim.job.started_at);
+        assert!(taken.started_at.is_some());
+    }
     for claim in first.into_iter().chain(rest) {
         assert!(store
             .finish_job(&claim.job.job_id, end(JobState::Succeeded))
@@ -144,7 +156,7 @@ pub(crate) async fn a_claim_let_go_is_claimed_again_where_it_stopped(b: &dyn Bac
     let job = first.create_job(new_job("k1")).await.unwrap();
     let claims = first.claim_jobs(1, &none()).await.unwrap();
     assert_eq!(claims.len(), 1);
-    first.start_job(&job.job_id).await.unwrap();
+    let started_at = claims[0].job.started_at;
     first
         .commit_page(&job.job_id, page(&["a", "b"], Some("after-b")))
         .await
@@ -166,6 +178,7 @@ pub(crate) async fn a_claim_let_go_is_claimed_again_where_it_stopped(b: &dyn Bac
     assert_eq!(claim.job.state, JobState::Running);
     assert_eq!(claim.job.position.as_deref(), Some("after-b"));
     assert_eq!(claim.job.reviews_collected, 2);
+    assert_eq!(claim.job.started_at, started_at, "its first start is kept");
     other
         .finish_job(&job.job_id, end(JobState::Succeeded))
         .await
@@ -201,14 +214,8 @@ pub(crate) async fn a_job_that_ended_is_not_claimed(b: &dyn Backend) {
 
 pub(crate) async fn cancel_in_every_state_and_the_first_end_kept(b: &dyn Backend) {
     let store = b.replica().await;
-    let queued = store.create_job(new_job("k1")).await.unwrap();
-    let asked = store.request_cancel("k1", &queued.job_id).await.unwrap();
-    let asked = asked.expect("the owner's job");
-    assert!(asked.cancel_requested);
-    assert_eq!(asked.state, JobState::Queued);
-
-    let running = store.create_job(new_job("k1")).await.unwrap();
-    store.start_job(&running.job_id).await.unwrap();
+    let mut held = none();
+    let running = started(&*store, "k1", &mut held).await.job;
     let asked = store.request_cancel("k1", &running.job_id).await.unwrap();
     let asked = asked.expect("the owner's job");
     assert!(asked.cancel_requested);
@@ -216,8 +223,7 @@ pub(crate) async fn cancel_in_every_state_and_the_first_end_kept(b: &dyn Backend
     assert!(stored(&*store, &running.job_id).await.cancel_requested);
 
     for state in [JobState::Succeeded, JobState::Failed, JobState::Cancelled] {
-        let job = store.create_job(new_job("k1")).await.unwrap();
-        store.start_job(&job.job_id).await.unwrap();
+        let job = started(&*store, "k1", &mut held).await.job;
         assert!(store.finish_job(&job.job_id, end(state)).await.unwrap());
         let ended = stored(&*store, &job.job_id).await;
         let asked = store.request_cancel("k1", &job.job_id).await.unwrap();
@@ -236,10 +242,13 @@ pub(crate) async fn cancel_in_every_state_and_the_first_end_kept(b: &dyn Backend
         assert_eq!(kept.state, state);
         assert_eq!(kept.stop_reason, ended.stop_reason);
         assert_eq!(kept.error, None);
-        // Starting an ended job does not revive it.
-        store.start_job(&job.job_id).await.unwrap();
-        assert_eq!(stored(&*store, &job.job_id).await.state, state);
     }
+
+    let queued = store.create_job(new_job("k1")).await.unwrap();
+    let asked = store.request_cancel("k1", &queued.job_id).await.unwrap();
+    let asked = asked.expect("the owner's job");
+    assert!(asked.cancel_requested);
+    assert_eq!(asked.state, JobState::Queued);
 
     let other = store.request_cancel("k2", &queued.job_id).await.unwrap();
     assert!(other.is_none(), "another owner's job is not found");
@@ -249,8 +258,7 @@ pub(crate) async fn cancel_in_every_state_and_the_first_end_kept(b: &dyn Backend
 
 pub(crate) async fn pages_are_stored_once_and_read_back_in_order(b: &dyn Backend) {
     let store = b.replica().await;
-    let job = store.create_job(new_job("k1")).await.unwrap();
-    store.start_job(&job.job_id).await.unwrap();
+    let job = started(&*store, "k1", &mut none()).await.job;
     let id = &job.job_id;
     let added = store.commit_page(id, page(&["a", "b"], Some("t1"))).await;
     assert_eq!(added.unwrap(), 2);
@@ -286,8 +294,15 @@ pub(crate) async fn pages_are_stored_once_and_read_back_in_order(b: &dyn Backend
 pub(crate) async fn jobs_list_newest_first_by_owner_and_state(b: &dyn Backend) {
     let store = b.replica().await;
     let mut ids = Vec::new();
-    for _ in 0..5 {
+    for n in 0..5 {
         ids.push(store.create_job(new_job("k1")).await.unwrap().job_id);
+        if n == 1 {
+            // The second is taken by a worker (the first held elsewhere).
+            let held = HashSet::from([ids[0].clone()]);
+            let claims = store.claim_jobs(1, &held).await.unwrap();
+            let taken: Vec<_> = claims.iter().map(|c| c.job.job_id.as_str()).collect();
+            assert_eq!(taken, [ids[1].as_str()]);
+        }
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     store.create_job(new_job("k2")).await.unwrap();
@@ -296,7 +311,6 @@ pub(crate) async fn jobs_list_newest_first_by_owner_and_state(b: &dyn Backend) {
     assert_eq!(listed(first), [ids[4].as_str(), &ids[3], &ids[2]]);
     let rest = store.jobs("k1", None, Some(&ids[2]), 3).await.unwrap();
     assert_eq!(listed(rest), [ids[1].as_str(), &ids[0]]);
-    store.start_job(&ids[1]).await.unwrap();
     let running = store.jobs("k1", Some(JobState::Running), None, 10).await;
     assert_eq!(listed(running.unwrap()), [ids[1].as_str()]);
     let queued = store.jobs("k1", Some(JobState::Queued), Some(&ids[3]), 10);
@@ -428,35 +442,45 @@ pub(crate) async fn a_schedule_run_fires_once_across_replicas(b: &dyn Backend) {
         matches!(schedule.cadence, Cadence::Cron { ref timezone, .. } if timezone.as_deref() == Some("Europe/Paris"))
     );
     // Another replica may learn of a new schedule a moment later.
-    for store in [&one, &two] {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let due = store.due_schedules(now_ms()).await.unwrap();
-            if due.iter().any(|s| s.schedule_id == *id) {
-                break;
-            }
-            assert!(Instant::now() < deadline, "a replica never saw it due");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while two.schedules("k1", None, 10).await.unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the other replica never saw it");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let next = due_at + 86_400_000;
-    let (a, c) = tokio::join!(
-        one.claim_schedule_run(id, due_at, next),
-        two.claim_schedule_run(id, due_at, next)
-    );
-    assert_eq!(
-        [a.unwrap(), c.unwrap()].iter().filter(|won| **won).count(),
-        1,
-        "the run was taken by exactly one replica"
-    );
-    let due = two.due_schedules(now_ms()).await.unwrap();
-    assert!(due.iter().all(|s| s.schedule_id != *id), "no longer due");
-    one.schedule_ran(id, Some("job-1"), next).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let now = now_ms();
+    let (a, c) = tokio::join!(one.take_due_runs(now), two.take_due_runs(now));
+    let taken: Vec<Schedule> = a.unwrap().into_iter().chain(c.unwrap()).collect();
+    assert_eq!(taken.len(), 1, "the run was taken by exactly one replica");
+    // Its next run is the cadence's next after now, in the schedule's zone.
+    let next = gleaner::jobs::cadence::next_after(&schedule.cadence, now);
+    assert_eq!(taken[0].next_run_at, next);
+    assert!(next > now && next <= now + 86_400_000);
+    assert!(one.take_due_runs(now_ms()).await.unwrap().is_empty());
+    assert!(two.take_due_runs(now_ms()).await.unwrap().is_empty());
+    // Its run as a job: what the job delivers is counted once it ends.
+    let run = one
+        .create_job(NewJob {
+            schedule_id: Some(id.clone()),
+            ..new_job("k1")
+        })
+        .await
+        .unwrap();
+    one.schedule_ran(id, Some(&run.job_id), next).await.unwrap();
     two.schedule_ran(id, None, next + 1).await.unwrap();
-    one.schedule_run_ended(id, 5, true).await.unwrap();
+    let ids = ["r1", "r2", "r3", "r4", "r5"];
+    one.commit_page(&run.job_id, page(&ids, None))
+        .await
+        .unwrap();
+    let midway = two.schedule(None, id).await.unwrap().unwrap();
+    assert_eq!((midway.reviews_delivered, midway.caught_up), (0, false));
+    assert!(one
+        .finish_job(&run.job_id, end(JobState::Succeeded))
+        .await
+        .unwrap());
     let seen = two.schedule(Some("k1"), id).await.unwrap().unwrap();
     assert_eq!((seen.runs, seen.skipped_runs), (1, 1));
-    assert_eq!(seen.last_job_id.as_deref(), Some("job-1"));
+    assert_eq!(seen.last_job_id.as_deref(), Some(run.job_id.as_str()));
     assert_eq!(seen.next_run_at, next + 1);
     assert_eq!((seen.reviews_delivered, seen.caught_up), (5, true));
     assert!(two.schedule(Some("k2"), id).await.unwrap().is_none());

@@ -29,7 +29,7 @@ async fn another_keys_job_is_not_held_up_behind_a_backlog_in_the_cluster() {
 #[ignore = "needs nats-server: make test-cluster"]
 async fn a_job_left_in_the_queue_of_an_earlier_version_still_runs() {
     use async_nats::jetstream::{consumer, stream};
-    use gleaner::jobs::store::Store;
+    use gleaner::jobs::store::JobStore;
 
     let nats = Nats::start();
     let site = Site::with(5);

@@ -84,6 +84,13 @@ pub fn check_cron(expression: &str, timezone: Option<&str>) -> Result<(), String
     Ok(())
 }
 
+/// The run after `schedule`'s run due now (at `now`, ms since the epoch):
+/// its cadence from the later of now and when that run was due, so a run
+/// taken late does not bring on a burst of runs to catch up.
+pub fn next_run(schedule: &crate::model::Schedule, now: Millis) -> Millis {
+    next_after(&schedule.cadence, now.max(schedule.next_run_at))
+}
+
 /// When `cadence` runs next after `after` (ms since the epoch).
 pub fn next_after(cadence: &Cadence, after: Millis) -> Millis {
     match cadence {

@@ -17,7 +17,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use crate::model::{now_ms, Job, JobState, JobStatus, Millis, NewJob, PendingDelivery, Schedule};
 use crate::store::{self, Claim, Lease, Store, MAX_INTERRUPTIONS};
-use crate::{cadence, webhooks};
+use crate::webhooks;
 
 /// How often the loops look for work besides being woken.
 const TICK: Duration = Duration::from_millis(500);
@@ -258,14 +258,8 @@ impl Jobs {
         let Some(done) = self.store.job(None, &job.job_id).await? else {
             return Ok(());
         };
-        let mut new_reviews = None;
-        if let Some(schedule) = &done.schedule_id {
-            let caught_up = state == JobState::Succeeded;
-            self.store
-                .schedule_run_ended(schedule, done.reviews_collected, caught_up)
-                .await?;
-            new_reviews = Some(done.reviews_collected);
-        }
+        // The store recorded the run's end on its schedule with the job's.
+        let new_reviews = done.schedule_id.as_ref().map(|_| done.reviews_collected);
         if let Some(hook) = &done.webhook {
             let status = JobStatus {
                 webhook: None,
@@ -352,10 +346,10 @@ impl Jobs {
     /// Starts the runs of due schedules.
     async fn schedule_loop(self: Arc<Jobs>) {
         loop {
-            match self.store.due_schedules(now_ms()).await {
-                Ok(due) => {
-                    for schedule in due {
-                        if let Err(e) = self.run_schedule(&schedule, false).await {
+            match self.store.take_due_runs(now_ms()).await {
+                Ok(taken) => {
+                    for schedule in taken {
+                        if let Err(e) = self.run_schedule(&schedule).await {
                             tracing::error!(schedule = %schedule.schedule_id, error = %e, "cannot start a schedule's run");
                         }
                     }
@@ -367,28 +361,14 @@ impl Jobs {
     }
 
     /// Starts one run of `schedule` as a job, unless its previous run is
-    /// still going (the skip is recorded). `now` runs it outside its cadence
-    /// (its next run stays when it was). The job, when one was started.
+    /// still going (the skip is recorded): a run taken when due (its next
+    /// run already moved on), or one asked for now, outside its cadence (its
+    /// next run stays when it was). The job, when one was started.
     pub async fn run_schedule(
         &self,
         schedule: &Schedule,
-        now: bool,
     ) -> Result<Option<Job>, store::StoreError> {
-        let next = if now {
-            schedule.next_run_at
-        } else {
-            cadence::next_after(&schedule.cadence, now_ms().max(schedule.next_run_at))
-        };
-        let id = &schedule.schedule_id;
-        if !now
-            && !self
-                .store
-                .claim_schedule_run(id, schedule.next_run_at, next)
-                .await?
-        {
-            // Another replica's scheduler took this run.
-            return Ok(None);
-        }
+        let next = schedule.next_run_at;
         if let Some(last) = &schedule.last_job_id {
             let going = self
                 .store

@@ -93,13 +93,21 @@ pub struct Claim {
     pub interrupted: u32,
 }
 
-/// Where jobs, webhook deliveries and schedules are kept.
+/// Where jobs, webhook deliveries and schedules are kept: the three record
+/// kinds, each behind its own trait, together.
+pub trait Store: JobStore + DeliveryStore + ScheduleStore {}
+
+impl<T: JobStore + DeliveryStore + ScheduleStore> Store for T {}
+
+/// Jobs, their positions and their reviews.
 #[async_trait]
-pub trait Store: Send + Sync {
+pub trait JobStore: Send + Sync {
     /// Creates a queued job.
     async fn create_job(&self, job: NewJob) -> Result<Job, StoreError>;
+
     /// The job `id`, if it exists and (with `owner`) belongs to `owner`.
     async fn job(&self, owner: Option<&str>, id: &str) -> Result<Option<Job>, StoreError>;
+
     /// `owner`'s jobs, newest first, optionally in one state, created before
     /// `before` (a job id from the previous page), at most `limit`.
     async fn jobs(
@@ -109,38 +117,49 @@ pub trait Store: Send + Sync {
         before: Option<&str>,
         limit: usize,
     ) -> Result<Vec<Job>, StoreError>;
+
     /// How many jobs of `owner` have not ended.
     async fn unfinished_count(&self, owner: &str) -> Result<usize, StoreError>;
+
     /// Takes at most `max` jobs to run here, owners taking turns, leaving
     /// out those in `running` (this process runs them already): queued jobs,
     /// and those a worker took and let go without ending (a restart, a
     /// worker gone silent past its lease). A job is held by one worker at a
-    /// time.
+    /// time; each one taken is marked running (keeping its first start time).
     async fn claim_jobs(
         &self,
         max: usize,
         running: &HashSet<String>,
     ) -> Result<Vec<Claim>, StoreError>;
-    /// Marks a job running (keeping its first start time).
-    async fn start_job(&self, id: &str) -> Result<(), StoreError>;
+
     /// Stores one page of a job and its new position in one transaction; for
     /// a schedule's run, records the ids as delivered by the schedule too.
     /// Returns how many reviews were new to the job.
     async fn commit_page(&self, id: &str, page: PageWrite) -> Result<u64, StoreError>;
+
     /// Records a job's end, unless it has ended already: the first end is
-    /// kept. Whether this call ended it.
+    /// kept. For a schedule's run, the schedule records how its run ended
+    /// too: the reviews it delivered, and whether it reached the end of what
+    /// was new (it succeeded). Whether this call ended the job.
     async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError>;
+
     /// Asks for a job to be cancelled; the job, or none when `owner` has no
     /// such job. A job that has ended is returned unchanged.
     async fn request_cancel(&self, owner: &str, id: &str) -> Result<Option<Job>, StoreError>;
+
     /// A job's reviews after review number `after` (0: from the first), at
     /// most `limit`, with the cursor of the next page (none when no more are
     /// stored yet).
     async fn reviews(&self, id: &str, after: u64, limit: usize) -> Result<ReviewPage, StoreError>;
+
     /// Deletes the jobs that ended before `before`, with their reviews and
     /// deliveries; how many.
     async fn delete_finished_before(&self, before: Millis) -> Result<u64, StoreError>;
+}
 
+/// The webhook deliveries announcing jobs' ends, and their attempts.
+#[async_trait]
+pub trait DeliveryStore: Send + Sync {
     /// Queues the webhook delivery announcing a job's end, due at once.
     async fn queue_delivery(
         &self,
@@ -148,6 +167,7 @@ pub trait Store: Send + Sync {
         webhook: &Webhook,
         body: &str,
     ) -> Result<(), StoreError>;
+
     /// Takes the deliveries due at `now`, moving each one's next attempt to
     /// `lease_until`: until then, or until its attempt is recorded, no other
     /// call (of this replica or another) takes it again.
@@ -156,20 +176,28 @@ pub trait Store: Send + Sync {
         now: Millis,
         lease_until: Millis,
     ) -> Result<Vec<PendingDelivery>, StoreError>;
+
     /// Records one attempt.
     async fn record_attempt(
         &self,
         delivery: &PendingDelivery,
         attempt: Attempt,
     ) -> Result<(), StoreError>;
+
     /// What a job's webhook delivery has done.
     async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError>;
+}
 
+/// Schedules, their runs, and the review ids their runs delivered.
+#[async_trait]
+pub trait ScheduleStore: Send + Sync {
     /// Creates a schedule.
     async fn create_schedule(&self, schedule: NewSchedule) -> Result<Schedule, StoreError>;
+
     /// The schedule `id`, if it exists and (with `owner`) belongs to `owner`.
     async fn schedule(&self, owner: Option<&str>, id: &str)
         -> Result<Option<Schedule>, StoreError>;
+
     /// `owner`'s schedules, oldest first, created after `after` (a schedule
     /// id from the previous page; an unknown one starts from the oldest), at
     /// most `limit`.
@@ -179,20 +207,17 @@ pub trait Store: Send + Sync {
         after: Option<&str>,
         limit: usize,
     ) -> Result<Vec<Schedule>, StoreError>;
+
     /// Deletes `owner`'s schedule `id` (its jobs stay); whether it existed.
     async fn delete_schedule(&self, owner: &str, id: &str) -> Result<bool, StoreError>;
-    /// Schedules due at `now`.
-    async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError>;
-    /// Takes the run of schedule `id` due at `due` for this worker, moving
-    /// its next run to `next`; false when another worker took it first (its
-    /// next run is no longer `due`). So a schedule runs once per period,
-    /// however many replicas look at it.
-    async fn claim_schedule_run(
-        &self,
-        id: &str,
-        due: Millis,
-        next: Millis,
-    ) -> Result<bool, StoreError>;
+
+    /// Takes the runs due at `now` for this worker: each due schedule's next
+    /// run moves to the one after ([`crate::cadence::next_run`]), unless
+    /// another worker moved it first. So a schedule runs once per period,
+    /// however many replicas look at it. The schedules taken, each with its
+    /// new next run.
+    async fn take_due_runs(&self, now: Millis) -> Result<Vec<Schedule>, StoreError>;
+
     /// Records a run: started as `job_id` (or skipped, with none), and when
     /// the next is due.
     async fn schedule_ran(
@@ -201,14 +226,7 @@ pub trait Store: Send + Sync {
         job_id: Option<&str>,
         next_run_at: Millis,
     ) -> Result<(), StoreError>;
-    /// Records how a run ended: the reviews it delivered, and whether it
-    /// reached the end of what was new.
-    async fn schedule_run_ended(
-        &self,
-        id: &str,
-        delivered: u64,
-        caught_up: bool,
-    ) -> Result<(), StoreError>;
+
     /// The review ids a schedule's runs delivered.
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError>;
 }

@@ -559,7 +559,7 @@ async fn run_schedule(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let found = owned_schedule(&state, &headers, &id).await?;
-    match state.jobs.run_schedule(&found, true).await? {
+    match state.jobs.run_schedule(&found).await? {
         Some(job) => {
             let status = state.jobs.status(&job).await?;
             Ok(accepted(&format!("/jobs/{}", job.job_id), json!(status)))

@@ -134,9 +134,6 @@ async fn drive(
     lease: &dyn Lease,
 ) -> End {
     let config = &parts.config;
-    if let Err(e) = store.start_job(&job.job_id).await {
-        return End::Failed(e.to_string(), None);
-    }
     let started = job.started_at.unwrap_or_else(now_ms);
     let deadline = started + (config.job_max_duration_secs as i64).saturating_mul(1_000);
     // After a restart the route's plugin may still be loading.

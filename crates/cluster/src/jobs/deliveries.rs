@@ -10,7 +10,7 @@ use super::JetStreamStore;
 use crate::index::{DueIndex, Span};
 use crate::Link;
 use gleaner_jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
-use gleaner_jobs::store::{Attempt, Store, StoreError};
+use gleaner_jobs::store::{Attempt, JobStore, StoreError};
 
 /// A webhook delivery's record.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -36,7 +36,10 @@ use gleaner_jobs::model::{
     now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
     Webhook,
 };
-use gleaner_jobs::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use gleaner_jobs::store::{
+    Attempt, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage, ScheduleStore,
+    StoreError,
+};
 use lease::QueueLease;
 
 mod deliveries;
@@ -125,6 +128,24 @@ impl JetStreamStore {
         format!("{DELIVERED_SUBJECT}.{id}")
     }
 
+    /// Marks job `id` running (keeping its first start time), unless it
+    /// ended or is gone; the job as it now is.
+    async fn start(&self, id: &str) -> Result<Option<Job>, StoreError> {
+        let mut open = false;
+        let job = self
+            .update_job(id, |j| {
+                if j.state.is_final() {
+                    return false;
+                }
+                open = true;
+                j.state = JobState::Running;
+                j.started_at = j.started_at.or(Some(now_ms()));
+                true
+            })
+            .await?;
+        Ok(job.filter(|_| open))
+    }
+
     async fn update_job(
         &self,
         id: &str,
@@ -143,7 +164,7 @@ fn owned_by(owner: Option<&str>) -> impl Fn(&Job) -> bool + '_ {
 }
 
 #[async_trait]
-impl Store for JetStreamStore {
+impl JobStore for JetStreamStore {
     async fn create_job(&self, new: NewJob) -> Result<Job, StoreError> {
         let job = Job {
             job_id: uuid::Uuid::new_v4().simple().to_string(),
@@ -244,8 +265,8 @@ impl Store for JetStreamStore {
                 lanes.push_back(lane);
                 continue;
             }
-            match self.job(None, &id).await? {
-                Some(job) if !job.state.is_final() => {
+            match self.start(&id).await? {
+                Some(job) => {
                     self.taken
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
@@ -270,38 +291,32 @@ impl Store for JetStreamStore {
         Ok(claims)
     }
 
-    async fn start_job(&self, id: &str) -> Result<(), StoreError> {
-        self.update_job(id, |j| {
-            if j.state.is_final() {
-                return false;
-            }
-            j.state = JobState::Running;
-            j.started_at = j.started_at.or(Some(now_ms()));
-            true
-        })
-        .await?;
-        Ok(())
-    }
-
     async fn commit_page(&self, id: &str, page: PageWrite) -> Result<u64, StoreError> {
         reviews::commit(self, id, page).await
     }
 
     async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError> {
         let mut ended = false;
-        self.update_job(id, |j| {
-            // The first end is kept.
-            if j.state.is_final() {
-                return false;
+        let job = self
+            .update_job(id, |j| {
+                // The first end is kept.
+                if j.state.is_final() {
+                    return false;
+                }
+                ended = true;
+                j.state = end.state;
+                j.stop_reason = end.stop_reason.clone();
+                j.error = end.error.clone();
+                j.finished_at = Some(now_ms());
+                true
+            })
+            .await?;
+        if let (true, Some(job)) = (ended, job) {
+            if let Some(schedule) = &job.schedule_id {
+                let caught_up = end.state == JobState::Succeeded;
+                schedules::run_ended(self, schedule, job.reviews_collected, caught_up).await?;
             }
-            ended = true;
-            j.state = end.state;
-            j.stop_reason = end.stop_reason.clone();
-            j.error = end.error.clone();
-            j.finished_at = Some(now_ms());
-            true
-        })
-        .await?;
+        }
         Ok(ended)
     }
 
@@ -358,7 +373,10 @@ impl Store for JetStreamStore {
         }
         Ok(deleted)
     }
+}
 
+#[async_trait]
+impl DeliveryStore for JetStreamStore {
     async fn queue_delivery(
         &self,
         job_id: &str,
@@ -387,7 +405,10 @@ impl Store for JetStreamStore {
     async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError> {
         deliveries::of_job(self, job_id).await
     }
+}
 
+#[async_trait]
+impl ScheduleStore for JetStreamStore {
     async fn create_schedule(&self, new: NewSchedule) -> Result<Schedule, StoreError> {
         schedules::create(self, new).await
     }
@@ -413,19 +434,6 @@ impl Store for JetStreamStore {
         schedules::delete(self, owner, id).await
     }
 
-    async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {
-        schedules::due(self, now).await
-    }
-
-    async fn claim_schedule_run(
-        &self,
-        id: &str,
-        due: Millis,
-        next: Millis,
-    ) -> Result<bool, StoreError> {
-        schedules::claim_run(self, id, due, next).await
-    }
-
     async fn schedule_ran(
         &self,
         id: &str,
@@ -435,16 +443,11 @@ impl Store for JetStreamStore {
         schedules::ran(self, id, job_id, next_run_at).await
     }
 
-    async fn schedule_run_ended(
-        &self,
-        id: &str,
-        delivered: u64,
-        caught_up: bool,
-    ) -> Result<(), StoreError> {
-        schedules::run_ended(self, id, delivered, caught_up).await
-    }
-
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError> {
         schedules::delivered_ids(self, id).await
+    }
+
+    async fn take_due_runs(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {
+        schedules::take_due(self, now).await
     }
 }

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::JetStreamStore;
 use crate::records;
-use gleaner_jobs::store::{PageWrite, ReviewPage, Store, StoreError};
+use gleaner_jobs::store::{JobStore, PageWrite, ReviewPage, StoreError};
 
 impl JetStreamStore {
     /// Publishes `payload` on `subject` with a message id; whether it was new.

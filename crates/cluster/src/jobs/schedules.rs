@@ -124,45 +124,33 @@ pub(super) async fn delete(
     Ok(true)
 }
 
-/// The schedules whose next run is due at `now`, the most overdue first.
-pub(super) async fn due(store: &JetStreamStore, now: Millis) -> Result<Vec<Schedule>, StoreError> {
-    let mut due = Vec::new();
+/// Takes the runs due at `now`: each due schedule's next run moved on by
+/// compare-and-set, so of the replicas that look at once, one takes it.
+pub(super) async fn take_due(
+    store: &JetStreamStore,
+    now: Millis,
+) -> Result<Vec<Schedule>, StoreError> {
+    let mut taken = Vec::new();
     for id in store
         .due_schedules
         .page(Span::due_at(now), MAX_DUE, |_, _| true)
         .await?
     {
         match store.schedules().get::<Schedule>(&id).await? {
-            Some((schedule, _)) if schedule.next_run_at <= now => due.push(schedule),
+            Some((mut schedule, revision)) if schedule.next_run_at <= now => {
+                let next = gleaner_jobs::cadence::next_run(&schedule, now);
+                schedule.next_run_at = next;
+                if store.schedules().swap(&id, &schedule, revision).await? {
+                    store.due_schedules.note(&id, Some((next, ())));
+                    taken.push(schedule);
+                }
+            }
             // The index lagged the bucket: put it right.
             Some((schedule, _)) => store
                 .due_schedules
                 .note(&id, Some((schedule.next_run_at, ()))),
             None => store.due_schedules.note(&id, None),
         }
-    }
-    due.sort_by_key(|s| s.next_run_at);
-    Ok(due)
-}
-
-/// Takes the run of schedule `id` due at `due` by moving its next run to
-/// `next` (compare-and-set); whether it was still due then.
-pub(super) async fn claim_run(
-    store: &JetStreamStore,
-    id: &str,
-    due: Millis,
-    next: Millis,
-) -> Result<bool, StoreError> {
-    let Some((mut schedule, revision)) = store.schedules().get::<Schedule>(id).await? else {
-        return Ok(false);
-    };
-    if schedule.next_run_at != due {
-        return Ok(false);
-    }
-    schedule.next_run_at = next;
-    let taken = store.schedules().swap(id, &schedule, revision).await?;
-    if taken {
-        store.due_schedules.note(id, Some((next, ())));
     }
     Ok(taken)
 }
@@ -193,8 +181,8 @@ pub(super) async fn ran(
     Ok(())
 }
 
-/// Records the end of a run of schedule `id`: the reviews it delivered, and
-/// whether it reached the end of what was new.
+/// Records the end of a run of schedule `id` (with its job's end): the
+/// reviews it delivered, and whether it reached the end of what was new.
 pub(super) async fn run_ended(
     store: &JetStreamStore,
     id: &str,

@@ -15,7 +15,10 @@ use crate::model::{
     now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
     Webhook,
 };
-use crate::store::{Attempt, Claim, JobEnd, PageWrite, ReviewPage, Store, StoreError};
+use crate::store::{
+    Attempt, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage, ScheduleStore,
+    StoreError,
+};
 use gleaner_seal::Seal;
 use rows::{job_of, one_job, JOB_COLUMNS};
 
@@ -106,7 +109,7 @@ impl SqliteStore {
 }
 
 #[async_trait]
-impl Store for SqliteStore {
+impl JobStore for SqliteStore {
     async fn create_job(&self, mut job: NewJob) -> Result<Job, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
         job.webhook = self.sealed(job.webhook)?;
@@ -204,10 +207,16 @@ impl Store for SqliteStore {
                     .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<rusqlite::Result<_>>()?;
                 let chosen = crate::turns::take_turns(&unfinished, &running, max);
+                let mut start = c.prepare_cached(
+                    "UPDATE jobs SET state = 'running', started_at = COALESCE(started_at, ?2) \
+                     WHERE job_id = ?1 AND state IN ('queued', 'running')",
+                )?;
                 let mut read =
                     c.prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = ?1"))?;
                 let mut jobs = Vec::new();
+                let now = now_ms();
                 for id in chosen {
+                    start.execute(params![id, now])?;
                     jobs.push(read.query_row(params![id], job_of)?);
                 }
                 Ok(jobs)
@@ -223,19 +232,6 @@ impl Store for SqliteStore {
             .collect())
     }
 
-    async fn start_job(&self, id: &str) -> Result<(), StoreError> {
-        let id = id.to_owned();
-        self.with(move |c| {
-            c.execute(
-                "UPDATE jobs SET state = 'running', started_at = COALESCE(started_at, ?2) \
-                 WHERE job_id = ?1 AND state IN ('queued', 'running')",
-                params![id, now_ms()],
-            )
-            .map(drop)
-        })
-        .await
-    }
-
     async fn commit_page(&self, id: &str, page: PageWrite) -> Result<u64, StoreError> {
         let id = id.to_owned();
         self.with(move |c| reviews::commit(c, &id, &page)).await
@@ -244,12 +240,17 @@ impl Store for SqliteStore {
     async fn finish_job(&self, id: &str, end: JobEnd) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.with(move |c| {
-            c.execute(
+            let tx = c.transaction()?;
+            let ended = tx.execute(
                 "UPDATE jobs SET state = ?2, stop_reason = ?3, error = ?4, finished_at = ?5 \
                  WHERE job_id = ?1 AND state IN ('queued', 'running')",
                 params![id, end.state.code(), end.stop_reason, end.error, now_ms()],
-            )
-            .map(|changed| changed == 1)
+            )? == 1;
+            if ended {
+                schedules::run_ended(&tx, &id, end.state == JobState::Succeeded)?;
+            }
+            tx.commit()?;
+            Ok(ended)
         })
         .await
     }
@@ -297,7 +298,10 @@ impl Store for SqliteStore {
         })
         .await
     }
+}
 
+#[async_trait]
+impl DeliveryStore for SqliteStore {
     async fn queue_delivery(
         &self,
         job_id: &str,
@@ -343,7 +347,10 @@ impl Store for SqliteStore {
         let job_id = job_id.to_owned();
         self.with(move |c| deliveries::of_job(c, &job_id)).await
     }
+}
 
+#[async_trait]
+impl ScheduleStore for SqliteStore {
     async fn create_schedule(&self, mut schedule: NewSchedule) -> Result<Schedule, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
         schedule.webhook = self.sealed(schedule.webhook)?;
@@ -377,21 +384,6 @@ impl Store for SqliteStore {
         self.with(move |c| schedules::delete(c, &owner, &id)).await
     }
 
-    async fn due_schedules(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {
-        self.with(move |c| schedules::due(c, now)).await
-    }
-
-    async fn claim_schedule_run(
-        &self,
-        id: &str,
-        due: Millis,
-        next: Millis,
-    ) -> Result<bool, StoreError> {
-        let id = id.to_owned();
-        self.with(move |c| schedules::claim_run(c, &id, due, next))
-            .await
-    }
-
     async fn schedule_ran(
         &self,
         id: &str,
@@ -403,20 +395,13 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn schedule_run_ended(
-        &self,
-        id: &str,
-        delivered: u64,
-        caught_up: bool,
-    ) -> Result<(), StoreError> {
-        let id = id.to_owned();
-        self.with(move |c| schedules::run_ended(c, &id, delivered, caught_up))
-            .await
-    }
-
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError> {
         let id = id.to_owned();
         self.with(move |c| schedules::delivered_ids(c, &id)).await
+    }
+
+    async fn take_due_runs(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {
+        self.with(move |c| schedules::take_due(c, now)).await
     }
 }
 

@@ -99,31 +99,33 @@ pub(super) fn delete(c: &mut Connection, owner: &str, id: &str) -> rusqlite::Res
 }
 
 /// The schedules whose next run is due at `now`, the most overdue first.
-pub(super) fn due(c: &Connection, now: Millis) -> rusqlite::Result<Vec<Schedule>> {
-    let mut statement = c.prepare(&format!(
-        "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE next_run_at <= ?1 ORDER BY next_run_at"
-    ))?;
-    let rows = statement.query_map(params![now], schedule_of)?;
-    rows.collect()
+/// Takes the runs due at `now`: each due schedule's next run moved to the
+/// one after, unless another handle on the file moved it first.
+pub(super) fn take_due(c: &mut Connection, now: Millis) -> rusqlite::Result<Vec<Schedule>> {
+    let tx = c.transaction()?;
+    let due: Vec<Schedule> = {
+        let mut statement = tx.prepare_cached(&format!(
+            "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE next_run_at <= ?1 ORDER BY next_run_at"
+        ))?;
+        let rows = statement.query_map(params![now], schedule_of)?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut taken = Vec::new();
+    for mut schedule in due {
+        let next = crate::cadence::next_run(&schedule, now);
+        let changed = tx.execute(
+            "UPDATE schedules SET next_run_at = ?3 WHERE schedule_id = ?1 AND next_run_at = ?2",
+            params![schedule.schedule_id, schedule.next_run_at, next],
+        )?;
+        if changed == 1 {
+            schedule.next_run_at = next;
+            taken.push(schedule);
+        }
+    }
+    tx.commit()?;
+    Ok(taken)
 }
 
-/// Takes the run of schedule `id` due at `due` by moving its next run to
-/// `next`; whether it was still due then.
-pub(super) fn claim_run(
-    c: &Connection,
-    id: &str,
-    due: Millis,
-    next: Millis,
-) -> rusqlite::Result<bool> {
-    let changed = c.execute(
-        "UPDATE schedules SET next_run_at = ?3 WHERE schedule_id = ?1 AND next_run_at = ?2",
-        params![id, due, next],
-    )?;
-    Ok(changed == 1)
-}
-
-/// Records a run of schedule `id`: the job it started (none when skipped)
-/// and its next run.
 pub(super) fn ran(
     c: &Connection,
     id: &str,
@@ -143,17 +145,14 @@ pub(super) fn ran(
     .map(drop)
 }
 
-/// Records the end of a run of schedule `id`: the reviews it delivered, and
-/// whether it caught up.
-pub(super) fn run_ended(
-    c: &Connection,
-    id: &str,
-    delivered: u64,
-    caught_up: bool,
-) -> rusqlite::Result<()> {
+/// Records, on the schedule whose run job `job_id` was (if any), how the run
+/// ended: the reviews it delivered, and whether it caught up.
+pub(super) fn run_ended(c: &Connection, job_id: &str, caught_up: bool) -> rusqlite::Result<()> {
     c.execute(
-        "UPDATE schedules SET reviews_delivered = reviews_delivered + ?2, caught_up = ?3 WHERE schedule_id = ?1",
-        params![id, delivered as i64, caught_up],
+        "UPDATE schedules SET reviews_delivered = reviews_delivered + j.reviews_collected, \
+         caught_up = ?2 FROM (SELECT schedule_id, reviews_collected FROM jobs WHERE job_id = ?1) AS j \
+         WHERE schedules.schedule_id = j.schedule_id",
+        params![job_id, caught_up],
     )
     .map(drop)
 }
