@@ -3,9 +3,9 @@
 //!
 //! Chromium gets a proxy that does not exist (`127.0.0.1:9`, loopback
 //! included), so a request it made by itself would fail: every request a
-//! page makes is paused over DevTools and sent, or refused, by the host's
-//! egress instead (see [`super::visit`]). DevTools goes over a pipe
-//! (`--remote-debugging-pipe`), never a port another local process could
+//! page makes is paused over DevTools and sent, or refused, by the server's
+//! egress instead (its `capabilities::browser::visit`). DevTools goes over a
+//! pipe (`--remote-debugging-pipe`), never a port another local process could
 //! reach. A server running as root runs Chromium as `nobody`. Its profile
 //! directory goes when it stops, and a start removes those that servers
 //! killed before (their process gone) left behind.
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use super::cdp::Cdp;
+use crate::cdp::Cdp;
 
 /// The user and group Chromium runs as when the server runs as root.
 const NOBODY: u32 = 65_534;

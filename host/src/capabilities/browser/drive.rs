@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
+use gleaner_browser::cdp::{Cdp, Event};
 use serde_json::{json, Value};
 use url::Url;
 
-use super::cdp::{Cdp, Event};
 use super::visit::{Egress, Kept, Outcome, VisitRequest, Wait, CHALLENGE_ORIGINS};
 use super::BrowserError;
 use crate::capabilities::http::policy::Policy;

@@ -10,14 +10,11 @@
 //! to any request. Under replay a visit answers from its recording
 //! ([`record`]) with no browser at all.
 //!
-//! Chromium itself is driven only in a binary built with the `browser`
-//! feature; without it a visit that no recording answers fails as
-//! unavailable, naming the feature and how to build it.
+//! Chromium itself (its process and DevTools client are `gleaner_browser`'s)
+//! is driven only in a binary built with the `browser` feature; without it a
+//! visit that no recording answers fails as unavailable, naming the feature
+//! and how to build it.
 
-#[cfg(feature = "browser")]
-mod cdp;
-#[cfg(feature = "browser")]
-mod chromium;
 pub mod cookies;
 #[cfg(feature = "browser")]
 mod drive;
@@ -33,12 +30,12 @@ use std::sync::Arc;
 use std::sync::Weak;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "browser")]
+use gleaner_browser::{cdp::Cdp, chromium, chromium::Chromium};
 use serde::Deserialize;
 #[cfg(feature = "browser")]
 use serde_json::json;
 
-#[cfg(feature = "browser")]
-use self::chromium::Chromium;
 use self::visit::{Egress, Outcome, VisitRequest};
 use crate::capabilities::http::session::Session;
 
@@ -216,10 +213,7 @@ impl BrowserService {
     /// The running browser's connection and `session`'s context in it,
     /// starting (or restarting) Chromium as needed.
     #[cfg(feature = "browser")]
-    async fn context(
-        &self,
-        session: &Arc<Session>,
-    ) -> Result<(Arc<cdp::Cdp>, String), BrowserError> {
+    async fn context(&self, session: &Arc<Session>) -> Result<(Arc<Cdp>, String), BrowserError> {
         let mut running = self.running.lock().await;
         let dead = running.as_mut().is_some_and(|r| !r.chromium.is_alive());
         // Over its memory cap, Chromium restarts once no other page is open.
@@ -349,7 +343,7 @@ impl BrowserService {
 
 /// Disposes of the contexts whose session no one holds any more.
 #[cfg(feature = "browser")]
-async fn close_ended(cdp: &cdp::Cdp, contexts: &mut HashMap<String, (Weak<Session>, String)>) {
+async fn close_ended(cdp: &Cdp, contexts: &mut HashMap<String, (Weak<Session>, String)>) {
     let ended: Vec<String> = contexts
         .iter()
         .filter(|(_, (session, _))| session.strong_count() == 0)

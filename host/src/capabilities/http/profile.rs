@@ -21,15 +21,10 @@ pub struct Profile {
     pub wire: Fingerprint,
 }
 
-/// The browser build whose TLS ClientHello and HTTP/2 settings a browser
-/// request goes out with (over BoringSSL, with the `browser-tls` feature).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fingerprint {
-    /// Chrome 149.
-    Chrome149,
-    /// Firefox 151.
-    Firefox151,
-}
+// The browser build whose TLS ClientHello and HTTP/2 settings a browser
+// request goes out with (over BoringSSL, with the `browser-tls` feature),
+// defined beside the wire that sends them.
+pub use gleaner_browser::Fingerprint;
 
 /// The profiles sessions are given, one at random per session.
 pub const PROFILES: [Profile; 3] = [

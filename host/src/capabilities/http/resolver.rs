@@ -122,11 +122,11 @@ impl reqwest::dns::Resolve for GuardedResolver {
 
 /// The same guard for the browser (wreq) transport.
 #[cfg(feature = "browser-tls")]
-impl wreq::dns::Resolve for GuardedResolver {
-    fn resolve(&self, name: wreq::dns::Name) -> wreq::dns::Resolving {
+impl gleaner_browser::tls::Resolve for GuardedResolver {
+    fn resolve(&self, name: gleaner_browser::tls::Name) -> gleaner_browser::tls::Resolving {
         let resolving = self.guarded(name.as_str().to_owned());
         Box::pin(async move {
-            let addrs: wreq::dns::Addrs = Box::new(resolving.await?.into_iter());
+            let addrs: gleaner_browser::tls::Addrs = Box::new(resolving.await?.into_iter());
             Ok(addrs)
         })
     }

@@ -1,11 +1,11 @@
 //! The two transports below the guard. A browser request (a profile's
 //! `document`, `xhr` or `json`) goes out over [`Wire::Browser`]: BoringSSL
-//! through `wreq`, with the session's browser's TLS ClientHello (cipher and
-//! extension order, GREASE, ALPN) and HTTP/2 settings (SETTINGS frame,
-//! pseudo-header order, window update), from `wreq-util`'s emulation of the
-//! browser version its user agent names. A plain API call keeps
-//! [`Wire::Plain`], reqwest over rustls. Both are built by
-//! [`super::HttpService`] with the same SSRF-guarded resolver, proxy, root
+//! through `wreq` (in `gleaner_browser::tls`), with the session's browser's
+//! TLS ClientHello (cipher and extension order, GREASE, ALPN) and HTTP/2
+//! settings (SETTINGS frame, pseudo-header order, window update), from
+//! `wreq-util`'s emulation of the browser version its user agent names. A
+//! plain API call keeps [`Wire::Plain`], reqwest over rustls. Both are built
+//! by [`super::HttpService`] with the same SSRF-guarded resolver, proxy, root
 //! certificates, connect timeout and no redirects (the host follows them
 //! itself, re-checking each hop), so everything above them — the allowlist,
 //! pacing, cookies, HAR recording and replay, the wall classifier — is the
@@ -20,10 +20,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
+#[cfg(feature = "browser-tls")]
+use gleaner_browser::tls;
 use url::Url;
 
-#[cfg(feature = "browser-tls")]
-use super::profile::Fingerprint;
 use super::profile::Profile;
 use super::proxies::Proxy;
 use super::resolver::{GuardedResolver, NoPublicAddress};
@@ -36,7 +36,7 @@ pub enum Wire {
     Plain(reqwest::Client),
     /// wreq over BoringSSL with a browser's fingerprint.
     #[cfg(feature = "browser-tls")]
-    Browser(wreq::Client),
+    Browser(tls::Client),
 }
 
 /// How a pool is built.
@@ -115,40 +115,22 @@ impl Wire {
     /// are off: the profile's coherent set is already on the request.
     #[cfg(feature = "browser-tls")]
     pub fn browser(build: &Build<'_>, profile: &Profile) -> Result<Wire, HttpError> {
-        let emulation = wreq_util::Emulation::builder()
-            .profile(match profile.wire {
-                Fingerprint::Chrome149 => wreq_util::Profile::Chrome149,
-                Fingerprint::Firefox151 => wreq_util::Profile::Firefox151,
-            })
-            .headers(false)
-            .build();
-        let mut builder = wreq::Client::builder()
-            .emulation(emulation)
-            .redirect(wreq::redirect::Policy::none())
-            .connect_timeout(build.connect)
-            .pool_idle_timeout(Duration::from_secs(30))
-            .gzip(true)
-            .brotli(true)
-            .zstd(true);
-        if !build.trusted_pem.is_empty() {
-            let store = wreq::tls::trust::CertStore::builder()
-                .add_der_certs(webpki_root_certs::TLS_SERVER_ROOT_CERTS)
-                .add_stack_pem_certs(build.trusted_pem)
-                .build()
-                .map_err(|e| HttpError::Transport(format!("upstream_ca_file: {e}")))?;
-            builder = builder.tls_cert_store(store);
-        }
-        builder = match build.proxy {
-            Some(p) => builder.proxy(wreq::Proxy::all(&p.url).map_err(|e| proxy_refused(p, e))?),
-            None => builder.no_proxy(),
+        let settings = tls::Settings {
+            fingerprint: profile.wire,
+            resolver: build
+                .resolver
+                .map(|r| Arc::new(r.clone()) as Arc<dyn tls::Resolve>),
+            connect: build.connect,
+            proxy: build.proxy.map(|p| p.url.as_str()),
+            trusted_pem: build.trusted_pem,
         };
-        if let Some(resolver) = build.resolver {
-            builder = builder.dns_resolver(resolver.clone());
-        }
-        builder
-            .build()
+        tls::Client::build(&settings)
             .map(Wire::Browser)
-            .map_err(|e| HttpError::Transport(format!("cannot build the browser client: {e}")))
+            .map_err(|e| match (&e, build.proxy) {
+                (tls::Error::Roots(_), _) => HttpError::Transport(format!("upstream_ca_file: {e}")),
+                (tls::Error::Proxy(_), Some(p)) => proxy_refused(p, e),
+                _ => HttpError::Transport(format!("cannot build the browser client: {e}")),
+            })
     }
 
     /// Sends one request; the headers are sent as given, in order.
@@ -159,13 +141,11 @@ impl Wire {
         headers: &[(String, String)],
         body: Option<Vec<u8>>,
     ) -> Result<Answer, Failure> {
-        // The two clients have the same request and response API over their
-        // own types: one body, expanded for each.
-        macro_rules! send_with {
-            ($client:expr, $method:ty, $url:expr, $connect:expr) => {{
-                let method =
-                    <$method>::from_bytes(method.as_bytes()).map_err(|_| invalid_method(method))?;
-                let mut request = $client.request(method, $url);
+        match self {
+            Wire::Plain(client) => {
+                let method = reqwest::Method::from_bytes(method.as_bytes())
+                    .map_err(|_| invalid_method(method))?;
+                let mut request = client.request(method, url.clone());
                 for (name, value) in headers {
                     request = request.header(name.as_str(), value.as_str());
                 }
@@ -174,7 +154,7 @@ impl Wire {
                 }
                 let response = request.send().await.map_err(|e| Failure {
                     timeout: e.is_timeout(),
-                    connect: $connect(&e),
+                    connect: e.is_connect(),
                     ..failure(&e)
                 })?;
                 Ok(Answer {
@@ -191,20 +171,23 @@ impl Wire {
                         .map(|c| c.map_err(|e| e.to_string()))
                         .boxed(),
                 })
-            }};
-        }
-        match self {
-            Wire::Plain(client) => send_with!(
-                client,
-                reqwest::Method,
-                url.clone(),
-                |e: &reqwest::Error| e.is_connect()
-            ),
+            }
             #[cfg(feature = "browser-tls")]
             Wire::Browser(client) => {
-                send_with!(client, wreq::Method, url.as_str(), |e: &wreq::Error| e
-                    .is_connect()
-                    || e.is_proxy_connect())
+                let answer = client
+                    .send(method, url.as_str(), headers, body)
+                    .await
+                    .map_err(|e| Failure {
+                        timeout: e.is_timeout(),
+                        connect: e.is_connect(),
+                        ..failure(&e)
+                    })?;
+                Ok(Answer {
+                    status: answer.status,
+                    headers: answer.headers,
+                    content_length: answer.content_length,
+                    body: answer.body,
+                })
             }
         }
     }
