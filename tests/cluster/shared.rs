@@ -123,7 +123,8 @@ async fn the_plugin_cache_is_shared_sealed_and_expires_per_key() {
                 .await
                 .unwrap();
             let config = gleaner::config::Config::default();
-            let services = gleaner::services(&config, Default::default(), None, None, false).unwrap();
+            let services =
+                gleaner::services(&config, Default::default(), None, None, false).unwrap();
             cluster.share(&services);
             (cluster, services.cache)
         }
