@@ -23,6 +23,7 @@ mod fresh;
 mod hotswap;
 mod image;
 mod jobs;
+mod layers;
 mod manifests;
 mod metrics;
 mod openapi;

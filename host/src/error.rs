@@ -6,7 +6,6 @@ use serde_json::json;
 
 use crate::bindings::types::FetchError;
 use crate::capabilities::http::credentials::redact_urls_in;
-use crate::runtime::CallError;
 
 pub use crate::manifest::ErrorShape;
 
@@ -201,16 +200,6 @@ impl ApiError {
                 "{plugin}: the site did not answer in time: {}",
                 clean(m)
             )),
-        }
-    }
-}
-
-impl From<CallError> for ApiError {
-    fn from(e: CallError) -> ApiError {
-        match e {
-            CallError::Timeout { .. } => ApiError::Timeout(e.to_string()),
-            CallError::Crash { .. } => ApiError::PluginFailed(e.to_string()),
-            CallError::Overloaded(_) => ApiError::Overloaded(format!("{e}; retry shortly")),
         }
     }
 }

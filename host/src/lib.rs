@@ -57,7 +57,7 @@ pub fn services(
     recorder: Option<HarRecorder>,
     observe: bool,
 ) -> anyhow::Result<Services> {
-    secrets.register_config(config);
+    config.register_secrets(&secrets);
     let overrides = Overrides::new(&config.upstream_override).map_err(anyhow::Error::msg)?;
     let http = HttpService::new(HttpSettings {
         replay,

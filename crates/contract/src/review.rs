@@ -5,6 +5,37 @@
 use serde_json::Value;
 use url::Url;
 
+/// The review record's fields, in the order the API's guide lists them.
+pub const FIELDS: &[&str] = &[
+    "review_id",
+    "review_title",
+    "review_text",
+    "review_rating",
+    "rating_scale_max",
+    "rating_out_of_5",
+    "review_date",
+    "review_date_precision",
+    "updated_date",
+    "author_name",
+    "author_profile_image_url",
+    "author_url",
+    "author_title",
+    "author_country",
+    "review_url",
+    "review_media",
+    "review_reply",
+    "helpful_votes",
+    "language",
+    "language_source",
+    "verified",
+    "recommends",
+    "anonymous",
+    "sub_ratings",
+    "translation",
+    "source",
+    "extra",
+];
+
 /// Longest review id accepted, in bytes.
 pub const MAX_ID_LEN: usize = 512;
 

@@ -41,7 +41,7 @@ impl Client {
             key,
             address: request
                 .extensions()
-                .get::<crate::server::Peer>()
+                .get::<Peer>()
                 .map(|peer| trusted.client_address(peer.0.ip(), request.headers()))
                 .map(counted_address),
         }
@@ -122,6 +122,11 @@ pub fn counted_address(ip: IpAddr) -> IpAddr {
         },
     }
 }
+
+/// The address of the peer a request came from, in each request's
+/// extensions (the server puts it there).
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub std::net::SocketAddr);
 
 /// Requests in flight per key of type `K`, under a limit.
 #[derive(Debug)]

@@ -24,29 +24,6 @@ impl Settings {
         Settings { values }
     }
 
-    /// The settings the configuration (file and `GLEANER_PLUGIN_<NAME>_<KEY>`
-    /// variables) gives the plugin of `manifest`; its secret values are
-    /// registered with the server's `secrets`.
-    pub fn from_config(
-        config: &crate::config::Config,
-        manifest: &crate::manifest::Manifest,
-        secrets: &crate::secrets::Secrets,
-    ) -> Settings {
-        let keys = manifest.config_keys();
-        let values = config.plugin_settings(&manifest.name, &keys, |n| std::env::var(n).ok());
-        let settings = Settings::new(values, &keys);
-        let secret = manifest
-            .config
-            .iter()
-            .filter(|k| k.secret)
-            .filter_map(|k| settings.values.get(&k.name));
-        secrets.register(
-            crate::secrets::Kind::PluginSetting,
-            secret.map(String::as_str),
-        );
-        settings
-    }
-
     /// The value of `key`, if set.
     pub fn get(&self, key: &str) -> Option<String> {
         self.values.get(key).cloned()

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use crate::capabilities::http::har::{HarRecorder, HarReplay};
-use crate::capabilities::settings::Settings;
 use crate::config::Config;
 use crate::manifest::{Kind, Manifest};
 use crate::secrets::Secrets;
@@ -99,7 +98,7 @@ pub(super) async fn load(
 ) -> anyhow::Result<Source> {
     let (path, manifest) = find(config, label)?;
     let runtime = super::runtime(config, secrets.clone(), replay, recorder)?;
-    let settings = Settings::from_config(config, &manifest, secrets);
+    let settings = config.settings_of(&manifest, secrets);
     let plugin = runtime.load(&path, manifest, settings).await?;
     Ok(Source { runtime, plugin })
 }

@@ -458,6 +458,45 @@ pub(crate) fn parse_number<T: std::str::FromStr>(
     })
 }
 
+impl Config {
+    /// Registers the secrets of the configuration with `secrets`: API, admin and metrics keys,
+    /// proxy credentials (the server's and each plugin's) and the LLM key. The
+    /// token secret is registered where it is loaded, and plugin settings where
+    /// each plugin is.
+    pub fn register_secrets(&self, secrets: &crate::secrets::Secrets) {
+        use crate::secrets::{proxy_credentials, Kind};
+        let config = self;
+        secrets.register(Kind::ApiKey, config.api_keys.iter().map(String::as_str));
+        secrets.register(Kind::AdminKey, config.admin_keys.iter().map(String::as_str));
+        secrets.register(
+            Kind::MetricsKey,
+            config.metrics_keys.iter().map(String::as_str),
+        );
+        let proxies = config.proxy_settings();
+        let urls = proxies
+            .urls
+            .iter()
+            .chain(proxies.per_plugin.values().flatten());
+        let credentials: Vec<String> = urls.flat_map(|u| proxy_credentials(u)).collect();
+        secrets.register(
+            Kind::ProxyCredential,
+            credentials.iter().map(String::as_str),
+        );
+        secrets.register(Kind::LlmKey, config.llm.api_key.as_deref());
+        let cluster = &config.cluster;
+        secrets.register(
+            Kind::Cluster,
+            [
+                cluster.nats_token.as_deref(),
+                cluster.nats_password.as_deref(),
+                cluster.seal_key.as_deref(),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

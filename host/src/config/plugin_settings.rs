@@ -129,6 +129,32 @@ fn listed(items: &[String]) -> String {
     }
 }
 
+impl Config {
+    /// The settings the configuration (file and `GLEANER_PLUGIN_<NAME>_<KEY>`
+    /// variables) gives the plugin of `manifest`; its secret values are
+    /// registered with the server's `secrets`.
+    pub fn settings_of(
+        &self,
+        manifest: &crate::manifest::Manifest,
+        secrets: &crate::secrets::Secrets,
+    ) -> crate::capabilities::settings::Settings {
+        let keys = manifest.config_keys();
+        let values = self.plugin_settings(&manifest.name, &keys, |n| std::env::var(n).ok());
+        let settings = crate::capabilities::settings::Settings::new(values, &keys);
+        let secret = manifest
+            .config
+            .iter()
+            .filter(|k| k.secret)
+            .filter_map(|k| settings.get(&k.name))
+            .collect::<Vec<_>>();
+        secrets.register(
+            crate::secrets::Kind::PluginSetting,
+            secret.iter().map(String::as_str),
+        );
+        settings
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

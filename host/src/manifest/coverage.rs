@@ -32,7 +32,7 @@ const NOT_MEASURED: &[&str] = &[
 
 /// The record's fields a source may leave empty, whose fill rates are kept.
 pub fn fields() -> impl Iterator<Item = &'static str> {
-    crate::record::FIELDS
+    gleaner_contract::review::FIELDS
         .iter()
         .copied()
         .filter(|f| !NOT_MEASURED.contains(f))

@@ -22,36 +22,7 @@ use crate::text::{self, SourceText};
 /// The version of the review record, in `extra_information.record_version`.
 pub const RECORD_VERSION: u32 = 2;
 
-/// The review record's fields, in the order docs/api.md lists them.
-pub const FIELDS: &[&str] = &[
-    "review_id",
-    "review_title",
-    "review_text",
-    "review_rating",
-    "rating_scale_max",
-    "rating_out_of_5",
-    "review_date",
-    "review_date_precision",
-    "updated_date",
-    "author_name",
-    "author_profile_image_url",
-    "author_url",
-    "author_title",
-    "author_country",
-    "review_url",
-    "review_media",
-    "review_reply",
-    "helpful_votes",
-    "language",
-    "language_source",
-    "verified",
-    "recommends",
-    "anonymous",
-    "sub_ratings",
-    "translation",
-    "source",
-    "extra",
-];
+pub use gleaner_contract::review::FIELDS;
 
 /// A media item, shaped like docs/SPEC.md's post media.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -26,7 +26,6 @@ use serde::Serialize;
 pub use startup::start;
 pub use watch::{manifest_files, watch, Fingerprint};
 
-use crate::capabilities::settings::Settings;
 use crate::config::Config;
 use crate::manifest::{ErrorShape, Kind, Manifest, SourceOptions};
 use crate::runtime::{Artifacts, CodeSource, LoadError, LoadedPlugin, Runtime};
@@ -579,6 +578,6 @@ async fn load_one(
     manifest: Manifest,
     artifacts: Artifacts,
 ) -> Result<LoadedPlugin, LoadError> {
-    let settings = Settings::from_config(config, &manifest, &runtime.services().secrets);
+    let settings = config.settings_of(&manifest, &runtime.services().secrets);
     runtime.load_with(path, manifest, settings, artifacts).await
 }

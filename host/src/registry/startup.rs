@@ -134,7 +134,7 @@ async fn locate(
             return None;
         }
     };
-    let settings = Settings::from_config(&config, &manifest, &runtime.services().secrets);
+    let settings = config.settings_of(&manifest, &runtime.services().secrets);
     let read = readers.acquire().await;
     let located = runtime
         .locate(&ticket.path, &manifest, Artifacts::Use)

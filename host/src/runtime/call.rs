@@ -300,3 +300,14 @@ fn classify(plugin: String, after_ms: u64, e: wasmtime::Error) -> (CallError, Ca
     let message = format!("{e:#}");
     (CallError::Crash { plugin, message }, CallOutcome::Trap)
 }
+impl From<CallError> for crate::error::ApiError {
+    fn from(e: CallError) -> crate::error::ApiError {
+        match e {
+            CallError::Timeout { .. } => crate::error::ApiError::Timeout(e.to_string()),
+            CallError::Crash { .. } => crate::error::ApiError::PluginFailed(e.to_string()),
+            CallError::Overloaded(_) => {
+                crate::error::ApiError::Overloaded(format!("{e}; retry shortly"))
+            }
+        }
+    }
+}

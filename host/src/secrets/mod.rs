@@ -235,41 +235,6 @@ impl Secrets {
             Cow::Owned(clean) => Cow::Owned(clean),
         }
     }
-
-    /// Registers the secrets of the configuration: API, admin and metrics keys,
-    /// proxy credentials (the server's and each plugin's) and the LLM key. The
-    /// token secret is registered where it is loaded, and plugin settings where
-    /// each plugin is.
-    pub fn register_config(&self, config: &crate::config::Config) {
-        self.register(Kind::ApiKey, config.api_keys.iter().map(String::as_str));
-        self.register(Kind::AdminKey, config.admin_keys.iter().map(String::as_str));
-        self.register(
-            Kind::MetricsKey,
-            config.metrics_keys.iter().map(String::as_str),
-        );
-        let proxies = config.proxy_settings();
-        let urls = proxies
-            .urls
-            .iter()
-            .chain(proxies.per_plugin.values().flatten());
-        let credentials: Vec<String> = urls.flat_map(|u| proxy_credentials(u)).collect();
-        self.register(
-            Kind::ProxyCredential,
-            credentials.iter().map(String::as_str),
-        );
-        self.register(Kind::LlmKey, config.llm.api_key.as_deref());
-        let cluster = &config.cluster;
-        self.register(
-            Kind::Cluster,
-            [
-                cluster.nats_token.as_deref(),
-                cluster.nats_password.as_deref(),
-                cluster.seal_key.as_deref(),
-            ]
-            .into_iter()
-            .flatten(),
-        );
-    }
 }
 
 /// The secrets of a proxy URL: its password, and `user:password` (what its

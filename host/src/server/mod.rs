@@ -23,9 +23,7 @@ use tokio::task::JoinSet;
 pub use caps::ConnectionCaps;
 use conn::Connection;
 
-/// The address of the peer a request came from, in each request's extensions.
-#[derive(Debug, Clone, Copy)]
-pub struct Peer(pub SocketAddr);
+pub use crate::api::clients::Peer;
 
 /// Connection limits and timeouts, from the configuration.
 #[derive(Debug, Clone)]
