@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_util::future::BoxFuture;
-use serde_json::{json, Value};
 
 use super::model::{now_ms, Job};
 use super::store::{Lease, PageWrite, Store};
@@ -19,7 +18,7 @@ use super::{End, Worker};
 use crate::config::Config;
 use crate::driver::{CommittedPage, Fetch, Known, PageSink, StopAt};
 use crate::error::ApiError;
-use crate::manifest::Continuation;
+use crate::manifest::SourceOptions;
 use crate::registry::Registry;
 use crate::runtime::bulkhead::{Bulkheads, Reach};
 use crate::runtime::Runtime;
@@ -157,6 +156,13 @@ async fn drive(
         },
         None => None,
     };
+    // The job's request, checked as its endpoint checks it; each call only
+    // changes how many reviews it asks for and where it resumes.
+    let route = &plugin.manifest.route;
+    let first = match first_request(&parts.tokens, route, options, job) {
+        Ok(request) => request,
+        Err(e) => return End::Failed(format!("the job's request is refused: {e}"), None),
+    };
     let committer = Committer {
         store,
         lease,
@@ -191,16 +197,14 @@ async fn drive(
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let body = call_body(job, options.continuation, collected, position.as_deref());
-        let request = match validate::source_request(
-            &parts.tokens,
-            &plugin.manifest.route,
-            options,
-            body.to_string().as_bytes(),
-        ) {
-            Ok(request) => request,
-            Err(e) => return End::Failed(format!("the job's request is refused: {e}"), None),
+        let mut request = match &position {
+            None => first.clone(),
+            Some(token) => match validate::resumed(&parts.tokens, route, options, &first, token) {
+                Ok(request) => request,
+                Err(e) => return End::Failed(format!("the job's request is refused: {e}"), None),
+            },
         };
+        request.reviews_to_fetch = wanted(job, collected);
         let _slots = match parts.bulkheads.enter(&plugin.manifest.name, Reach::Network) {
             Ok(slots) => slots,
             Err(_) => {
@@ -258,36 +262,30 @@ async fn drive(
     }
 }
 
-/// A job call's body: the job's request, as many reviews as the job still
-/// wants (at most the endpoint's own maximum), and its position.
-fn call_body(
+/// The job's request as its first call sends it: what was submitted,
+/// validated by the endpoint's own rules, resuming where it was submitted to
+/// (a continuation token given with it), whatever its count.
+fn first_request(
+    key: &TokenKey,
+    route: &str,
+    options: &SourceOptions,
     job: &Job,
-    continuation: Continuation,
-    collected: u64,
-    position: Option<&str>,
-) -> Value {
+) -> Result<validate::SourceRequest, String> {
     let mut body = job.request.clone();
-    match job.total {
-        Some(total) => {
-            let want = total
-                .saturating_sub(collected)
-                .clamp(1, MAX_REVIEWS_TO_FETCH);
-            body["reviews_to_fetch"] = json!(want);
-        }
-        None => {
-            if let Some(object) = body.as_object_mut() {
-                object.remove("reviews_to_fetch");
-            }
-        }
+    if let Some(object) = body.as_object_mut() {
+        object.remove("reviews_to_fetch");
     }
-    if let Some(token) = position {
-        match continuation {
-            Continuation::PaginationToken => body["pagination_token"] = json!(token),
-            Continuation::PaginationData => body["pagination_data"] = json!({ "token": token }),
-            Continuation::None => {}
-        }
-    }
-    body
+    validate::source_request(key, route, options, body.to_string().as_bytes())
+}
+
+/// How many reviews a call asks for: what the job still wants (at most the
+/// endpoint's own maximum), or, with no total, all it can within its budget.
+fn wanted(job: &Job, collected: u64) -> Option<u64> {
+    job.total.map(|total| {
+        total
+            .saturating_sub(collected)
+            .clamp(1, MAX_REVIEWS_TO_FETCH)
+    })
 }
 
 /// The reviews a schedule's earlier runs delivered, and where a run stops
@@ -309,6 +307,7 @@ async fn schedule_known(store: &dyn Store, id: &str) -> Result<Known, super::sto
 mod tests {
     use super::*;
     use crate::jobs::model::JobState;
+    use serde_json::json;
 
     #[test]
     fn backoff_doubles_to_a_minute() {
@@ -318,12 +317,12 @@ mod tests {
     }
 
     #[test]
-    fn a_call_asks_for_what_the_job_still_wants_from_its_position() {
+    fn a_call_asks_for_what_the_job_still_wants() {
         let mut job = Job {
             job_id: "j".into(),
             owner: "o".into(),
             endpoint: "/x/reviews".into(),
-            request: json!({"query": "q", "reviews_to_fetch": 50_000}),
+            request: json!({"query": " q ", "reviews_to_fetch": 50_000, "sync_date": "2024-02-29"}),
             total: Some(50_000),
             state: JobState::Running,
             position: None,
@@ -338,18 +337,21 @@ mod tests {
             schedule_id: None,
             cancel_requested: false,
         };
-        let body = call_body(&job, Continuation::PaginationToken, 45_000, Some("tok"));
-        assert_eq!(
-            body,
-            json!({"query": "q", "reviews_to_fetch": 5_000, "pagination_token": "tok"})
-        );
-        let body = call_body(&job, Continuation::PaginationData, 0, Some("tok"));
-        assert_eq!(body["reviews_to_fetch"], 10_000);
-        assert_eq!(body["pagination_data"], json!({"token": "tok"}));
+        assert_eq!(wanted(&job, 45_000), Some(5_000));
+        assert_eq!(wanted(&job, 0), Some(MAX_REVIEWS_TO_FETCH));
+        assert_eq!(wanted(&job, 50_000), Some(1));
+        let key = TokenKey::from_secret(b"a-token-secret-of-at-least-32-bytes!!").unwrap();
+        let options: SourceOptions =
+            toml::from_str(r#"continuation = "pagination_token""#).unwrap();
+        // The count the job was submitted with is the job's total, not a call's.
+        let first = first_request(&key, "/x/reviews", &options, &job).unwrap();
+        assert_eq!(first.query, "q");
+        assert_eq!(first.reviews_to_fetch, None);
+        assert_eq!(first.sync_date.unwrap().to_string(), "2024-02-29");
+        job.request["surprise"] = json!(1);
+        let e = first_request(&key, "/x/reviews", &options, &job).unwrap_err();
+        assert!(e.contains("surprise"), "{e}");
         job.total = None;
-        assert_eq!(
-            call_body(&job, Continuation::None, 0, None),
-            json!({"query": "q"})
-        );
+        assert_eq!(wanted(&job, 10), None);
     }
 }

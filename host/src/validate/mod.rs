@@ -8,7 +8,7 @@ use crate::token::TokenKey;
 
 mod source;
 
-pub use source::{source_request, SourceRequest};
+pub use source::{resumed, source_request, SourceRequest};
 
 /// A validated forum-post request.
 #[derive(Debug, Clone)]
@@ -435,6 +435,38 @@ filter = { field = "filter_type", type = "boolean", default = "false" }"#,
         let other = format!(r#"{{"query":"q","filter_type":true,"pagination_token":"{token}"}}"#);
         let e = source_request(&key(), "/x/reviews", &options, other.as_bytes()).unwrap_err();
         assert!(e.contains("was issued for `filter_type` false"), "{e}");
+    }
+
+    #[test]
+    fn a_request_resumed_at_its_token_is_the_request_sent_with_it() {
+        let options = options();
+        let first = br#"{"query":"q","sort_type":"newest","reviews_to_fetch":9}"#;
+        let first = source_request(&key(), "/x/reviews", &options, first).unwrap();
+        let resume = Resume {
+            cursor: Some("page=2".into()),
+            skip: 3,
+            last: None,
+            sort: first.sort.clone(),
+            filter: Some(Value::Bool(true)),
+            sync_date: None,
+            session: None,
+        };
+        let token = token::encode(&key(), "/x/reviews", "q", &resume);
+        let sent = format!(
+            r#"{{"query":"q","sort_type":"newest","reviews_to_fetch":9,"pagination_token":"{token}"}}"#
+        );
+        let sent = source_request(&key(), "/x/reviews", &options, sent.as_bytes()).unwrap();
+        let again = resumed(&key(), "/x/reviews", &options, &first, &token).unwrap();
+        assert_eq!(format!("{again:?}"), format!("{sent:?}"));
+        assert_eq!(
+            again.resume.as_ref().unwrap().cursor.as_deref(),
+            Some("page=2")
+        );
+        assert_eq!(again.filter, Some(Value::Bool(true)), "the token's filter");
+        let e = resumed(&key(), "/x/reviews", &options, &first, "forged").unwrap_err();
+        assert!(e.starts_with("`pagination_token`"), "{e}");
+        let other = token::encode(&key(), "/x/reviews", "another query", &resume);
+        assert!(resumed(&key(), "/x/reviews", &options, &first, &other).is_err());
     }
 
     #[test]

@@ -90,6 +90,35 @@ pub fn source_request(
     })
 }
 
+/// `request` (validated by [`source_request`]) resumed at `token`, a
+/// continuation token this server signed for it (a job's committed
+/// position): its reviews from there, with the token's sort, filter and day
+/// in force, as [`source_request`] would answer the same request sent with it.
+pub fn resumed(
+    key: &TokenKey,
+    route: &str,
+    options: &SourceOptions,
+    request: &SourceRequest,
+    token: &str,
+) -> Result<SourceRequest, String> {
+    let field = match options.continuation {
+        Continuation::PaginationToken => "pagination_token",
+        Continuation::PaginationData => "pagination_data",
+        Continuation::None => return Err("this source has no continuation to resume".into()),
+    };
+    let resume =
+        token::decode(key, route, &request.query, token).map_err(|e| format!("`{field}` {e}"))?;
+    revalidate(options, field, &resume)?;
+    let (sort, filter, sync_date) = restored(options, &resume);
+    Ok(SourceRequest {
+        sort,
+        filter,
+        sync_date,
+        resume: Some(resume),
+        ..request.clone()
+    })
+}
+
 /// The fields a source route accepts: the common ones, its continuation
 /// field, and its sort and filter fields.
 fn accepted_fields(options: &SourceOptions) -> Vec<&str> {
