@@ -100,6 +100,41 @@ fn cpu_time() -> anyhow::Result<Duration> {
     Ok(time(usage.ru_utime) + time(usage.ru_stime))
 }
 
+/// This process's resident memory now, in bytes.
+fn resident() -> anyhow::Result<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm")?;
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .ok_or_else(|| anyhow::anyhow!("/proc/self/statm has no resident size"))?
+        .parse()?;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Ok(pages * page.max(1) as u64)
+}
+
+/// The memory a replica's indexes of the filled buckets take: the resident
+/// growth while a second store on `link` reads the buckets through (its
+/// jobs, schedules and deliveries indexes) and answers its first lists.
+async fn index_memory(link: Arc<gleaner::cluster::Link>) -> anyhow::Result<()> {
+    use gleaner::jobs::store::{JobStore, ScheduleStore};
+    let before = resident()?;
+    let store = gleaner::cluster::jobs::JetStreamStore::new(link);
+    store.jobs("nobody", None, None, 1).await?;
+    store.schedules("nobody", None, 1).await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let grown = resident()?.saturating_sub(before);
+    report::row(Row {
+        what: format!(
+            "NATS: one replica's indexes of {SCHEDULES} schedules and {FINISHED_JOBS} jobs (resident growth)"
+        ),
+        value: Some(format!("{:.1} MB", grown as f64 / 1e6)),
+        ..Row::default()
+    });
+    drop(store);
+    Ok(())
+}
+
 /// The share of one core the process took over [`WINDOW`], after [`SETTLE`].
 async fn idle_share() -> anyhow::Result<f64> {
     tokio::time::sleep(SETTLE).await;
@@ -168,7 +203,7 @@ pub async fn report() -> anyhow::Result<()> {
         "idle",
         "A server holding 10,000 schedules (none due) and 100,000 finished jobs, asked nothing: the \
          share of one core it takes over 30 s (after 60 s for its start-up work, such as the first retention sweep over every job), and the time to list the first \
-         page of GET /jobs and GET /schedules; on the SQLite store, then on one NATS replica.",
+         page of GET /jobs and GET /schedules; on the SQLite store, then on one NATS replica, with the memory its indexes of the buckets take.",
     );
     let data = tempfile::tempdir()?;
     let seal = gleaner_seal::Seal::new(None, b"bench-idle-token-secret-0123456789");
@@ -200,5 +235,6 @@ pub async fn report() -> anyhow::Result<()> {
         c.cluster.insecure = true;
         c.cluster.replica_name = Some("idle".into());
     })
-    .await
+    .await?;
+    index_memory(cluster.link.clone()).await
 }
