@@ -69,7 +69,7 @@ pub trait Worker: Send + Sync + 'static {
 #[async_trait]
 pub trait Sender: Send + Sync + 'static {
     /// One attempt of `delivery`.
-    async fn send(&self, delivery: &PendingDelivery) -> webhooks::Attempt;
+    async fn send(&self, delivery: &PendingDelivery) -> webhooks::Reply;
 }
 
 /// The jobs engine.

@@ -146,7 +146,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// What one attempt got: the status, or why there was none.
-pub type Attempt = (Option<u16>, Option<String>);
+pub type Reply = (Option<u16>, Option<String>);
 
 /// The headers of `delivery` sent at `t` (Unix seconds): its type, the
 /// sender, its signature and its id.

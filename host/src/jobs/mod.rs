@@ -26,6 +26,7 @@ pub fn settings(config: &Config) -> Settings {
 
 /// The engine over `store`, running jobs with `runner`'s parts.
 pub fn engine(store: Arc<dyn store::Store>, runner: runner::Runner) -> Arc<Jobs> {
-    let sender = Arc::new(sender::HttpSender::new(runner.runtime.clone()));
+    let webhooks = runner.runtime.services().webhooks.clone();
+    let sender = Arc::new(sender::HttpSender::new(webhooks));
     Jobs::new(store, settings(&runner.config), Arc::new(runner), sender)
 }

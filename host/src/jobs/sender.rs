@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 
 use super::model::{now_ms, PendingDelivery};
-use super::webhooks::{headers, Attempt};
+use super::webhooks::{headers, Reply};
 use crate::capabilities::http::credentials::redact_urls_in;
 use crate::capabilities::http::policy::Policy;
 use crate::capabilities::http::resolver::{GuardedResolver, SystemLookup};
@@ -19,7 +19,6 @@ use crate::capabilities::http::session::Session;
 use crate::capabilities::http::ssrf;
 use crate::capabilities::http::{HttpService, OutboundRequest};
 use crate::manifest::{Limits, Network};
-use crate::runtime::Runtime;
 
 /// The name webhook traffic goes under: upstream overrides scoped to it
 /// (`webhooks:host=...`) apply, and so do unscoped ones.
@@ -61,17 +60,17 @@ pub async fn check_url(http: &HttpService, url: &str) -> Result<(), String> {
     })
 }
 
-/// Sends deliveries through the runtime's webhook HTTP service.
+/// Sends deliveries through the server's webhook HTTP service.
 pub struct HttpSender {
-    runtime: Arc<Runtime>,
+    http: Arc<HttpService>,
     policy: Policy,
 }
 
 impl HttpSender {
-    /// A sender on `runtime`'s webhook service.
-    pub fn new(runtime: Arc<Runtime>) -> HttpSender {
+    /// A sender on `http`, the server's webhook service.
+    pub fn new(http: Arc<HttpService>) -> HttpSender {
         HttpSender {
-            runtime,
+            http,
             policy: policy(),
         }
     }
@@ -79,8 +78,7 @@ impl HttpSender {
 
 #[async_trait]
 impl super::Sender for HttpSender {
-    async fn send(&self, delivery: &PendingDelivery) -> Attempt {
-        let http = &self.runtime.services().webhooks;
+    async fn send(&self, delivery: &PendingDelivery) -> Reply {
         let request = OutboundRequest {
             method: "POST".into(),
             url: delivery.webhook.url.clone(),
@@ -89,7 +87,8 @@ impl super::Sender for HttpSender {
             profile: None,
         };
         let session = Session::new();
-        match http
+        match self
+            .http
             .send(
                 &self.policy,
                 &session,

@@ -227,14 +227,6 @@ impl Secrets {
             .scrubber
             .clone()
     }
-
-    /// `text` with every registered secret replaced.
-    pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        match self.scrubber().scrub(text) {
-            Cow::Borrowed(_) => Cow::Borrowed(text),
-            Cow::Owned(clean) => Cow::Owned(clean),
-        }
-    }
 }
 
 /// The secrets of a proxy URL: its password, and `user:password` (what its
@@ -258,7 +250,7 @@ pub fn proxy_credentials(url: &str) -> Vec<String> {
 
 /// Several scrubbers applied in turn: the server's, then those of the
 /// sessions a request used.
-#[derive(Default, Clone)]
+#[derive(Clone)]
 pub struct Scope {
     base: Arc<Scrubber>,
     extra: Vec<Arc<Scrubber>>,
@@ -352,8 +344,14 @@ mod tests {
         one.register(Kind::ApiKey, ["first-server-key-1234"]);
         other.register(Kind::ApiKey, ["second-server-key-5678", "short"]);
         let text = "first-server-key-1234 second-server-key-5678";
-        assert_eq!(one.scrub(text), "[redacted] second-server-key-5678");
-        assert_eq!(other.scrub(text), "first-server-key-1234 [redacted]");
+        assert_eq!(
+            one.scrubber().scrub(text),
+            "[redacted] second-server-key-5678"
+        );
+        assert_eq!(
+            other.scrubber().scrub(text),
+            "first-server-key-1234 [redacted]"
+        );
         let mut scope = Scope::of(&one);
         scope.add(Arc::new(Scrubber::for_values(["second-server-key-5678"])));
         assert_eq!(scope.scrub(text), "[redacted] [redacted]");
@@ -361,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_scope_adds_session_scrubbers() {
-        let mut scope = Scope::default();
+        let mut scope = Scope::of(&Secrets::default());
         scope.add(Arc::new(Scrubber::for_values(["cookie-value-123456"])));
         assert_eq!(scope.scrub("x cookie-value-123456 y"), "x [redacted] y");
         assert_eq!(

@@ -60,9 +60,7 @@ pub fn source_request(
     let resume = match continuation_token(options, &map)? {
         None => None,
         Some((field, token)) => {
-            let resume =
-                token::decode(key, route, &query, &token).map_err(|e| format!("`{field}` {e}"))?;
-            revalidate(options, field, &resume)?;
+            let resume = opened(key, route, options, &query, field, &token)?;
             let given = Given {
                 map: &map,
                 sort: sort.clone().map(Value::String),
@@ -106,9 +104,7 @@ pub fn resumed(
         Continuation::PaginationData => "pagination_data",
         Continuation::None => return Err("this source has no continuation to resume".into()),
     };
-    let resume =
-        token::decode(key, route, &request.query, token).map_err(|e| format!("`{field}` {e}"))?;
-    revalidate(options, field, &resume)?;
+    let resume = opened(key, route, options, &request.query, field, token)?;
     let (sort, filter, sync_date) = restored(options, &resume);
     Ok(SourceRequest {
         sort,
@@ -117,6 +113,22 @@ pub fn resumed(
         resume: Some(resume),
         ..request.clone()
     })
+}
+
+/// Continuation token `token`, given as `field`, opened: signed by this
+/// server for `route` and `query`, and carrying only options the endpoint
+/// still has.
+fn opened(
+    key: &TokenKey,
+    route: &str,
+    options: &SourceOptions,
+    query: &str,
+    field: &str,
+    token: &str,
+) -> Result<Resume, String> {
+    let resume = token::decode(key, route, query, token).map_err(|e| format!("`{field}` {e}"))?;
+    revalidate(options, field, &resume)?;
+    Ok(resume)
 }
 
 /// The fields a source route accepts: the common ones, its continuation
