@@ -178,8 +178,14 @@ impl<'a> Records<'a> {
     pub async fn all<T: DeserializeOwned>(&self) -> Result<Vec<T>, ClusterError> {
         let mut keys = self.bucket.keys().await.map_err(fail)?;
         let mut out = Vec::new();
+        // A key written while the listing runs can be listed twice; each is
+        // read once, at its latest.
+        let mut seen = std::collections::HashSet::new();
         while let Some(key) = keys.next().await {
             let key = key.map_err(fail)?;
+            if !seen.insert(key.clone()) {
+                continue;
+            }
             if let Some((value, _)) = self.get(&key).await? {
                 out.push(value);
             }
