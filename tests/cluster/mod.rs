@@ -15,6 +15,7 @@ mod pacing;
 pub(crate) mod rollout;
 mod shared;
 pub(crate) mod startup;
+mod webhooks;
 
 use std::net::SocketAddr;
 

@@ -20,7 +20,8 @@ pub(crate) trait Backend: Send + Sync {
     /// A new handle on the backend's state, as another replica, or the
     /// server after a restart, holds it.
     async fn replica(&self) -> Arc<dyn Store>;
-    /// How long a job's claim outlives a worker that went away.
+    /// How long a job's claim, or a webhook delivery taken, outlives a
+    /// worker that went away.
     fn lease(&self) -> Duration;
 }
 

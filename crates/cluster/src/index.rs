@@ -1,6 +1,6 @@
 //! A bucket's keys kept in an order of the records' own, by a watch on the
-//! bucket: schedules and webhook deliveries by when they fall due, jobs and
-//! schedules by owner and creation time for the lists. NATS pushes each
+//! bucket: schedules by when they fall due, jobs and schedules by owner and
+//! creation time for the lists. NATS pushes each
 //! change, so finding what is due, or the first page of a list, reads
 //! memory instead of every key of the bucket; the replica's own writes go
 //! in at once.

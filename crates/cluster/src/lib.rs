@@ -10,6 +10,8 @@
 //! - [`Link`]: one replica's connection, with its streams and buckets;
 //! - [`resources`]: the streams and buckets, created at start when missing;
 //! - [`queue`]: the jobs waiting for a worker, a lane per owner, taken in turns;
+//! - [`sends`]: the webhook deliveries waiting to be sent, retried by
+//!   `Nak(delay)`;
 //! - [`jobs`]: the jobs store on them, behind `gleaner_jobs::store::Store`;
 //! - [`index`]: bucket keys in order (due times, owners' lists), kept by watches;
 //! - [`records`]: sealed records in buckets and streams, read and written by
@@ -32,6 +34,8 @@ pub mod queue;
 pub mod records;
 #[cfg(feature = "nats")]
 pub mod resources;
+#[cfg(feature = "nats")]
+pub mod sends;
 
 #[cfg(feature = "nats")]
 pub use link::{is_connected, Link};

@@ -8,6 +8,7 @@ use std::time::Duration;
 use async_nats::jetstream::{self, kv, stream};
 
 use crate::queue::JobQueue;
+use crate::sends::SendQueue;
 use crate::settings::ClusterConfig;
 
 /// Every job's reviews, on the subject `gleaner.reviews.<job id>`.
@@ -51,6 +52,8 @@ pub const REPLICAS_BUCKET: &str = "gleaner_replica_plugins";
 pub struct Resources {
     /// The jobs waiting for a worker, a lane per owner.
     pub queue: JobQueue,
+    /// The webhook deliveries waiting to be sent.
+    pub sends: SendQueue,
     /// Jobs' reviews.
     pub reviews: stream::Stream,
     /// Schedules' delivered ids.
@@ -90,6 +93,7 @@ impl Resources {
         };
         let replicas = settings.replicas.max(1);
         let queue = JobQueue::open(js, storage, replicas, settings.ack_wait()).await?;
+        let sends = SendQueue::open(js, storage, replicas, settings.ack_wait()).await?;
         let log = |name: &str, subject: &str, description: &str| stream::Config {
             name: name.into(),
             description: Some(description.into()),
@@ -129,6 +133,7 @@ impl Resources {
         let forever = Duration::ZERO;
         Ok(Resources {
             queue,
+            sends,
             reviews,
             delivered,
             jobs: bucket(JOBS_BUCKET, "Gleaner: job records", forever).await?,

@@ -19,7 +19,9 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use gleaner_cluster::{index, is_connected, jobs, queue, records, resources, settings, Link};
+pub use gleaner_cluster::{
+    index, is_connected, jobs, queue, records, resources, sends, settings, Link,
+};
 
 use crate::telemetry::metrics;
 

@@ -1,14 +1,18 @@
 //! Webhook deliveries in the cluster: a record per job in the webhooks
-//! bucket, sealed whole (secret and body); a replica takes a due one by
-//! moving its next attempt forward (compare-and-set) before it sends.
+//! bucket, sealed whole (secret and body), and a message per delivery on the
+//! send queue ([`crate::sends`]). A replica takes a due one from the queue
+//! and moves its record's next attempt forward (compare-and-set) before it
+//! sends; its recorded attempt acks the message, or puts it back with the
+//! delay until the next attempt.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::JetStreamStore;
-use crate::index::{DueIndex, Span};
-use crate::Link;
+use crate::records::{ClusterError, Records};
+use crate::{sends, Link};
 use gleaner_jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
 use gleaner_jobs::store::{Attempt, JobStore, StoreError};
 
@@ -25,7 +29,7 @@ struct DeliveryRecord {
     delivered_at: Option<Millis>,
 }
 
-/// Due deliveries read at most per call.
+/// Messages taken at most per call.
 const MAX_DUE: usize = 256;
 
 /// When a delivery is next due: never once delivered or given up.
@@ -35,23 +39,20 @@ fn due_at(record: &DeliveryRecord) -> Option<Millis> {
         .filter(|_| record.delivered_at.is_none())
 }
 
-/// The deliveries of `cluster` by their next attempt.
-pub(super) fn index(cluster: &Link) -> Arc<DueIndex> {
-    DueIndex::follow(
-        cluster.resources.webhooks.clone(),
-        cluster.seal.clone(),
-        |record| due_at(record).map(|t| (t, ())),
-    )
+/// How long from now until `t`: nothing once it has come.
+fn until(t: Millis) -> Duration {
+    Duration::from_millis(t.saturating_sub(now_ms()).max(0) as u64)
 }
 
 /// Queues `body` for `webhook`, due now, in place of any delivery queued
-/// before for `job_id`.
+/// before for `job_id`, and puts it on the send queue.
 pub(super) async fn queue(
     store: &JetStreamStore,
     job_id: &str,
     webhook: &Webhook,
     body: &str,
 ) -> Result<(), StoreError> {
+    let now = now_ms();
     let record = DeliveryRecord {
         job_id: job_id.to_owned(),
         webhook: webhook.clone(),
@@ -59,69 +60,78 @@ pub(super) async fn queue(
         attempts: 0,
         last_status: None,
         last_error: None,
-        next_attempt_at: Some(now_ms()),
+        next_attempt_at: Some(now),
         delivered_at: None,
     };
     store.webhooks().put(job_id, &record).await?;
     store
-        .due_deliveries
-        .note(job_id, due_at(&record).map(|t| (t, ())));
+        .cluster
+        .resources
+        .sends
+        .push(job_id, now as u64)
+        .await?;
     Ok(())
 }
 
-/// Takes the deliveries due at `now`, each by moving its next attempt to
-/// `lease_until` (compare-and-set): one another replica took first is left
-/// out.
+/// Takes the deliveries due at `now` from the send queue, each by moving
+/// its record's next attempt to `lease_until` (compare-and-set), so that a
+/// message queued twice is sent once. A message not due goes back with the
+/// delay until it is; one whose delivery is over or gone is acked.
 pub(super) async fn due(
     store: &JetStreamStore,
     now: Millis,
     lease_until: Millis,
 ) -> Result<Vec<PendingDelivery>, StoreError> {
     let mut due = Vec::new();
-    for job_id in store
-        .due_deliveries
-        .page(Span::due_at(now), MAX_DUE, |_, _| true)
-        .await?
-    {
-        // Take it: move its next attempt past the time a send takes.
+    for message in store.cluster.resources.sends.take(MAX_DUE).await? {
+        let job_id = sends::job_id(&message);
         let Some((mut current, revision)) = store.webhooks().get::<DeliveryRecord>(&job_id).await?
         else {
-            store.due_deliveries.note(&job_id, None);
+            sends::settle(&message, None).await?;
             continue;
         };
-        if due_at(&current).is_none_or(|t| t > now) {
-            // The index lagged the bucket: put it right.
-            store
-                .due_deliveries
-                .note(&job_id, due_at(&current).map(|t| (t, ())));
-            continue;
+        match due_at(&current) {
+            None => {
+                sends::settle(&message, None).await?;
+                continue;
+            }
+            Some(t) if t > now => {
+                sends::settle(&message, Some(until(t))).await?;
+                continue;
+            }
+            Some(_) => {}
         }
         current.next_attempt_at = Some(lease_until);
-        if store
+        if !store
             .webhooks()
             .swap(&current.job_id, &current, revision)
             .await?
         {
-            store.due_deliveries.note(&job_id, Some((lease_until, ())));
-            let owner = store
-                .job(None, &current.job_id)
-                .await?
-                .map(|job| job.owner)
-                .unwrap_or_default();
-            due.push(PendingDelivery {
-                id: 0,
-                owner,
-                webhook: current.webhook,
-                job_id: current.job_id,
-                body: current.body,
-                attempts: current.attempts,
-            });
+            // Another replica took it by another message: this one waits
+            // for that attempt's end.
+            sends::settle(&message, Some(until(lease_until))).await?;
+            continue;
         }
+        let owner = store
+            .job(None, &current.job_id)
+            .await?
+            .map(|job| job.owner)
+            .unwrap_or_default();
+        store.hold(&current.job_id, message);
+        due.push(PendingDelivery {
+            id: 0,
+            owner,
+            webhook: current.webhook,
+            job_id: current.job_id,
+            body: current.body,
+            attempts: current.attempts,
+        });
     }
     Ok(due)
 }
 
-/// Records `attempt` in the record of `delivery`.
+/// Records `attempt` in the record of `delivery`, then settles its message:
+/// acked once the delivery is over, handed out again at its next attempt.
 pub(super) async fn record_attempt(
     store: &JetStreamStore,
     delivery: &PendingDelivery,
@@ -140,9 +150,44 @@ pub(super) async fn record_attempt(
             true
         })
         .await?;
-    let due = recorded.as_ref().and_then(due_at).map(|t| (t, ()));
-    store.due_deliveries.note(&delivery.job_id, due);
+    // A message this replica no longer holds comes back after its ack
+    // wait, and is settled by its record then.
+    if let Some(message) = store.release(&delivery.job_id) {
+        let next = recorded.as_ref().and_then(due_at);
+        sends::settle(&message, next.map(until)).await?;
+    }
     Ok(())
+}
+
+/// Puts each delivery an earlier version left queued (a record still due,
+/// with no message) on the send queue: done once, by the replica that made
+/// the queue.
+pub(super) async fn requeue_earlier(cluster: Arc<Link>) {
+    let records = Records::sealed(&cluster.resources.webhooks, &cluster.seal);
+    let requeue = async {
+        let mut queued = 0;
+        for record in records.all::<DeliveryRecord>().await? {
+            if let Some(t) = due_at(&record) {
+                cluster
+                    .resources
+                    .sends
+                    .push(&record.job_id, t as u64)
+                    .await?;
+                queued += 1;
+            }
+        }
+        Ok::<_, ClusterError>(queued)
+    };
+    match requeue.await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(
+            deliveries = n,
+            "webhook deliveries of an earlier version queued"
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot queue the webhook deliveries of an earlier version")
+        }
+    }
 }
 
 /// Where the delivery of `job_id`'s webhook stands, when it has one.

@@ -13,11 +13,12 @@
 //!   crash stores nothing twice; the job's count is the subject's count.
 //! - Schedules are keys too; a run is taken by compare-and-set on its next
 //!   run time, so each period runs once across the cluster.
-//! - Webhook deliveries are keys; a replica takes a due one by moving its
-//!   next attempt forward (compare-and-set) before it sends.
-//! - Which schedules and deliveries are due comes from each replica's
-//!   [`DueIndex`] of the two buckets, kept by a watch: an idle replica reads
-//!   no key.
+//! - Webhook deliveries are keys, each with a message on the send queue
+//!   ([`crate::sends`]): a replica takes a due one from the queue and moves
+//!   its next attempt forward (compare-and-set) before it sends; a failed
+//!   attempt puts the message back with the delay until the next one.
+//! - Which schedules are due comes from each replica's [`DueIndex`] of the
+//!   schedules bucket, kept by a watch: an idle replica reads no key.
 //! - Job records, schedules, deliveries (secrets and bodies) and reviews are
 //!   sealed whole with the cluster's key ([`gleaner_seal`]).
 
@@ -65,8 +66,9 @@ pub struct JetStreamStore {
     due_schedules: Arc<DueIndex>,
     /// The schedules by owner and creation time.
     schedules_by_owner: Arc<OwnerIndex>,
-    /// The webhook deliveries by their next attempt.
-    due_deliveries: Arc<DueIndex>,
+    /// The send-queue messages this replica took, by job id, until their
+    /// attempts are recorded.
+    held: std::sync::Mutex<HashMap<String, async_nats::jetstream::Message>>,
     /// The jobs by owner and creation time, with their state and end.
     by_owner: Arc<JobIndex>,
 }
@@ -90,10 +92,13 @@ impl JetStreamStore {
     /// The store on `cluster`; starts following its schedules and webhook
     /// deliveries (needs a tokio runtime).
     pub fn new(cluster: Arc<Link>) -> JetStreamStore {
+        if cluster.resources.sends.created {
+            tokio::spawn(deliveries::requeue_earlier(cluster.clone()));
+        }
         JetStreamStore {
             due_schedules: schedules::index(&cluster),
             schedules_by_owner: schedules::by_owner(&cluster),
-            due_deliveries: deliveries::index(&cluster),
+            held: Default::default(),
             by_owner: Index::follow(
                 cluster.resources.jobs.clone(),
                 cluster.seal.clone(),
@@ -118,6 +123,19 @@ impl JetStreamStore {
     /// cluster's key.
     fn webhooks(&self) -> Records<'_> {
         Records::sealed(&self.cluster.resources.webhooks, &self.cluster.seal)
+    }
+
+    /// Keeps the send-queue message of `job_id`'s delivery until its
+    /// attempt is recorded.
+    fn hold(&self, job_id: &str, message: async_nats::jetstream::Message) {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        held.insert(job_id.to_owned(), message);
+    }
+
+    /// The send-queue message of `job_id`'s delivery, if this replica holds it.
+    fn release(&self, job_id: &str) -> Option<async_nats::jetstream::Message> {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        held.remove(job_id)
     }
 
     fn reviews_subject(id: &str) -> String {
@@ -366,7 +384,6 @@ impl JobStore for JetStreamStore {
                 .await
                 .map_err(records::fail)?;
             records::delete(&r.webhooks, &job.job_id).await?;
-            self.due_deliveries.note(&job.job_id, None);
             records::delete(&r.jobs, &job.job_id).await?;
             self.by_owner.note(&job.job_id, None);
             deleted += 1;

@@ -35,7 +35,7 @@ pub(super) fn due(
 ) -> rusqlite::Result<Vec<PendingDelivery>> {
     // Read and taken in one write transaction, so another handle on
     // the file never takes the same delivery.
-    let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let tx = c.transaction()?;
     // The first few due deliveries of every owner, so one owner's
     // backlog never hides another's.
     let mut statement = tx.prepare_cached(

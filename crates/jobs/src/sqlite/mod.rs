@@ -56,6 +56,10 @@ impl SqliteStore {
             .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;")
             .map_err(|e| StoreError(format!("cannot set up {}: {e}", path.display())))?;
         let mut connection = connection;
+        // Every transaction takes the write lock as it begins: one that read
+        // first would fail at once, busy timeout or not, if another handle
+        // on the file wrote in between.
+        connection.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         schema::migrate(&mut connection, &seal, path)?;
         let (work, mut queue) = mpsc::unbounded_channel::<Work>();
         std::thread::Builder::new()
