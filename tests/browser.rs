@@ -22,7 +22,7 @@ const ADMIN_KEY: &str = "browser-test-admin-key";
 
 /// The routes the server serves besides its plugins' (see `host/src/api/mod.rs`
 /// and `host/src/api/admin.rs`).
-const FIXED_ROUTES: [(&str, &str); 19] = [
+const FIXED_ROUTES: [(&str, &str); 20] = [
     ("get", "/healthz"),
     ("get", "/openapi.json"),
     ("get", "/sources"),
@@ -42,6 +42,7 @@ const FIXED_ROUTES: [(&str, &str); 19] = [
     ("get", "/schedules/{id}"),
     ("delete", "/schedules/{id}"),
     ("post", "/schedules/{id}/run"),
+    ("get", "/schedules/{id}/changes"),
 ];
 
 /// The page is public even when API keys are required: it holds no data, and

@@ -564,7 +564,7 @@ async fn allowing_private_receivers_takes_loopback_but_never_link_local() {
 }
 
 /// Runs a schedule once and waits for its job; the job's status and review ids.
-async fn run_once(s: &common::Server, schedule: &str) -> (Value, Vec<String>) {
+pub(crate) async fn run_once(s: &common::Server, schedule: &str) -> (Value, Vec<String>) {
     let (status, job) = send(
         s,
         reqwest::Method::POST,

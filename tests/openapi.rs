@@ -15,7 +15,7 @@ use gleaner::manifest::{FieldSpec, FieldType, Kind, Manifest};
 use serde_json::{json, Value};
 
 /// The routes no plugin serves.
-const FIXED: [&str; 14] = [
+const FIXED: [&str; 15] = [
     "/healthz",
     "/openapi.json",
     "/sources",
@@ -30,6 +30,7 @@ const FIXED: [&str; 14] = [
     "/schedules",
     "/schedules/{id}",
     "/schedules/{id}/run",
+    "/schedules/{id}/changes",
 ];
 
 fn fixed_routes() -> BTreeSet<String> {

@@ -8,6 +8,7 @@ mod api;
 mod attraction_booking_session;
 mod browser;
 mod browser_visits;
+mod changes;
 mod cli;
 mod client_example;
 mod cluster;

@@ -22,7 +22,7 @@ pub use error::{toml_error, ManifestError};
 pub use fields::{FieldSpec, FieldType, SHARED_SORTS};
 pub use limits::Limits;
 pub use names::{check_component_file, check_plugin_name, reserved_route};
-pub use options::{Continuation, ProcessorOptions, SourceOptions};
+pub use options::{Continuation, ProcessorOptions, ReviewIds, SourceOptions};
 pub use output::{OutputField, OutputSpec, OutputType};
 
 /// What a plugin does, which decides its WIT world and its HTTP handler.

@@ -330,6 +330,10 @@ struct SyncEnvelope {
     /// The date of the oldest of them, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     d: Option<String>,
+    /// Each one's short content fingerprint, in the same order (none from
+    /// servers before fingerprints).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    f: Vec<String>,
 }
 
 /// What a verified `sync_cursor` names.
@@ -340,30 +344,54 @@ pub struct SyncCursor {
     /// The date of the oldest review named, as the source wrote it, when
     /// known: reviews wholly older were there when the cursor was issued.
     pub floor: Option<String>,
+    /// Each named review's short content fingerprint
+    /// ([`crate::record::fingerprint::short`]), by digest.
+    pub fingerprints: Vec<(String, String)>,
 }
 
-/// Encodes and signs a `sync_cursor` naming the reviews `ids` (newest first),
-/// the oldest of which is dated `floor`.
+/// The longest `sync_cursor` made: it names as many of the newest reviews
+/// as fit.
+pub const MAX_SYNC_CURSOR_BYTES: usize = 4_096;
+
+/// Encodes and signs a `sync_cursor` naming the reviews `named` (newest
+/// first: their ids and short fingerprints), the oldest of which is dated
+/// `floor`; as many of them as fit in [`MAX_SYNC_CURSOR_BYTES`], and how
+/// many that is.
 pub fn encode_sync(
     key: &TokenKey,
     route: &str,
     query: &str,
-    ids: &[String],
+    named: &[(String, String)],
     floor: Option<String>,
-) -> String {
-    let envelope = SyncEnvelope {
-        t: "sync".into(),
-        e: route.to_owned(),
-        q: digest(query.trim().as_bytes()),
-        r: ids.iter().map(|id| review_digest(id)).collect(),
-        d: floor,
-    };
-    let json = serde_json::to_vec(&envelope).expect("cursor serialises");
-    format!(
-        "{}.{}",
-        URL_SAFE_NO_PAD.encode(&json),
-        URL_SAFE_NO_PAD.encode(key.sign(&json))
-    )
+) -> (String, usize) {
+    let mut take = named.len();
+    loop {
+        let envelope = SyncEnvelope {
+            t: "sync".into(),
+            e: route.to_owned(),
+            q: digest(query.trim().as_bytes()),
+            r: named[..take]
+                .iter()
+                .map(|(id, _)| review_digest(id))
+                .collect(),
+            d: floor.clone(),
+            f: named[..take].iter().map(|(_, f)| f.clone()).collect(),
+        };
+        let json = serde_json::to_vec(&envelope).expect("cursor serialises");
+        let cursor = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(&json),
+            URL_SAFE_NO_PAD.encode(key.sign(&json))
+        );
+        if cursor.len() <= MAX_SYNC_CURSOR_BYTES || take <= 1 {
+            return (cursor, take);
+        }
+        // Over the size: drop about as many as the excess holds, at least one.
+        let per = cursor.len() / take.max(1);
+        take -= ((cursor.len() - MAX_SYNC_CURSOR_BYTES) / per.max(1))
+            .max(1)
+            .min(take - 1);
+    }
 }
 
 /// Verifies a `sync_cursor` for `route` and `query`; what it names.
@@ -392,9 +420,14 @@ pub fn decode_sync(
     if envelope.q != digest(query.trim().as_bytes()) {
         return Err(TokenError::OtherQuery);
     }
+    let fingerprints = match envelope.f.len() == envelope.r.len() {
+        true => envelope.r.iter().cloned().zip(envelope.f).collect(),
+        false => Vec::new(),
+    };
     Ok(SyncCursor {
         digests: envelope.r,
         floor: envelope.d,
+        fingerprints,
     })
 }
 
@@ -522,10 +555,18 @@ mod tests {
 
     #[test]
     fn a_sync_cursor_names_its_reviews_and_belongs_to_its_query() {
-        let ids = ["r1".to_owned(), "r2".to_owned()];
-        let c = encode_sync(&key(), "/a/reviews", "q", &ids, Some("2026-11-02".into()));
+        let ids = [
+            ("r1".to_owned(), "0123456789ab".to_owned()),
+            ("r2".to_owned(), "ba9876543210".to_owned()),
+        ];
+        let (c, named) = encode_sync(&key(), "/a/reviews", "q", &ids, Some("2026-11-02".into()));
+        assert_eq!(named, 2);
         let named = decode_sync(&key(), "/a/reviews", "q", &c).unwrap();
         assert_eq!(named.digests, [review_digest("r1"), review_digest("r2")]);
+        assert_eq!(
+            named.fingerprints[1],
+            (review_digest("r2"), "ba9876543210".to_owned())
+        );
         assert_eq!(named.floor.as_deref(), Some("2026-11-02"));
         assert_eq!(
             decode_sync(&key(), "/b/reviews", "q", &c),
@@ -547,5 +588,23 @@ mod tests {
             Err(TokenError::Corrupted)
         );
         assert!(decode(&key(), "/a/reviews", "q", &c).is_err());
+    }
+
+    #[test]
+    fn a_sync_cursor_names_as_many_as_fit_in_4_kib() {
+        let many: Vec<(String, String)> = (0..500)
+            .map(|i| (format!("review-{i}"), format!("{i:012x}")))
+            .collect();
+        let route = "/customer-feedback-hub/reviews";
+        let (c, named) = encode_sync(&key(), route, "q", &many, Some("2026-11-02".into()));
+        assert!(c.len() <= MAX_SYNC_CURSOR_BYTES, "{}", c.len());
+        assert!((80..=90).contains(&named), "{named} named");
+        let opened = decode_sync(&key(), route, "q", &c).unwrap();
+        assert_eq!(opened.digests.len(), named);
+        assert_eq!(
+            opened.digests[0],
+            review_digest("review-0"),
+            "the newest kept"
+        );
     }
 }

@@ -133,7 +133,12 @@ async fn a_delivery_an_earlier_version_left_pending_is_sent() {
     };
     assert!(store.finish_job(&job.job_id, end).await.unwrap());
     store
-        .queue_delivery(&job.job_id, &webhook, r#"{"event":"job.succeeded"}"#)
+        .queue_delivery(
+            &job.job_id,
+            gleaner::jobs::model::Topic::End,
+            &webhook,
+            r#"{"event":"job.succeeded"}"#,
+        )
         .await
         .unwrap();
     cluster

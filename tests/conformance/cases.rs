@@ -4,10 +4,11 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use gleaner::jobs::changes::{Change, ChangeKind, ChangeWrite, Fingerprinted, Tracking, Window};
 use gleaner::jobs::model::{
-    now_ms, Cadence, Job, JobState, NewJob, NewSchedule, PendingDelivery, Schedule, Webhook,
+    now_ms, Cadence, Job, JobState, NewJob, NewSchedule, PendingDelivery, Schedule, Topic, Webhook,
 };
-use gleaner::jobs::store::{Attempt, Claim, JobEnd, PageWrite, Store};
+use gleaner::jobs::store::{Attempt, ChangeQuery, Claim, JobEnd, PageWrite, Store};
 use serde_json::json;
 
 use super::Backend;
@@ -40,6 +41,7 @@ fn page(ids: &[&str], position: Option<&str>) -> PageWrite {
             .collect(),
         position: position.map(str::to_owned),
         pages: 1,
+        changes: Default::default(),
     }
 }
 
@@ -93,7 +95,12 @@ async fn ended_with_delivery(store: &dyn Store, webhook: Webhook) -> Job {
     let done = stored(store, &job.job_id).await;
     let webhook = done.webhook.clone().expect("the job keeps its webhook");
     store
-        .queue_delivery(&done.job_id, &webhook, r#"{"event":"job.succeeded"}"#)
+        .queue_delivery(
+            &done.job_id,
+            Topic::End,
+            &webhook,
+            r#"{"event":"job.succeeded"}"#,
+        )
         .await
         .unwrap();
     done
@@ -414,6 +421,7 @@ pub(crate) async fn a_schedules_secret_reaches_its_runs_deliveries(b: &dyn Backe
             cadence: Cadence::Every(3_600),
             webhook: Some(hook()),
             next_run_at: now_ms() + 3_600_000,
+            tracking: None,
         })
         .await
         .unwrap();
@@ -445,6 +453,7 @@ pub(crate) async fn a_schedule_run_fires_once_across_replicas(b: &dyn Backend) {
             },
             webhook: None,
             next_run_at: due_at,
+            tracking: None,
         })
         .await
         .unwrap();
@@ -510,6 +519,7 @@ pub(crate) async fn a_schedules_runs_remember_what_they_delivered(b: &dyn Backen
                 cadence: Cadence::Every(60),
                 webhook: None,
                 next_run_at: now_ms() + 60_000,
+                tracking: None,
             })
             .await
             .unwrap();
@@ -591,4 +601,124 @@ pub(crate) async fn retention_deletes_ended_jobs_with_what_they_hold(b: &dyn Bac
         assert!(store.job(None, kept).await.unwrap().is_some());
     }
     assert!(store.delivery(&retrying.job_id).await.unwrap().is_some());
+}
+
+/// A fingerprint as a tracked run keeps it.
+fn kept(review_id: &str, fingerprint: &str, text: &str) -> Fingerprinted {
+    Fingerprinted {
+        review_id: review_id.into(),
+        fingerprint: fingerprint.into(),
+        snapshot: json!({"review_text": text}),
+    }
+}
+
+pub(crate) async fn a_tracked_schedule_keeps_fingerprints_and_each_change_once(b: &dyn Backend) {
+    let (one, two) = (b.replica().await, b.replica().await);
+    let tracking = Tracking {
+        window: Window::Newest(200),
+        reconcile_every: Some(7 * 86_400),
+        last_full_walk_at: None,
+    };
+    let schedule = one
+        .create_schedule(NewSchedule {
+            owner: "k1".into(),
+            endpoint: "/x/reviews".into(),
+            request: json!({"query": "q"}),
+            cadence: Cadence::Every(3_600),
+            webhook: None,
+            next_run_at: now_ms() + 3_600_000,
+            tracking: Some(tracking.clone()),
+        })
+        .await
+        .unwrap();
+    let id = &schedule.schedule_id;
+    assert_eq!(schedule.tracking.as_ref(), Some(&tracking));
+    let run = |n: u32| NewJob {
+        schedule_id: Some(id.clone()),
+        request: json!({"query": "q", "run": n}),
+        ..new_job("k1")
+    };
+    // The first run delivers a and b, with their fingerprints.
+    let first = one.create_job(run(1)).await.unwrap();
+    let mut delivered = page(&["a", "b"], None);
+    delivered.changes.seen = vec![kept("a", "fa1", "A"), kept("b", "fb1", "B")];
+    one.commit_page(&first.job_id, delivered).await.unwrap();
+    let fingerprints = two.fingerprints(id).await.unwrap();
+    assert_eq!(fingerprints.len(), 2);
+    assert_eq!(fingerprints["a"], kept("a", "fa1", "A"));
+    // The second finds a edited (its page committed twice, as after a
+    // crash), then b gone at the end of a full walk.
+    let second = one.create_job(run(2)).await.unwrap();
+    let pair = (json!({"review_text": "A"}), json!({"review_text": "A!"}));
+    let edit = Change::new(
+        ChangeKind::Updated,
+        id,
+        &second.job_id,
+        "a",
+        "fa2",
+        pair,
+        now_ms(),
+    );
+    let mut again = page(&[], None);
+    again.changes.seen = vec![kept("a", "fa2", "A!")];
+    again.changes.changes = vec![edit.clone()];
+    one.commit_page(&second.job_id, again.clone())
+        .await
+        .unwrap();
+    two.commit_page(&second.job_id, again).await.unwrap();
+    let removal = Change::new(
+        ChangeKind::Removed,
+        id,
+        &second.job_id,
+        "b",
+        "removed:fb1",
+        (json!({"review_text": "B"}), serde_json::Value::Null),
+        now_ms(),
+    );
+    let walked = now_ms();
+    let end = ChangeWrite {
+        changes: vec![removal.clone()],
+        removed: vec!["b".into()],
+        ..Default::default()
+    };
+    two.record_changes(id, end, Some(walked)).await.unwrap();
+    let all = |after| ChangeQuery {
+        after,
+        limit: 10,
+        ..Default::default()
+    };
+    let found = one.changes(id, all(0)).await.unwrap();
+    let events: Vec<_> = found.iter().map(|(_, c)| c.clone()).collect();
+    assert_eq!(
+        events,
+        [edit.clone(), removal.clone()],
+        "each change once, in order"
+    );
+    assert!(found[0].0 < found[1].0);
+    let rest = one.changes(id, all(found[0].0)).await.unwrap();
+    assert_eq!(rest.len(), 1, "a page after the first's cursor");
+    assert_eq!(rest[0].1, removal);
+    let of_first = ChangeQuery {
+        run: Some(&first.job_id),
+        ..all(0)
+    };
+    assert!(one.changes(id, of_first).await.unwrap().is_empty());
+    let later = ChangeQuery {
+        since: Some(now_ms() + 60_000),
+        ..all(0)
+    };
+    assert!(one.changes(id, later).await.unwrap().is_empty());
+    let fingerprints = one.fingerprints(id).await.unwrap();
+    assert_eq!(fingerprints.len(), 1, "a removed review's fingerprint goes");
+    assert_eq!(fingerprints["a"].fingerprint, "fa2");
+    assert!(
+        one.delivered_ids(id).await.unwrap().contains("b"),
+        "it stays delivered"
+    );
+    let stored = two.schedule(None, id).await.unwrap().unwrap();
+    let last = stored.tracking.and_then(|t| t.last_full_walk_at);
+    assert_eq!(last, Some(walked));
+    assert!(one.delete_schedule("k1", id).await.unwrap());
+    assert!(two.changes(id, all(0)).await.unwrap().is_empty());
+    assert!(two.fingerprints(id).await.unwrap().is_empty());
 }

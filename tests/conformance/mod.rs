@@ -41,6 +41,7 @@ macro_rules! for_each_case {
         $each!(a_schedule_run_fires_once_across_replicas);
         $each!(a_schedules_runs_remember_what_they_delivered);
         $each!(retention_deletes_ended_jobs_with_what_they_hold);
+        $each!(a_tracked_schedule_keeps_fingerprints_and_each_change_once);
     };
 }
 pub(crate) use for_each_case;

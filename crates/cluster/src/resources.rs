@@ -19,6 +19,15 @@ pub const REVIEWS_SUBJECT: &str = "gleaner.reviews";
 pub const DELIVERED: &str = "GLEANER_SCHEDULE_DELIVERED";
 /// The subject prefix of a schedule's delivered ids.
 pub const DELIVERED_SUBJECT: &str = "gleaner.delivered";
+/// A tracked schedule's fingerprints, one message per review on
+/// `gleaner.tracked.<schedule id>.<review id digest>`.
+pub const TRACKED: &str = "GLEANER_SCHEDULE_TRACKED";
+/// The subject prefix of the fingerprints.
+pub const TRACKED_SUBJECT: &str = "gleaner.tracked";
+/// A tracked schedule's change records, on `gleaner.changes.<schedule id>`.
+pub const CHANGES: &str = "GLEANER_SCHEDULE_CHANGES";
+/// The subject prefix of the change records.
+pub const CHANGES_SUBJECT: &str = "gleaner.changes";
 /// How long a review's message id is remembered, so a page stored again
 /// after a worker's crash stores nothing twice.
 pub const DUPLICATE_WINDOW: Duration = Duration::from_secs(3_600);
@@ -58,6 +67,10 @@ pub struct Resources {
     pub reviews: stream::Stream,
     /// Schedules' delivered ids.
     pub delivered: stream::Stream,
+    /// Tracked schedules' fingerprints.
+    pub tracked: stream::Stream,
+    /// Tracked schedules' change records.
+    pub changes: stream::Stream,
     /// Job records.
     pub jobs: kv::Store,
     /// Schedules.
@@ -114,6 +127,24 @@ impl Resources {
                 "Gleaner: the review ids each schedule delivered",
             ))
             .await?;
+        let tracked = js
+            .get_or_create_stream(stream::Config {
+                subjects: vec![format!("{TRACKED_SUBJECT}.*.*")],
+                max_messages_per_subject: 1,
+                ..log(
+                    TRACKED,
+                    TRACKED_SUBJECT,
+                    "Gleaner: tracked schedules' fingerprints",
+                )
+            })
+            .await?;
+        let changes = js
+            .get_or_create_stream(log(
+                CHANGES,
+                CHANGES_SUBJECT,
+                "Gleaner: tracked schedules' change records",
+            ))
+            .await?;
         // A bucket found or created, keeping one value per key for `max_age`
         // after its last change (zero: for good).
         let bucket = |name: &'static str, description: &'static str, max_age: Duration| {
@@ -136,6 +167,8 @@ impl Resources {
             sends,
             reviews,
             delivered,
+            tracked,
+            changes,
             jobs: bucket(JOBS_BUCKET, "Gleaner: job records", forever).await?,
             schedules: bucket(SCHEDULES_BUCKET, "Gleaner: schedules", forever).await?,
             webhooks: bucket(WEBHOOKS_BUCKET, "Gleaner: webhook deliveries", forever).await?,

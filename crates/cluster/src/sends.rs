@@ -1,5 +1,5 @@
 //! The webhook deliveries waiting to be sent, as a JetStream work queue:
-//! one message per delivery (its job id) on `gleaner.webhooks.due` in the
+//! one message per delivery (its key: the job id, for a job's end) on `gleaner.webhooks.due` in the
 //! stream `GLEANER_WEBHOOK_SENDS`, taken by the one durable consumer
 //! `senders` that every replica pulls from.
 //!
@@ -81,12 +81,12 @@ impl SendQueue {
         })
     }
 
-    /// Puts the delivery of `job_id` on the queue; `queued_at` tells one
+    /// Puts the delivery under `key` on the queue; `queued_at` tells one
     /// queuing from another, so a publish retried is stored once.
-    pub async fn push(&self, job_id: &str, queued_at: u64) -> Result<(), ClusterError> {
+    pub async fn push(&self, key: &str, queued_at: u64) -> Result<(), ClusterError> {
         let message = PublishMessage::build()
-            .payload(job_id.as_bytes().to_vec().into())
-            .message_id(format!("{job_id}.{queued_at}"));
+            .payload(key.as_bytes().to_vec().into())
+            .message_id(format!("{key}.{queued_at}"));
         let ack = self
             .js
             .send_publish(SENDS_SUBJECT, message)
@@ -114,8 +114,8 @@ impl SendQueue {
     }
 }
 
-/// The job id a message carries.
-pub fn job_id(message: &Message) -> String {
+/// The delivery's key a message carries (its job id, for a job's end).
+pub fn key(message: &Message) -> String {
     String::from_utf8_lossy(&message.payload).into_owned()
 }
 

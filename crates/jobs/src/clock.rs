@@ -26,3 +26,26 @@ pub fn rfc3339(ms: Millis) -> String {
     at.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
 }
+
+/// An RFC 3339 timestamp read back, in milliseconds since the epoch.
+pub fn parse_rfc3339(text: &str) -> Option<Millis> {
+    let at =
+        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()?;
+    Some((at.unix_timestamp_nanos() / 1_000_000) as Millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_reads_back_what_it_writes() {
+        let at = 1_767_225_600_123;
+        assert_eq!(parse_rfc3339(&rfc3339(at)), Some(at));
+        assert_eq!(
+            parse_rfc3339("2026-03-01T00:00:00+01:00"),
+            Some(1_772_319_600_000)
+        );
+        assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+}

@@ -15,7 +15,10 @@ use async_trait::async_trait;
 use serde_json::json;
 use tokio::sync::{Notify, Semaphore};
 
-use crate::model::{now_ms, Job, JobState, JobStatus, Millis, NewJob, PendingDelivery, Schedule};
+use crate::changes::{self, Change, ChangeCounts};
+use crate::model::{
+    now_ms, Job, JobState, JobStatus, Millis, NewJob, PendingDelivery, Schedule, Topic,
+};
 use crate::store::{self, Claim, Lease, Store, MAX_INTERRUPTIONS};
 use crate::webhooks;
 
@@ -260,6 +263,7 @@ impl Jobs {
         };
         // The store recorded the run's end on its schedule with the job's.
         let new_reviews = done.schedule_id.as_ref().map(|_| done.reviews_collected);
+        let found = self.run_changes(&done).await?;
         if let Some(hook) = &done.webhook {
             let status = JobStatus {
                 webhook: None,
@@ -269,16 +273,52 @@ impl Jobs {
             let body = match new_reviews {
                 Some(n) => {
                     status["new_reviews"] = json!(n);
+                    if let Some((counts, _)) = &found {
+                        status["changes"] = json!(counts);
+                    }
                     json!({ "event": "schedule.run", "job": status })
                 }
                 None => json!({ "event": format!("job.{}", state.code()), "job": status }),
             };
             self.store
-                .queue_delivery(&done.job_id, hook, &body.to_string())
+                .queue_delivery(&done.job_id, Topic::End, hook, &body.to_string())
                 .await?;
+            if let Some((counts, changes)) = found.filter(|(c, _)| c.total() > 0) {
+                let body = changes::batch(&done, counts, &changes);
+                self.store
+                    .queue_delivery(&done.job_id, Topic::Changes, hook, &body.to_string())
+                    .await?;
+            }
             self.wake.notify_waiters();
         }
         Ok(())
+    }
+
+    /// What a tracked schedule's run found: the counts, and its changes in
+    /// the order found (at most [`changes::MAX_PER_RUN_READ`]); none for a
+    /// job that is not such a run.
+    async fn run_changes(
+        &self,
+        done: &Job,
+    ) -> Result<Option<(ChangeCounts, Vec<(u64, Change)>)>, store::StoreError> {
+        let Some(schedule_id) = &done.schedule_id else {
+            return Ok(None);
+        };
+        let tracked = self.store.schedule(None, schedule_id).await?;
+        if tracked.is_none_or(|s| s.tracking.is_none()) {
+            return Ok(None);
+        }
+        let query = store::ChangeQuery {
+            run: Some(&done.job_id),
+            limit: changes::MAX_PER_RUN_READ,
+            ..Default::default()
+        };
+        let found = self.store.changes(schedule_id, query).await?;
+        let mut counts = ChangeCounts::default();
+        for (_, change) in &found {
+            counts.add(change.event);
+        }
+        Ok(Some((counts, found)))
     }
 
     /// Sends due webhook deliveries, one attempt each, at once within the

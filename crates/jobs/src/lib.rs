@@ -12,6 +12,7 @@
 //! - [`engine`]: the loops and the rules of a job's life, with what the
 //!   server plugs in ([`Worker`], [`Sender`]);
 //! - [`webhooks`]: what a delivery carries, and its retries;
+//! - [`changes`]: a tracked schedule's change records;
 //! - [`cadence`]: when a schedule runs; [`turns`]: which queued job runs
 //!   next, owners taking turns; [`clock`]: time as stores keep it.
 //!
@@ -19,6 +20,7 @@
 //! sender do that, so this crate builds and tests on its own.
 
 pub mod cadence;
+pub mod changes;
 pub mod clock;
 pub mod engine;
 pub mod model;

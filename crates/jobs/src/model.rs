@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::changes::Tracking;
 use crate::stop::StopReason;
 
 pub use crate::status::{JobStatus, ScheduleBody, WebhookStatus, WebhookTarget};
 
-pub use crate::clock::{now_ms, rfc3339, Millis};
+pub use crate::clock::{now_ms, parse_rfc3339, rfc3339, Millis};
 
 /// Where a job is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -203,6 +204,8 @@ pub struct NewSchedule {
     pub webhook: Option<Webhook>,
     /// When it first runs.
     pub next_run_at: Millis,
+    /// Change tracking, when on.
+    pub tracking: Option<Tracking>,
 }
 
 /// A schedule as the store keeps it.
@@ -235,6 +238,9 @@ pub struct Schedule {
     pub caught_up: bool,
     /// When it was created.
     pub created_at: Millis,
+    /// Change tracking, when on.
+    #[serde(default)]
+    pub tracking: Option<Tracking>,
 }
 
 impl Schedule {
@@ -267,6 +273,44 @@ impl Schedule {
             webhook: self.webhook.as_ref().map(|hook| WebhookTarget {
                 url: hook.url.clone(),
             }),
+            track_changes: self.tracking.is_some(),
+            change_window: self.tracking.as_ref().map(|t| t.window.to_json()),
+            reconcile_every: self
+                .tracking
+                .as_ref()
+                .and_then(|t| t.reconcile_every)
+                .map(crate::cadence::describe),
+        }
+    }
+}
+
+/// What a webhook delivery announces: a job's end (a schedule's run with
+/// it), or the changes a tracked schedule's run found. A job has at most one
+/// delivery of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Topic {
+    /// `job.<state>` or `schedule.run`.
+    #[default]
+    End,
+    /// `review.changed`.
+    Changes,
+}
+
+impl Topic {
+    /// Its name in the stores.
+    pub fn code(self) -> &'static str {
+        match self {
+            Topic::End => "end",
+            Topic::Changes => "changes",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(code: &str) -> Topic {
+        match code {
+            "changes" => Topic::Changes,
+            _ => Topic::End,
         }
     }
 }
@@ -278,6 +322,8 @@ pub struct PendingDelivery {
     pub id: i64,
     /// The job it announces.
     pub job_id: String,
+    /// What it announces.
+    pub topic: Topic,
     /// Who owns that job: deliveries take turns by owner.
     pub owner: String,
     /// Where it goes.

@@ -100,6 +100,17 @@ pub struct ScheduleBody {
     /// Where each run's end is announced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<WebhookTarget>,
+    /// Whether its runs look for edits, replies and removals.
+    #[serde(default)]
+    pub track_changes: bool,
+    /// How many of the newest delivered reviews each run re-reads, or
+    /// `"all"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub change_window: Option<serde_json::Value>,
+    /// How often a run walks the whole source, e.g. `7d`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconcile_every: Option<String>,
 }
 
 /// Where a schedule's runs are announced.

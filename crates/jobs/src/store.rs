@@ -3,13 +3,14 @@
 //! they delivered. The single binary keeps it in SQLite ([`crate::sqlite`]);
 //! a cluster keeps it elsewhere behind the same trait.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::changes::{Change, ChangeWrite, Fingerprinted};
 use crate::model::{
-    Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Webhook,
+    Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Topic, Webhook,
 };
 
 /// A storage failure. Callers answer it as a 503: the store is the server's,
@@ -28,6 +29,8 @@ pub struct PageWrite {
     pub position: Option<String>,
     /// Pages the fetch used for them.
     pub pages: u64,
+    /// For a tracked schedule's run: the page's fingerprints and changes.
+    pub changes: ChangeWrite,
 }
 
 /// How a job ended.
@@ -160,10 +163,12 @@ pub trait JobStore: Send + Sync {
 /// The webhook deliveries announcing jobs' ends, and their attempts.
 #[async_trait]
 pub trait DeliveryStore: Send + Sync {
-    /// Queues the webhook delivery announcing a job's end, due at once.
+    /// Queues the webhook delivery of `topic` for a job, due at once, in
+    /// place of one queued before.
     async fn queue_delivery(
         &self,
         job_id: &str,
+        topic: Topic,
         webhook: &Webhook,
         body: &str,
     ) -> Result<(), StoreError>;
@@ -184,7 +189,7 @@ pub trait DeliveryStore: Send + Sync {
         attempt: Attempt,
     ) -> Result<(), StoreError>;
 
-    /// What a job's webhook delivery has done.
+    /// What the delivery of a job's end has done.
     async fn delivery(&self, job_id: &str) -> Result<Option<Delivery>, StoreError>;
 }
 
@@ -229,4 +234,37 @@ pub trait ScheduleStore: Send + Sync {
 
     /// The review ids a schedule's runs delivered.
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError>;
+
+    /// The fingerprints a tracked schedule keeps, by review id.
+    async fn fingerprints(&self, id: &str) -> Result<HashMap<String, Fingerprinted>, StoreError>;
+
+    /// Writes what a tracked run found at its end (the reviews it found
+    /// removed, and their changes); `walked_all_at` records a walk to the
+    /// end of the source.
+    async fn record_changes(
+        &self,
+        id: &str,
+        write: ChangeWrite,
+        walked_all_at: Option<Millis>,
+    ) -> Result<(), StoreError>;
+
+    /// A schedule's change records in the order found, a page at a time.
+    async fn changes(
+        &self,
+        id: &str,
+        query: ChangeQuery<'_>,
+    ) -> Result<Vec<(u64, Change)>, StoreError>;
+}
+
+/// Which of a schedule's changes to read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChangeQuery<'a> {
+    /// Those after this sequence number (a page's cursor).
+    pub after: u64,
+    /// Those found at or after this time.
+    pub since: Option<Millis>,
+    /// Those one run (job) found.
+    pub run: Option<&'a str>,
+    /// At most this many.
+    pub limit: usize,
 }

@@ -13,7 +13,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::model::{Millis, PendingDelivery};
+use crate::model::{Millis, PendingDelivery, Topic};
 
 /// Attempts made before a delivery is given up.
 pub const MAX_ATTEMPTS: u32 = 8;
@@ -41,7 +41,10 @@ pub fn signature(secret: &str, t: i64, id: &str, body: &str) -> String {
 /// The `Gleaner-Delivery-Id` of a delivery: the same on every attempt of it,
 /// different for every other delivery.
 pub fn delivery_id(delivery: &PendingDelivery) -> String {
-    format!("{}.{}", delivery.job_id, delivery.id)
+    match delivery.topic {
+        Topic::End => format!("{}.{}", delivery.job_id, delivery.id),
+        topic => format!("{}.{}.{}", delivery.job_id, topic.code(), delivery.id),
+    }
 }
 
 /// When the attempt after `attempts` failed ones is due, after `now`: the

@@ -1,6 +1,6 @@
-//! `/jobs` and `/schedules`: long fetches as jobs, and schedules whose runs
-//! deliver only new reviews. Thin handlers: they check the request as the
-//! source endpoint would, then hand it to the jobs engine (`crate::jobs`).
+//! `/jobs`: long fetches as jobs, with what `/schedules` ([`super::schedules`])
+//! checks alike. Thin handlers: they check the request as the source
+//! endpoint would, then hand it to the jobs engine (`crate::jobs`).
 //! Every route takes the API keys; a job or schedule belongs to the key that
 //! created it, and any other key gets 404 for it, as for one that does not
 //! exist.
@@ -16,10 +16,10 @@ use serde_json::{json, Map, Value};
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::jobs::model::{now_ms, Cadence, Job, JobState, NewJob, NewSchedule, Schedule, Webhook};
+use crate::jobs::model::{Job, JobState, NewJob, Webhook};
+use crate::jobs::sender;
 use crate::jobs::status::WebhookRequest;
 use crate::jobs::store::StoreError;
-use crate::jobs::{cadence, sender};
 use crate::manifest::Kind;
 use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
 
@@ -29,9 +29,6 @@ pub fn router() -> Router<AppState> {
         .route("/jobs", post(submit).get(list))
         .route("/jobs/{id}", get(status).delete(cancel))
         .route("/jobs/{id}/reviews", get(reviews))
-        .route("/schedules", post(add_schedule).get(schedules))
-        .route("/schedules/{id}", get(schedule).delete(remove_schedule))
-        .route("/schedules/{id}/run", post(run_schedule))
 }
 
 impl From<StoreError> for ApiError {
@@ -41,14 +38,14 @@ impl From<StoreError> for ApiError {
 }
 
 /// The caller: who owns what it creates.
-fn owner(state: &AppState, headers: &HeaderMap) -> Result<String, ApiError> {
+pub(super) fn owner(state: &AppState, headers: &HeaderMap) -> Result<String, ApiError> {
     state
         .keys
         .owner(headers)
         .map_err(|()| ApiError::Unauthorized)
 }
 
-fn not_found(what: &str, id: &str) -> ApiError {
+pub(super) fn not_found(what: &str, id: &str) -> ApiError {
     ApiError::NotFound(format!(
         "no {what} {id:?} for this API key; GET /{what}s lists yours"
     ))
@@ -56,7 +53,7 @@ fn not_found(what: &str, id: &str) -> ApiError {
 
 /// A JSON body as an object, read under the body limit and parsed as every
 /// endpoint parses one: a JSON `Content-Type` (or none), no key twice.
-async fn object(
+pub(super) async fn object(
     state: &AppState,
     request: Request,
     required: &[&str],
@@ -67,7 +64,7 @@ async fn object(
 }
 
 /// Refuses fields a body may not have, naming the ones it may.
-fn only(map: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+pub(super) fn only(map: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
     match map.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(ApiError::BadRequest(format!(
             "unknown field `{k}`; the body takes {}",
@@ -79,7 +76,7 @@ fn only(map: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
 
 /// The source endpoint a job or schedule names, and its request checked as
 /// that endpoint checks it; the job's total of reviews, if any.
-fn checked_request(
+pub(super) fn checked_request(
     state: &AppState,
     map: &Map<String, Value>,
 ) -> Result<(String, Value, Option<u64>), ApiError> {
@@ -168,7 +165,7 @@ const MAX_JOB_REQUEST_BYTES: usize = 16 * 1024;
 const MAX_WEBHOOK_URL_BYTES: usize = 2_048;
 
 /// The webhook a body gives, its URL checked by the SSRF guard.
-async fn checked_webhook(
+pub(super) async fn checked_webhook(
     state: &AppState,
     map: &Map<String, Value>,
 ) -> Result<Option<Webhook>, ApiError> {
@@ -234,7 +231,11 @@ async fn submit(State(state): State<AppState>, request: Request) -> Result<Respo
 }
 
 /// A `limit`: `default` when absent, else 1 to `max`.
-fn in_range(limit: Option<usize>, default: usize, max: usize) -> Result<usize, ApiError> {
+pub(super) fn in_range(
+    limit: Option<usize>,
+    default: usize,
+    max: usize,
+) -> Result<usize, ApiError> {
     match limit {
         None => Ok(default),
         Some(n) if (1..=max).contains(&n) => Ok(n),
@@ -245,7 +246,7 @@ fn in_range(limit: Option<usize>, default: usize, max: usize) -> Result<usize, A
 }
 
 /// A 202 with its `Location`.
-fn accepted(location: &str, body: Value) -> Response {
+pub(super) fn accepted(location: &str, body: Value) -> Response {
     let mut response = (StatusCode::ACCEPTED, Json(body)).into_response();
     if let Ok(v) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, v);
@@ -309,17 +310,6 @@ async fn owned_job(state: &AppState, headers: &HeaderMap, id: &str) -> Result<Jo
     let owner = owner(state, headers)?;
     let job = state.jobs.store.job(Some(&owner), id).await?;
     job.ok_or_else(|| not_found("job", id))
-}
-
-/// The caller's schedule `id`; 404 when it is another key's or none.
-async fn owned_schedule(
-    state: &AppState,
-    headers: &HeaderMap,
-    id: &str,
-) -> Result<Schedule, ApiError> {
-    let owner = owner(state, headers)?;
-    let schedule = state.jobs.store.schedule(Some(&owner), id).await?;
-    schedule.ok_or_else(|| not_found("schedule", id))
 }
 
 /// `GET /jobs/{id}`.
@@ -419,157 +409,4 @@ fn stream(state: AppState, job_id: String, after: u64) -> Response {
         HeaderValue::from_static("application/x-ndjson"),
     );
     response
-}
-
-/// `POST /schedules`.
-async fn add_schedule(
-    State(state): State<AppState>,
-    request: Request,
-) -> Result<Response, ApiError> {
-    let owner = owner(&state, request.headers())?;
-    let map = object(&state, request, &["endpoint", "request", "every"]).await?;
-    only(
-        &map,
-        &[
-            "endpoint", "request", "every", "cron", "timezone", "webhook",
-        ],
-    )?;
-    let (endpoint, body, _) = checked_request(&state, &map)?;
-    let text = |k: &str| map.get(k).and_then(Value::as_str).map(str::to_owned);
-    let cadence = match (text("every"), text("cron")) {
-        (Some(every), None) => {
-            if map.contains_key("timezone") {
-                return Err(ApiError::BadRequest(
-                    "`timezone` goes with `cron`, not `every`".into(),
-                ));
-            }
-            Cadence::Every(cadence::parse_every(&every).map_err(ApiError::BadRequest)?)
-        }
-        (None, Some(expression)) => {
-            let timezone = match map.get("timezone") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(tz)) => Some(tz.clone()),
-                Some(_) => {
-                    return Err(ApiError::BadRequest(
-                        "`timezone` must be a string: an IANA time zone such as \"Europe/Paris\" or \"UTC\"".into(),
-                    ))
-                }
-            };
-            cadence::check_cron(&expression, timezone.as_deref()).map_err(ApiError::BadRequest)?;
-            Cadence::Cron {
-                expression,
-                timezone,
-            }
-        }
-        _ => {
-            return Err(ApiError::BadRequest(
-                "give one of `every` (e.g. \"6h\") or `cron` (e.g. \"0 3 * * *\", with an optional `timezone`)".into(),
-            ))
-        }
-    };
-    let webhook = checked_webhook(&state, &map).await?;
-    let next_run_at = cadence::next_after(&cadence, now_ms());
-    let created = state
-        .jobs
-        .store
-        .create_schedule(NewSchedule {
-            owner,
-            endpoint,
-            request: body,
-            cadence,
-            webhook,
-            next_run_at,
-        })
-        .await?;
-    let mut response = (StatusCode::CREATED, Json(json!(created.body()))).into_response();
-    if let Ok(v) = HeaderValue::from_str(&format!("/schedules/{}", created.schedule_id)) {
-        response.headers_mut().insert(header::LOCATION, v);
-    }
-    Ok(response)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SchedulesQuery {
-    limit: Option<usize>,
-    after: Option<String>,
-}
-
-/// `GET /schedules?limit=&after=`: oldest first, a page at a time.
-async fn schedules(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    query: Result<Query<SchedulesQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Response, ApiError> {
-    let owner = owner(&state, &headers)?;
-    let Query(q) = query
-        .map_err(|e| ApiError::BadRequest(format!("{e}; GET /schedules takes limit and after")))?;
-    let limit = in_range(q.limit, 100, 500)?;
-    let after = q.after.as_deref().filter(|a| !a.is_empty());
-    // The anchor must be one of the caller's schedules, as for the jobs.
-    if let Some(after) = after {
-        if state
-            .jobs
-            .store
-            .schedule(Some(&owner), after)
-            .await?
-            .is_none()
-        {
-            return Err(ApiError::BadRequest(format!(
-                "`after` {after:?} is not one of this API key's schedules; send back `next_after` as it came"
-            )));
-        }
-    }
-    let page = state.jobs.store.schedules(&owner, after, limit).await?;
-    let next = (page.len() == limit).then(|| page.last().map(|s| s.schedule_id.clone()));
-    let bodies: Vec<_> = page.iter().map(|s| s.body()).collect();
-    Ok(super::ok(
-        json!({ "schedules": bodies, "next_after": next.flatten() }),
-    ))
-}
-
-/// `GET /schedules/{id}`.
-async fn schedule(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let found = owned_schedule(&state, &headers, &id).await?;
-    Ok(super::ok(json!(found.body())))
-}
-
-/// `DELETE /schedules/{id}`: no further runs; its jobs stay.
-async fn remove_schedule(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let owner = owner(&state, &headers)?;
-    if !state.jobs.store.delete_schedule(&owner, &id).await? {
-        return Err(not_found("schedule", &id));
-    }
-    Ok(super::ok(json!({ "deleted": id })))
-}
-
-/// `POST /schedules/{id}/run`: one run now (202 with its job), unless the
-/// previous run is still going (409).
-async fn run_schedule(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let found = owned_schedule(&state, &headers, &id).await?;
-    match state.jobs.run_schedule(&found).await? {
-        Some(job) => {
-            let status = state.jobs.status(&job).await?;
-            Ok(accepted(&format!("/jobs/{}", job.job_id), json!(status)))
-        }
-        None => Err(ApiError::Refused(
-            StatusCode::CONFLICT,
-            format!(
-                "the schedule's previous run ({}) is still going; wait for it to end",
-                found.last_job_id.unwrap_or_default()
-            ),
-        )),
-    }
 }

@@ -13,6 +13,7 @@ pub mod openapi;
 mod post;
 mod processor;
 mod reviews;
+mod schedules;
 pub mod sources;
 
 use std::sync::Arc;
@@ -106,6 +107,7 @@ pub fn router(state: AppState) -> Router {
         .merge(docs::router())
         .merge(admin::router(state.clone()))
         .merge(jobs::router())
+        .merge(schedules::router())
         .fallback(dispatch)
         .with_state(state)
         .layer(axum::middleware::from_fn_with_state(secrets, answer::layer))

@@ -174,23 +174,48 @@ pub(super) enum JobsCommand {
     },
 }
 
+/// `gleaner schedules add`.
+#[derive(Args)]
+pub(super) struct AddSchedule {
+    #[command(flatten)]
+    pub(super) server: ServerFlags,
+    #[command(flatten)]
+    pub(super) request: RequestFlags,
+    /// How often, e.g. 6h, 30m, 1d.
+    #[arg(long, conflicts_with = "cron")]
+    pub(super) every: Option<String>,
+    /// Or a cron expression, e.g. "0 3 * * *".
+    #[arg(long)]
+    pub(super) cron: Option<String>,
+    /// The cron expression's IANA time zone (default UTC).
+    #[arg(long, requires = "cron")]
+    pub(super) timezone: Option<String>,
+    /// Each run also finds edits, replies and removals among the
+    /// reviews the schedule delivered.
+    #[arg(long)]
+    pub(super) track_changes: bool,
+    /// How many of the newest delivered reviews each run re-reads
+    /// (1 to 10000, default 200), or "all".
+    #[arg(long, requires = "track_changes")]
+    pub(super) change_window: Option<String>,
+    /// How often a run walks the whole source to find removals, e.g. 7d.
+    #[arg(long, requires = "track_changes")]
+    pub(super) reconcile_every: Option<String>,
+}
+
 #[derive(Subcommand)]
 pub(super) enum SchedulesCommand {
     /// Adds a schedule.
-    Add {
+    Add(Box<AddSchedule>),
+    /// The edits, replies and removals a tracked schedule's runs found.
+    Changes {
         #[command(flatten)]
         server: ServerFlags,
-        #[command(flatten)]
-        request: RequestFlags,
-        /// How often, e.g. 6h, 30m, 1d.
-        #[arg(long, conflicts_with = "cron")]
-        every: Option<String>,
-        /// Or a cron expression, e.g. "0 3 * * *".
+        /// The schedule's id.
+        id: String,
+        /// Only those found at or after this time (RFC 3339).
         #[arg(long)]
-        cron: Option<String>,
-        /// The cron expression's IANA time zone (default UTC).
-        #[arg(long, requires = "cron")]
-        timezone: Option<String>,
+        since: Option<String>,
     },
     /// Your schedules.
     List {

@@ -199,13 +199,17 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
         Command::Schedules(command) => {
             use crate::cli::jobs;
             let ok = match command {
-                SchedulesCommand::Add {
-                    server,
-                    request: r,
-                    every,
-                    cron,
-                    timezone,
-                } => {
+                SchedulesCommand::Add(add) => {
+                    let AddSchedule {
+                        server,
+                        request: r,
+                        every,
+                        cron,
+                        timezone,
+                        track_changes,
+                        change_window,
+                        reconcile_every,
+                    } = *add;
                     let body = serde_json::json!({
                         "endpoint": r.endpoint,
                         "request": jobs::request_of(r.request.as_deref(), r.query.as_deref(), r.max)?,
@@ -213,6 +217,9 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                         "cron": cron,
                         "timezone": timezone,
                         "webhook": jobs::webhook_of(r.webhook_url, r.webhook_secret)?,
+                        "track_changes": track_changes.then_some(true),
+                        "change_window": change_window.as_deref().map(jobs::window_of),
+                        "reconcile_every": reconcile_every,
                     });
                     let body = serde_json::Value::Object(
                         body.as_object()
@@ -228,6 +235,11 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                 }
                 SchedulesCommand::List { server } => {
                     jobs::list_schedules(&server.client()).await.map(|_| true)?
+                }
+                SchedulesCommand::Changes { server, id, since } => {
+                    jobs::schedule_changes(&server.client(), &id, since.as_deref())
+                        .await
+                        .map(|_| true)?
                 }
                 SchedulesCommand::Remove { server, id } => {
                     jobs::remove_schedule(&server.client(), &id)

@@ -226,6 +226,50 @@ pub async fn list_schedules(client: &Client) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A `--change-window` as the API takes it: a number, or `"all"` (and
+/// anything else as given, for the server to refuse with its reason).
+pub fn window_of(text: &str) -> Value {
+    match text.trim().parse::<u64>() {
+        Ok(n) => json!(n),
+        Err(_) => json!(text.trim()),
+    }
+}
+
+/// Prints every change a schedule's runs found, following the pages, with
+/// the count on stderr.
+pub async fn schedule_changes(
+    client: &Client,
+    id: &str,
+    since: Option<&str>,
+) -> anyhow::Result<()> {
+    let base = format!("/schedules/{id}/changes?limit=1000");
+    let base = match since {
+        Some(since) => format!(
+            "{base}&since={}",
+            url::form_urlencoded::byte_serialize(since.as_bytes()).collect::<String>()
+        ),
+        None => base,
+    };
+    let mut all = Vec::new();
+    let mut path = base.clone();
+    loop {
+        let page = client.call(reqwest::Method::GET, &path, None).await?;
+        if let Some(list) = page["changes"].as_array() {
+            all.extend(list.iter().cloned());
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => path = format!("{base}&cursor={next}"),
+            None => break,
+        }
+    }
+    eprintln!("{} changes", all.len());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({ "changes": all }))?
+    );
+    Ok(())
+}
+
 /// Removes a schedule.
 pub async fn remove_schedule(client: &Client, id: &str) -> anyhow::Result<()> {
     let done = client

@@ -60,14 +60,27 @@ impl Run<'_, '_> {
         let why = self.source_error.take().or(source_limit);
         let message = self.message(stop, why.as_deref(), continuation.is_some(), notice);
         crate::telemetry::metrics::fetch_answered(&self.label, self.reviews.len(), stop.code());
+        if let Some(changes) = super::cursor::changes_answered(&self) {
+            extra_information["changes"] = changes;
+        }
         let sync_cursor = self
             .newest
             .take()
             .filter(|named| !named.is_empty())
             .map(|named| {
-                let (ids, dates): (Vec<String>, Vec<Option<String>>) = named.into_iter().unzip();
-                let floor = dates::oldest(&dates);
-                token::encode_sync(key, route, &request.query, &ids, floor)
+                let (ids, dates): (Vec<(String, String)>, Vec<Option<String>>) = named
+                    .into_iter()
+                    .map(|(id, date, f)| ((id, f), date))
+                    .unzip();
+                let encode = |named: &[(String, String)], floor| {
+                    token::encode_sync(key, route, &request.query, named, floor)
+                };
+                let (cursor, kept) = encode(&ids, dates::oldest(&dates));
+                // As many as fit: the floor is then the oldest of those kept.
+                match kept < ids.len() {
+                    true => encode(&ids[..kept], dates::oldest(&dates[..kept])).0,
+                    false => cursor,
+                }
             });
         Outcome {
             reviews: self.reviews,

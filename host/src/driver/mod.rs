@@ -18,6 +18,7 @@ use crate::token::TokenKey;
 use crate::validate::SourceRequest;
 
 mod answer;
+mod cursor;
 mod dates;
 mod order;
 mod run;
@@ -27,8 +28,9 @@ mod window;
 
 pub use sink::{CommittedPage, Known, PageSink, StopAt};
 
-/// How many of the newest reviews a `sync_cursor` names.
-const SYNC_CURSOR_REVIEWS: usize = 20;
+/// The most of the newest reviews a `sync_cursor` names; it names as many
+/// of them as fit in [`crate::token::MAX_SYNC_CURSOR_BYTES`].
+const SYNC_CURSOR_REVIEWS: usize = 128;
 
 /// Time kept back from the budget so the answer arrives before it runs out.
 const ANSWER_MARGIN: Duration = Duration::from_millis(300);

@@ -17,7 +17,7 @@ use crate::token::{self, Realigned, Resume};
 use super::order::{self, OrderCheck};
 use super::sink::{CommittedPage, Known};
 use super::window::{pages_wanted, Window};
-use super::{Fetch, Outcome, StopReason, ANSWER_MARGIN, MIN_PAGE_TIME, SYNC_CURSOR_REVIEWS};
+use super::{Fetch, Outcome, StopReason, ANSWER_MARGIN, MIN_PAGE_TIME};
 
 /// A fetch under way: what it has collected, and where it stands.
 pub(super) struct Run<'r, 'a> {
@@ -43,6 +43,10 @@ pub(super) struct Run<'r, 'a> {
     pub(super) reviews: Vec<Review>,
     /// The ids of the reviews collected.
     pub(super) seen: HashSet<String>,
+    /// The known reviews the page in use read again (kept when tracked).
+    pub(super) revisited: Vec<Review>,
+    /// Known reviews read so far.
+    pub(super) known_read: usize,
     /// The last page's metadata.
     pub(super) meta: Option<SourceMeta>,
     /// Pages used.
@@ -51,8 +55,11 @@ pub(super) struct Run<'r, 'a> {
     pub(super) source_error: Option<String>,
     /// How the page a token resumed had changed, when it had.
     pub(super) realigned: Option<Realigned>,
-    /// The first page's newest reviews: their ids and dates.
-    pub(super) newest: Option<Vec<(String, Option<String>)>>,
+    /// The newest reviews, from the top, a `sync_cursor` names: their ids,
+    /// dates and short fingerprints.
+    pub(super) newest: Option<Vec<super::cursor::Named>>,
+    /// What the reviews a `sync_cursor` names show changed since.
+    pub(super) cursor_changes: Vec<Value>,
     /// The order the pages' dates show.
     pub(super) order_check: OrderCheck,
 }
@@ -145,11 +152,14 @@ impl<'r, 'a> Run<'r, 'a> {
             window,
             reviews: Vec::new(),
             seen: HashSet::new(),
+            revisited: Vec::new(),
+            known_read: 0,
             meta: None,
             pages: 0,
             source_error: None,
             realigned: None,
             newest: None,
+            cursor_changes: Vec::new(),
             order_check: OrderCheck::default(),
         }
     }
@@ -218,6 +228,7 @@ impl<'r, 'a> Run<'r, 'a> {
         if self.pages == 1 {
             self.first_page(&page, order);
         }
+        self.name_newest(&page, order);
         let fresh = page.reviews.len().saturating_sub(self.resume.skip as usize);
         let width = self.fetch.plugin.manifest.limits.upstream_concurrency;
         self.window.plan(
@@ -273,17 +284,12 @@ impl<'r, 'a> Run<'r, 'a> {
         order
     }
 
-    /// What the first page settles: the newest reviews a `sync_cursor` will
-    /// name (a newest-first fetch from the top), and where a token's page
-    /// resumes, checked against the page as it is now.
+    /// What the first page settles: where a token's page resumes, checked
+    /// against the page as it is now; and whether the fetch names the newest
+    /// reviews for a `sync_cursor` (a newest-first fetch from the top).
     fn first_page(&mut self, page: &Page, order: Order) {
         if self.fetch.request.resume.is_none() && order == Order::NewestFirst {
-            let named = page.reviews.iter().take(SYNC_CURSOR_REVIEWS);
-            self.newest = Some(
-                named
-                    .map(|r| (r.id.trim().to_owned(), r.date.clone()))
-                    .collect(),
-            );
+            self.newest = Some(Vec::new());
         }
         if self.resume.skip > 0 {
             // The token's count is checked against the page as it is now.
@@ -321,6 +327,7 @@ impl<'r, 'a> Run<'r, 'a> {
         } = *self.fetch;
         CommittedPage {
             reviews: &self.reviews[before..],
+            revisited: &self.revisited,
             resume: after.map(|r| token::encode(key, &plugin.manifest.route, &request.query, &r)),
             pages: 1,
         }

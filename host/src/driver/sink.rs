@@ -3,7 +3,7 @@
 //! (a job's store), and reviews it has delivered before (a schedule's, or a
 //! `sync_cursor`'s), which it leaves out and may stop at.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use futures_util::future::BoxFuture;
 
@@ -15,6 +15,9 @@ use crate::record::Review;
 pub struct CommittedPage<'a> {
     /// The reviews the page added, in the source's order.
     pub reviews: &'a [Review],
+    /// The known reviews the page read again, when [`Known::track`] asks
+    /// for them.
+    pub revisited: &'a [Review],
     /// The continuation token that resumes right after them; none when the
     /// fetch has nothing after them (the end, `sync_date`, known reviews).
     pub resume: Option<String>,
@@ -36,7 +39,8 @@ pub enum StopAt {
     /// it was delivered (`sync_cursor`).
     FirstKnown,
     /// At the first page of a newest-first source whose reviews are all
-    /// known (a schedule whose last run reached the end).
+    /// known (a schedule whose last run reached the end), once the fetch
+    /// has read [`Known::reread`] known reviews.
     KnownPage,
     /// Nowhere: known reviews are only left out (a schedule whose last run
     /// failed, or an oldest-first source).
@@ -54,6 +58,14 @@ pub struct Known {
     /// A newest-first fetch also stops at a review wholly older than this
     /// date, in case the reviews it knows were taken down.
     pub floor: Option<String>,
+    /// Known reviews to read before a [`StopAt::KnownPage`] stop (a tracked
+    /// schedule's window).
+    pub reread: usize,
+    /// Whether the sink is given the known reviews read again.
+    pub track: bool,
+    /// A `sync_cursor`'s short fingerprints of the reviews it names, by
+    /// digest: the fetch answers what changed in those it reads again.
+    pub fingerprints: HashMap<String, String>,
 }
 
 impl Known {
@@ -67,6 +79,9 @@ impl Known {
             digests,
             stop_at,
             floor: None,
+            reread: 0,
+            track: false,
+            fingerprints: HashMap::new(),
         }
     }
 
@@ -76,6 +91,9 @@ impl Known {
             digests: cursor.digests.iter().cloned().collect(),
             stop_at: StopAt::FirstKnown,
             floor: cursor.floor.clone(),
+            reread: 0,
+            track: false,
+            fingerprints: cursor.fingerprints.iter().cloned().collect(),
         }
     }
 

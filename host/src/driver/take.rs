@@ -32,19 +32,29 @@ impl Run<'_, '_> {
         order: Order,
     ) -> Result<Option<StopReason>, ApiError> {
         let (mut taken, mut known_here) = (0usize, 0usize);
+        self.revisited.clear();
         let skip = self.resume.skip as usize;
         for (index, item) in page.reviews.iter().enumerate().skip(skip) {
             taken += 1;
             match self.take_review(page, index, item, order)? {
                 Take::Next => {}
                 Take::Known => known_here += 1,
-                Take::Stop(reason) => return Ok(Some(reason)),
+                Take::Stop(reason) => {
+                    // The rest of the page was read too: a cursor's reviews
+                    // on it are compared all the same.
+                    for rest in &page.reviews[index + 1..] {
+                        self.compare_named(rest);
+                    }
+                    return Ok(Some(reason));
+                }
             }
         }
         let all_known = taken > 0 && known_here == taken;
         let caught_up = all_known
             && order == Order::NewestFirst
-            && self.known.is_some_and(|k| k.stop_at == StopAt::KnownPage);
+            && self
+                .known
+                .is_some_and(|k| k.stop_at == StopAt::KnownPage && self.known_read >= k.reread);
         Ok(caught_up.then_some(StopReason::CaughtUp))
     }
 
@@ -84,8 +94,13 @@ impl Run<'_, '_> {
             }
         }
         if let Some(known) = self.known.filter(|k| k.contains(&record.review_id)) {
+            self.compare_named(item);
             if known.stop_at == StopAt::FirstKnown && order == Order::NewestFirst {
                 return Ok(Take::Stop(StopReason::CaughtUp));
+            }
+            self.known_read += 1;
+            if known.track {
+                self.revisited.push(record);
             }
             return Ok(Take::Known);
         }

@@ -1,16 +1,18 @@
 //! Jobs in the server: the engine of [`gleaner_jobs`] (its types, rules,
 //! stores and loops), with what the server plugs into it: the [`runner`]
-//! that drives a job through the plugins, and the webhook [`sender`] behind
-//! the SSRF guard.
+//! that drives a job through the plugins (a tracked schedule's run with its
+//! [`tracking`]), and the webhook [`sender`] behind the SSRF guard.
 
 pub mod runner;
 pub mod sender;
+pub mod tracking;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use gleaner_jobs::{
-    cadence, model, sqlite, status, store, turns, webhooks, End, Jobs, Sender, Settings, Worker,
+    cadence, changes, model, sqlite, status, store, turns, webhooks, End, Jobs, Sender, Settings,
+    Worker,
 };
 
 use crate::config::Config;

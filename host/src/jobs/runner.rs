@@ -13,7 +13,8 @@ use async_trait::async_trait;
 use futures_util::future::BoxFuture;
 
 use super::model::{now_ms, Job};
-use super::store::{Lease, PageWrite, Store};
+use super::store::{Lease, PageWrite, Store, StoreError};
+use super::tracking::Tracker;
 use super::{End, Worker};
 use crate::config::Config;
 use crate::driver::{CommittedPage, Fetch, Known, PageSink, StopAt};
@@ -24,6 +25,7 @@ use crate::runtime::bulkhead::{Bulkheads, Reach};
 use crate::runtime::Runtime;
 use crate::token::TokenKey;
 use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
+use gleaner_jobs::changes::ChangeWrite;
 
 /// The budget of one driver call; a job makes as many as it needs.
 const CALL_BUDGET: Duration = Duration::from_secs(300);
@@ -71,6 +73,7 @@ struct Committer<'a> {
     collected: AtomicU64,
     position: Mutex<Option<String>>,
     committed: AtomicU64,
+    tracker: Option<&'a Tracker>,
 }
 
 impl PageSink for Committer<'_> {
@@ -84,10 +87,15 @@ impl PageSink for Committer<'_> {
                     (r.review_id.clone(), text)
                 })
                 .collect();
+            let changes = self
+                .tracker
+                .map(|t| t.page(page.reviews, page.revisited))
+                .unwrap_or_default();
             let write = PageWrite {
                 reviews,
                 position: page.resume.clone(),
                 pages: u64::from(page.pages),
+                changes,
             };
             let added = self
                 .store
@@ -149,12 +157,12 @@ async fn drive(
     let Some(options) = plugin.source_options() else {
         return End::Failed(format!("{} is not a review source", job.endpoint), None);
     };
-    let known = match &job.schedule_id {
-        Some(id) => match schedule_known(store, id).await {
-            Ok(known) => Some(known),
+    let (known, tracker) = match &job.schedule_id {
+        Some(id) => match schedule_known(store, id, &job.job_id).await {
+            Ok((known, tracker)) => (Some(known), tracker),
             Err(e) => return End::Failed(e.to_string(), None),
         },
-        None => None,
+        None => (None, None),
     };
     // The job's request, checked as its endpoint checks it; each call only
     // changes how many reviews it asks for and where it resumes.
@@ -171,7 +179,13 @@ async fn drive(
         collected: AtomicU64::new(job.reviews_collected),
         position: Mutex::new(job.position.clone()),
         committed: AtomicU64::new(0),
+        tracker: tracker.as_ref(),
     };
+    // Only a walk of everything, from the top, can find a review gone.
+    let from_top = job.position.is_none()
+        && first.resume.is_none()
+        && first.sync_date.is_none()
+        && first.filter.is_none();
     let mut failures = 0u32;
     let mut last_stop: Option<String> = None;
     loop {
@@ -238,6 +252,12 @@ async fn drive(
                     .to_owned();
                 last_stop = Some(stop.clone());
                 if outcome.continuation.is_none() {
+                    if let (Some(tracker), Some(id)) = (&tracker, &job.schedule_id) {
+                        let walked = tracker.walks_all && from_top && stop == "exhausted";
+                        if let Err(e) = finish_tracking(store, id, tracker, walked).await {
+                            return End::Failed(e.to_string(), Some(stop));
+                        }
+                    }
                     return End::Succeeded(stop);
                 }
                 if stop != "source_error" {
@@ -291,16 +311,46 @@ fn wanted(job: &Job, collected: u64) -> Option<u64> {
 /// The reviews a schedule's earlier runs delivered, and where a run stops
 /// among them: at the first page delivered entirely before only when the
 /// last run reached the end (else a run that failed halfway would leave
-/// reviews behind a page that looks finished).
-async fn schedule_known(store: &dyn Store, id: &str) -> Result<Known, super::store::StoreError> {
-    let caught_up = store.schedule(None, id).await?.is_some_and(|s| s.caught_up);
+/// reviews behind a page that looks finished). With the schedule's tracker
+/// when it tracks changes.
+async fn schedule_known(
+    store: &dyn Store,
+    id: &str,
+    job_id: &str,
+) -> Result<(Known, Option<Tracker>), StoreError> {
+    let schedule = store.schedule(None, id).await?;
     let delivered = store.delivered_ids(id).await?;
-    let stop_at = if caught_up {
-        StopAt::KnownPage
-    } else {
-        StopAt::Never
+    let stop_at = match schedule.as_ref().is_some_and(|s| s.caught_up) {
+        true => StopAt::KnownPage,
+        false => StopAt::Never,
     };
-    Ok(Known::of_ids(&delivered, stop_at))
+    let Some(schedule) = schedule else {
+        return Ok((Known::of_ids(&delivered, stop_at), None));
+    };
+    let tracker = Tracker::open(store, &schedule, job_id).await?;
+    let known = match (&tracker, &schedule.tracking) {
+        (Some(tracker), Some(tracking)) => tracker.known(&delivered, stop_at, tracking.window),
+        _ => Known::of_ids(&delivered, stop_at),
+    };
+    Ok((known, tracker))
+}
+
+/// A tracked run's end: on a full walk from the top, the reviews it never
+/// met are recorded removed, and the walk's time kept.
+async fn finish_tracking(
+    store: &dyn Store,
+    schedule_id: &str,
+    tracker: &Tracker,
+    walked_all: bool,
+) -> Result<(), StoreError> {
+    let (write, at) = match walked_all {
+        true => (tracker.removals(), Some(now_ms())),
+        false => (ChangeWrite::default(), None),
+    };
+    if write.is_empty() && at.is_none() {
+        return Ok(());
+    }
+    store.record_changes(schedule_id, write, at).await
 }
 
 #[cfg(test)]

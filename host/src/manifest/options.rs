@@ -19,6 +19,18 @@ pub enum Continuation {
     None,
 }
 
+/// Where a source's review ids come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewIds {
+    /// The site's own id for each review: it stays when the review is edited.
+    #[default]
+    Site,
+    /// A digest of the review's content (the site gives none): an edit
+    /// makes it another review, so changes cannot be tracked.
+    Content,
+}
+
 /// Request options of a review source.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +58,9 @@ pub struct SourceOptions {
     /// the OpenAPI document, and checked on every review.
     #[serde(default)]
     pub extra: Option<output::OutputSpec>,
+    /// Where its review ids come from (`review_ids`, default `site`).
+    #[serde(default)]
+    pub review_ids: ReviewIds,
 }
 
 fn default_text_formatted() -> bool {

@@ -16,6 +16,7 @@ use utoipa::{PartialSchema, ToSchema};
 
 use super::errors::plugin_security;
 use super::kit::{described, record, reference, typed};
+use crate::jobs::changes::ChangeBody;
 use crate::jobs::status::{JobStatus, ScheduleBody, WebhookRequest};
 
 fn closed(object: ObjectBuilder) -> ObjectBuilder {
@@ -45,6 +46,11 @@ pub fn components() -> Vec<(String, RefOr<Schema>)> {
         <WebhookRequest as ToSchema>::name().into_owned(),
         <WebhookRequest as PartialSchema>::schema(),
     ));
+    derived.push((
+        <ChangeBody as ToSchema>::name().into_owned(),
+        <ChangeBody as PartialSchema>::schema(),
+    ));
+    <ChangeBody as ToSchema>::schemas(&mut derived);
     derived
 }
 
@@ -305,7 +311,10 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
     .property("every", text(false, "An interval: a whole number and s, m, h, d or w (at least 1m), e.g. 6h"))
     .property("cron", text(false, "Instead of every: five fields, minute hour day-of-month month day-of-week, e.g. 0 3 * * *"))
     .property("timezone", text(false, "The cron expression's IANA time zone (default UTC)"))
-    .property("webhook", reference("Webhook"));
+    .property("webhook", reference("Webhook"))
+    .property("track_changes", described(typed(Type::Boolean, false), "Each run also finds edits, replies and removals among the reviews the schedule delivered (GET /schedules/{id}/changes); refused for a source whose review ids are digests of their content"))
+    .property("change_window", described(ObjectBuilder::new(), "With track_changes: how many of the newest delivered reviews each run re-reads, 1 to 10000 (default 200), or \"all\""))
+    .property("reconcile_every", text(false, "With track_changes: how often a run walks the whole source, which is what finds removals, e.g. 7d"));
     let schedule = || reference("Schedule");
     let add = op(
         "add_schedule",
@@ -412,5 +421,50 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         ("/schedules", schedules),
         ("/schedules/{id}", one),
         ("/schedules/{id}/run", PathItem::new(HttpMethod::Post, run)),
+        (
+            "/schedules/{id}/changes",
+            PathItem::new(HttpMethod::Get, changes(auth)),
+        ),
     ]
+}
+
+/// `GET /schedules/{id}/changes`.
+fn changes(auth: bool) -> OperationBuilder {
+    let page = closed(record([
+        (
+            "track_changes",
+            described(
+                typed(Type::Boolean, false),
+                "Whether the schedule tracks changes",
+            ),
+        ),
+        (
+            "changes",
+            ArrayBuilder::new().items(reference("ChangeBody")).into(),
+        ),
+        (
+            "next_cursor",
+            text(true, "Send as `cursor` for the next page; null on the last"),
+        ),
+    ]));
+    op(
+        "schedule_changes",
+        "The edits, replies and removals a tracked schedule's runs found, in the order found",
+        "schedules",
+        auth,
+        (200, json("A page of changes", page.into()).build().into()),
+        &[
+            (400, "A cursor this API did not give, a since that is not RFC 3339, an unknown parameter, or a limit out of range"),
+            (404, "No schedule of that id for this API key"),
+        ],
+    )
+    .parameter(id_parameter("schedule"))
+    .parameter(query("cursor", typed(Type::String, false), "The previous page's `next_cursor`"))
+    .parameter(query("since", typed(Type::String, false), "Only changes found at or after this time (RFC 3339)"))
+    .parameter(query("run", typed(Type::String, false), "Only those one run (its job id) found"))
+    .parameter(query(
+        "limit",
+        typed(Type::Integer, false).minimum(Some(1)).maximum(Some(1_000)),
+        "At most this many (default 100)",
+    ))
 }

@@ -2,10 +2,12 @@
 //! field whatever the source) and the forum post record ([`post`]).
 //!
 //! - [`country`]: a country as a site gives it, made ISO 3166-1 alpha-2;
+//! - [`fingerprint`]: a review's content fingerprint, and what changed;
 //! - [`language`]: the language of a review the site gives none for;
 //! - [`repair`]: the record's rules a review breaks, found and repaired.
 
 pub use gleaner_contract::country;
+pub mod fingerprint;
 pub mod language;
 mod post;
 pub mod repair;
@@ -77,7 +79,7 @@ pub struct Translation {
 
 /// One review as every review-fetch endpoint returns it. Null where the source
 /// lacks a value; docs/api.md gives each field's rule.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Review {
     /// Source id of the review.
     pub review_id: String,

@@ -46,6 +46,7 @@ async fn fill(store: Arc<dyn Store>, parallel: usize) -> anyhow::Result<Duration
                         cadence: Cadence::Every(86_400),
                         webhook: None,
                         next_run_at: day + i as i64,
+                        tracking: None,
                     })
                     .await?;
             }

@@ -119,7 +119,7 @@ async fn synchronous(client: &reqwest::Client, base: &str) -> anyhow::Result<(Du
 }
 
 /// The store's size on disk: the database and its write-ahead log.
-fn store_bytes(data: &std::path::Path) -> u64 {
+pub(crate) fn store_bytes(data: &std::path::Path) -> u64 {
     ["jobs.sqlite3", "jobs.sqlite3-wal"]
         .iter()
         .filter_map(|f| std::fs::metadata(data.join(f)).ok())

@@ -15,7 +15,7 @@
 //! BODY CONNECTIONS SECONDS` loads a running server and prints what it saw, for
 //! profiling a server by hand (`perf record -p <pid>` meanwhile).
 //! `bench --paging` runs the paging section alone (`target/bench/paging.md`);
-//! `--jobs`, `--cluster` and `--idle` likewise.
+//! `--jobs`, `--changes`, `--cluster` and `--idle` likewise.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use gleaner::config::Config;
 use gleaner::App;
 
+mod changes;
 mod chart;
 mod cluster;
 mod corpus;
@@ -636,6 +637,12 @@ async fn main() -> anyhow::Result<()> {
         idle::report().await?;
         return report::write(&bench_dir().join("idle.md"));
     }
+    if args.get(1).map(String::as_str) == Some("--changes") {
+        // The changes section alone, written to target/bench/changes.md.
+        report::header(machine());
+        changes::report().await?;
+        return report::write(&bench_dir().join("changes.md"));
+    }
     if args.get(1).map(String::as_str) == Some("--jobs") {
         // The jobs section alone, written to target/bench/jobs.md.
         report::header(machine());
@@ -755,6 +762,8 @@ async fn main() -> anyhow::Result<()> {
     paging::report().await?;
 
     jobs::report().await?;
+
+    changes::report().await?;
 
     cluster::report().await?;
 

@@ -11,15 +11,17 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::JetStreamStore;
-use crate::records::{ClusterError, Records};
+use crate::records::{self, ClusterError, Records};
 use crate::{sends, Link};
-use gleaner_jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
+use gleaner_jobs::model::{now_ms, Delivery, Millis, PendingDelivery, Topic, Webhook};
 use gleaner_jobs::store::{Attempt, JobStore, StoreError};
 
 /// A webhook delivery's record.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct DeliveryRecord {
     job_id: String,
+    #[serde(default)]
+    topic: Topic,
     webhook: Webhook,
     body: String,
     attempts: u32,
@@ -27,6 +29,16 @@ struct DeliveryRecord {
     last_error: Option<String>,
     next_attempt_at: Option<Millis>,
     delivered_at: Option<Millis>,
+}
+
+/// The key of a job's delivery of `topic` in the webhooks bucket, and the
+/// payload of its message: the job id for its end (as earlier versions
+/// kept it), `<job id>.changes` for a tracked run's changes.
+fn key(job_id: &str, topic: Topic) -> String {
+    match topic {
+        Topic::End => job_id.to_owned(),
+        topic => format!("{job_id}.{}", topic.code()),
+    }
 }
 
 /// Messages taken at most per call.
@@ -49,12 +61,15 @@ fn until(t: Millis) -> Duration {
 pub(super) async fn queue(
     store: &JetStreamStore,
     job_id: &str,
+    topic: Topic,
     webhook: &Webhook,
     body: &str,
 ) -> Result<(), StoreError> {
     let now = now_ms();
+    let key = key(job_id, topic);
     let record = DeliveryRecord {
         job_id: job_id.to_owned(),
+        topic,
         webhook: webhook.clone(),
         body: body.to_owned(),
         attempts: 0,
@@ -63,13 +78,8 @@ pub(super) async fn queue(
         next_attempt_at: Some(now),
         delivered_at: None,
     };
-    store.webhooks().put(job_id, &record).await?;
-    store
-        .cluster
-        .resources
-        .sends
-        .push(job_id, now as u64)
-        .await?;
+    store.webhooks().put(&key, &record).await?;
+    store.cluster.resources.sends.push(&key, now as u64).await?;
     Ok(())
 }
 
@@ -84,8 +94,8 @@ pub(super) async fn due(
 ) -> Result<Vec<PendingDelivery>, StoreError> {
     let mut due = Vec::new();
     for message in store.cluster.resources.sends.take(MAX_DUE).await? {
-        let job_id = sends::job_id(&message);
-        let Some((mut current, revision)) = store.webhooks().get::<DeliveryRecord>(&job_id).await?
+        let key = sends::key(&message);
+        let Some((mut current, revision)) = store.webhooks().get::<DeliveryRecord>(&key).await?
         else {
             sends::settle(&message, None).await?;
             continue;
@@ -102,11 +112,7 @@ pub(super) async fn due(
             Some(_) => {}
         }
         current.next_attempt_at = Some(lease_until);
-        if !store
-            .webhooks()
-            .swap(&current.job_id, &current, revision)
-            .await?
-        {
+        if !store.webhooks().swap(&key, &current, revision).await? {
             // Another replica took it by another message: this one waits
             // for that attempt's end.
             sends::settle(&message, Some(until(lease_until))).await?;
@@ -117,9 +123,10 @@ pub(super) async fn due(
             .await?
             .map(|job| job.owner)
             .unwrap_or_default();
-        store.hold(&current.job_id, message);
+        store.hold(&key, message);
         due.push(PendingDelivery {
             id: 0,
+            topic: current.topic,
             owner,
             webhook: current.webhook,
             job_id: current.job_id,
@@ -137,9 +144,10 @@ pub(super) async fn record_attempt(
     delivery: &PendingDelivery,
     attempt: Attempt,
 ) -> Result<(), StoreError> {
+    let key = key(&delivery.job_id, delivery.topic);
     let recorded = store
         .webhooks()
-        .modify::<DeliveryRecord>(&delivery.job_id, |d| {
+        .modify::<DeliveryRecord>(&key, |d| {
             d.attempts += 1;
             d.last_status = attempt.status;
             d.last_error = attempt.error.clone();
@@ -152,7 +160,7 @@ pub(super) async fn record_attempt(
         .await?;
     // A message this replica no longer holds comes back after its ack
     // wait, and is settled by its record then.
-    if let Some(message) = store.release(&delivery.job_id) {
+    if let Some(message) = store.release(&key) {
         let next = recorded.as_ref().and_then(due_at);
         sends::settle(&message, next.map(until)).await?;
     }
@@ -168,11 +176,8 @@ pub(super) async fn requeue_earlier(cluster: Arc<Link>) {
         let mut queued = 0;
         for record in records.all::<DeliveryRecord>().await? {
             if let Some(t) = due_at(&record) {
-                cluster
-                    .resources
-                    .sends
-                    .push(&record.job_id, t as u64)
-                    .await?;
+                let key = key(&record.job_id, record.topic);
+                cluster.resources.sends.push(&key, t as u64).await?;
                 queued += 1;
             }
         }
@@ -206,8 +211,24 @@ pub(super) async fn of_job(
 }
 
 /// Whether `job_id` has a delivery still to be sent (neither delivered nor
-/// out of attempts): its job is kept until it is.
+/// out of attempts): its job is kept until it has none.
 pub(super) async fn pending(store: &JetStreamStore, job_id: &str) -> Result<bool, StoreError> {
-    let delivery = store.webhooks().get::<DeliveryRecord>(job_id).await?;
-    Ok(delivery.is_some_and(|(d, _)| d.delivered_at.is_none() && d.next_attempt_at.is_some()))
+    for topic in [Topic::End, Topic::Changes] {
+        let delivery = store
+            .webhooks()
+            .get::<DeliveryRecord>(&key(job_id, topic))
+            .await?;
+        if delivery.is_some_and(|(d, _)| d.delivered_at.is_none() && d.next_attempt_at.is_some()) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Deletes every delivery of `job_id`.
+pub(super) async fn delete(store: &JetStreamStore, job_id: &str) -> Result<(), StoreError> {
+    for topic in [Topic::End, Topic::Changes] {
+        records::delete(&store.cluster.resources.webhooks, &key(job_id, topic)).await?;
+    }
+    Ok(())
 }

@@ -33,16 +33,18 @@ use crate::queue::Lane;
 use crate::records::{self, ClusterError, Records};
 use crate::resources::{DELIVERED_SUBJECT, REVIEWS_SUBJECT};
 use crate::Link;
+use gleaner_jobs::changes::{Change, ChangeWrite, Fingerprinted};
 use gleaner_jobs::model::{
-    now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
+    now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Topic,
     Webhook,
 };
 use gleaner_jobs::store::{
-    Attempt, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage, ScheduleStore,
-    StoreError,
+    Attempt, ChangeQuery, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage,
+    ScheduleStore, StoreError,
 };
 use lease::QueueLease;
 
+mod changes;
 mod deliveries;
 mod lease;
 mod reviews;
@@ -383,7 +385,7 @@ impl JobStore for JetStreamStore {
                 .filter(Self::reviews_subject(&job.job_id))
                 .await
                 .map_err(records::fail)?;
-            records::delete(&r.webhooks, &job.job_id).await?;
+            deliveries::delete(self, &job.job_id).await?;
             records::delete(&r.jobs, &job.job_id).await?;
             self.by_owner.note(&job.job_id, None);
             deleted += 1;
@@ -397,10 +399,11 @@ impl DeliveryStore for JetStreamStore {
     async fn queue_delivery(
         &self,
         job_id: &str,
+        topic: Topic,
         webhook: &Webhook,
         body: &str,
     ) -> Result<(), StoreError> {
-        deliveries::queue(self, job_id, webhook, body).await
+        deliveries::queue(self, job_id, topic, webhook, body).await
     }
 
     async fn due_deliveries(
@@ -462,6 +465,31 @@ impl ScheduleStore for JetStreamStore {
 
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError> {
         schedules::delivered_ids(self, id).await
+    }
+
+    async fn fingerprints(&self, id: &str) -> Result<HashMap<String, Fingerprinted>, StoreError> {
+        changes::fingerprints(self, id).await
+    }
+
+    async fn record_changes(
+        &self,
+        id: &str,
+        write: ChangeWrite,
+        walked_all_at: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        changes::write(self, id, &write).await?;
+        if let Some(at) = walked_all_at {
+            schedules::walked_all(self, id, at).await?;
+        }
+        Ok(())
+    }
+
+    async fn changes(
+        &self,
+        id: &str,
+        query: ChangeQuery<'_>,
+    ) -> Result<Vec<(u64, Change)>, StoreError> {
+        changes::page(self, id, query).await
     }
 
     async fn take_due_runs(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {

@@ -13,7 +13,7 @@ use gleaner_jobs::store::{JobStore, PageWrite, ReviewPage, StoreError};
 
 impl JetStreamStore {
     /// Publishes `payload` on `subject` with a message id; whether it was new.
-    async fn publish(
+    pub(super) async fn publish(
         &self,
         subject: String,
         payload: Vec<u8>,
@@ -54,8 +54,8 @@ impl JetStreamStore {
     }
 }
 
-/// A short digest of a review id, for message ids.
-fn digest(text: &str) -> String {
+/// A short digest of a review id, for message ids and subjects.
+pub(super) fn digest(text: &str) -> String {
     hex::encode(&Sha256::digest(text.as_bytes())[..16])
 }
 
@@ -91,6 +91,7 @@ pub(super) async fn commit(
         store
             .publish_all(&JetStreamStore::delivered_subject(schedule), schedule, ids)
             .await?;
+        super::changes::write(store, schedule, &page.changes).await?;
     }
     let stored = records::count(&store.cluster.resources.reviews, &subject).await?;
     let mut added = 0;

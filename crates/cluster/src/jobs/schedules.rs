@@ -58,6 +58,7 @@ pub(super) async fn create(
         reviews_delivered: 0,
         caught_up: false,
         created_at: now_ms(),
+        tracking: new.tracking,
     };
     store
         .schedules()
@@ -121,7 +122,27 @@ pub(super) async fn delete(
         .filter(JetStreamStore::delivered_subject(id))
         .await
         .map_err(records::fail)?;
+    super::changes::delete(store, id).await?;
     Ok(true)
+}
+
+/// Records that a run of schedule `id` walked the whole source at `at`.
+pub(super) async fn walked_all(
+    store: &JetStreamStore,
+    id: &str,
+    at: Millis,
+) -> Result<(), StoreError> {
+    store
+        .schedules()
+        .modify::<Schedule>(id, |s| match &mut s.tracking {
+            Some(tracking) => {
+                tracking.last_full_walk_at = Some(at);
+                true
+            }
+            None => false,
+        })
+        .await?;
+    Ok(())
 }
 
 /// Takes the runs due at `now`: each due schedule's next run moved on by

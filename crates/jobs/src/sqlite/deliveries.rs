@@ -4,24 +4,25 @@
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::model::{now_ms, Delivery, Millis, PendingDelivery, Webhook};
+use crate::model::{now_ms, Delivery, Millis, PendingDelivery, Topic, Webhook};
 use crate::store::Attempt;
 
 /// Due deliveries read per owner at a time.
 const DUE_PER_OWNER: i64 = 16;
 
 /// Queues `body` for `webhook` (its secret sealed), due now, in place of any
-/// delivery queued before for `job_id`.
+/// delivery of `topic` queued before for `job_id`.
 pub(super) fn queue(
     c: &Connection,
     job_id: &str,
+    topic: Topic,
     webhook: &Webhook,
     body: &str,
 ) -> rusqlite::Result<()> {
     c.execute(
-        "INSERT OR REPLACE INTO webhook_deliveries (job_id, url, secret, body, attempts, next_attempt_at) \
-         VALUES (?1, ?2, ?3, ?4, 0, ?5)",
-        params![job_id, webhook.url, webhook.secret, body, now_ms()],
+        "INSERT OR REPLACE INTO webhook_deliveries (job_id, topic, url, secret, body, attempts, next_attempt_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)",
+        params![job_id, topic.code(), webhook.url, webhook.secret, body, now_ms()],
     )
     .map(drop)
 }
@@ -39,8 +40,8 @@ pub(super) fn due(
     // The first few due deliveries of every owner, so one owner's
     // backlog never hides another's.
     let mut statement = tx.prepare_cached(
-        "SELECT id, job_id, url, secret, body, attempts, owner FROM ( \
-           SELECT d.id, d.job_id, d.url, d.secret, d.body, d.attempts, j.owner, \
+        "SELECT id, job_id, url, secret, body, attempts, owner, topic FROM ( \
+           SELECT d.id, d.job_id, d.url, d.secret, d.body, d.attempts, j.owner, d.topic, \
              ROW_NUMBER() OVER (PARTITION BY j.owner ORDER BY d.next_attempt_at, d.id) AS turn \
            FROM webhook_deliveries d JOIN jobs j ON j.job_id = d.job_id \
            WHERE d.delivered_at IS NULL AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?1) \
@@ -50,6 +51,7 @@ pub(super) fn due(
         Ok(PendingDelivery {
             id: r.get(0)?,
             job_id: r.get(1)?,
+            topic: Topic::parse(&r.get::<_, String>(7)?),
             owner: r.get(6)?,
             webhook: Webhook {
                 url: r.get(2)?,
@@ -91,7 +93,7 @@ pub(super) fn record_attempt(c: &Connection, id: i64, attempt: Attempt) -> rusql
 /// Where the delivery of `job_id`'s webhook stands, when it has one.
 pub(super) fn of_job(c: &Connection, job_id: &str) -> rusqlite::Result<Option<Delivery>> {
     c.query_row(
-        "SELECT attempts, last_status, delivered_at, last_error, next_attempt_at FROM webhook_deliveries WHERE job_id = ?1",
+        "SELECT attempts, last_status, delivered_at, last_error, next_attempt_at FROM webhook_deliveries WHERE job_id = ?1 AND topic = 'end'",
         params![job_id],
         |r| {
             let delivered_at: Option<i64> = r.get(2)?;

@@ -3,7 +3,7 @@
 //! connection and runs every statement in turn, so writes never contend.
 //! Any SQLite tool can open the file; docs/operating.md lists its tables.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -11,17 +11,19 @@ use async_trait::async_trait;
 use rusqlite::{params, Connection};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::changes::{Change, ChangeWrite, Fingerprinted};
 use crate::model::{
-    now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule,
+    now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Topic,
     Webhook,
 };
 use crate::store::{
-    Attempt, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage, ScheduleStore,
-    StoreError,
+    Attempt, ChangeQuery, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage,
+    ScheduleStore, StoreError,
 };
 use gleaner_seal::Seal;
 use rows::{job_of, one_job, JOB_COLUMNS};
 
+mod changes;
 mod deliveries;
 mod reviews;
 mod rows;
@@ -309,6 +311,7 @@ impl DeliveryStore for SqliteStore {
     async fn queue_delivery(
         &self,
         job_id: &str,
+        topic: Topic,
         webhook: &Webhook,
         body: &str,
     ) -> Result<(), StoreError> {
@@ -316,7 +319,7 @@ impl DeliveryStore for SqliteStore {
             .sealed(Some(webhook.clone()))?
             .expect("a webhook stays one");
         let (job_id, body) = (job_id.to_owned(), body.to_owned());
-        self.with(move |c| deliveries::queue(c, &job_id, &webhook, &body))
+        self.with(move |c| deliveries::queue(c, &job_id, topic, &webhook, &body))
             .await
     }
 
@@ -402,6 +405,41 @@ impl ScheduleStore for SqliteStore {
     async fn delivered_ids(&self, id: &str) -> Result<HashSet<String>, StoreError> {
         let id = id.to_owned();
         self.with(move |c| schedules::delivered_ids(c, &id)).await
+    }
+
+    async fn fingerprints(&self, id: &str) -> Result<HashMap<String, Fingerprinted>, StoreError> {
+        let id = id.to_owned();
+        self.with(move |c| changes::fingerprints(c, &id)).await
+    }
+
+    async fn record_changes(
+        &self,
+        id: &str,
+        write: ChangeWrite,
+        walked_all_at: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.with(move |c| changes::record(c, &id, &write, walked_all_at))
+            .await
+    }
+
+    async fn changes(
+        &self,
+        id: &str,
+        query: ChangeQuery<'_>,
+    ) -> Result<Vec<(u64, Change)>, StoreError> {
+        let (id, run) = (id.to_owned(), query.run.map(str::to_owned));
+        let (after, since, limit) = (query.after, query.since, query.limit);
+        self.with(move |c| {
+            let query = ChangeQuery {
+                after,
+                since,
+                run: run.as_deref(),
+                limit,
+            };
+            changes::page(c, &id, &query)
+        })
+        .await
     }
 
     async fn take_due_runs(&self, now: Millis) -> Result<Vec<Schedule>, StoreError> {

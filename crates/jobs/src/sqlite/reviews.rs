@@ -36,6 +36,9 @@ pub(super) fn commit(c: &mut Connection, id: &str, page: &PageWrite) -> rusqlite
             }
         }
     }
+    if let Some(schedule) = schedule.as_deref().filter(|_| !page.changes.is_empty()) {
+        super::changes::write(&tx, schedule, &page.changes)?;
+    }
     tx.execute(
         "UPDATE jobs SET position = ?2, reviews_collected = reviews_collected + ?3, \
          pages_fetched = pages_fetched + ?4 WHERE job_id = ?1",

@@ -65,7 +65,7 @@ pub(super) fn job_of(row: &Row<'_>) -> rusqlite::Result<Job> {
 pub(super) const SCHEDULE_COLUMNS: &str =
     "schedule_id, owner, endpoint, request, every_secs, cron, timezone, \
     webhook_url, webhook_secret, next_run_at, last_job_id, runs, skipped_runs, reviews_delivered, \
-    caught_up, created_at";
+    caught_up, created_at, tracking";
 
 /// A schedule from a row of [`SCHEDULE_COLUMNS`].
 pub(super) fn schedule_of(row: &Row<'_>) -> rusqlite::Result<Schedule> {
@@ -93,6 +93,9 @@ pub(super) fn schedule_of(row: &Row<'_>) -> rusqlite::Result<Schedule> {
         reviews_delivered: row.get::<_, i64>(13)? as u64,
         caught_up: row.get::<_, i64>(14)? != 0,
         created_at: row.get(15)?,
+        tracking: row
+            .get::<_, Option<String>>(16)?
+            .and_then(|t| serde_json::from_str(&t).ok()),
     })
 }
 

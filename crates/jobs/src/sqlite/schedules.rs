@@ -28,8 +28,8 @@ pub(super) fn create(
     };
     c.execute(
         "INSERT INTO schedules (schedule_id, owner, endpoint, request, every_secs, cron, timezone, \
-         webhook_url, webhook_secret, next_run_at, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+         webhook_url, webhook_secret, next_run_at, created_at, tracking) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             id,
             schedule.owner,
@@ -41,7 +41,11 @@ pub(super) fn create(
             url,
             secret,
             schedule.next_run_at,
-            now_ms()
+            now_ms(),
+            schedule
+                .tracking
+                .as_ref()
+                .map(|t| serde_json::to_string(t).unwrap_or_default()),
         ],
     )?;
     c.query_row(
@@ -91,6 +95,10 @@ pub(super) fn delete(c: &mut Connection, owner: &str, id: &str) -> rusqlite::Res
     if deleted > 0 {
         tx.execute(
             "DELETE FROM schedule_delivered WHERE schedule_id = ?1",
+            params![id],
+        )?;
+        tx.execute(
+            "DELETE FROM schedule_changes WHERE schedule_id = ?1",
             params![id],
         )?;
     }

@@ -34,6 +34,14 @@ const STEPS: &[Step] = &[
         what: "index the schedules by their next run and by owner",
         run: index_due_schedules,
     },
+    Step {
+        what: "add change tracking to the schedules",
+        run: track_changes,
+    },
+    Step {
+        what: "give each webhook delivery its topic",
+        run: delivery_topics,
+    },
 ];
 
 /// The schema version this build writes.
@@ -177,5 +185,59 @@ fn index_due_schedules(tx: &Transaction<'_>, _: &Seal) -> rusqlite::Result<()> {
     tx.execute_batch(
         "CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at);
          CREATE INDEX IF NOT EXISTS schedules_by_owner ON schedules (owner, created_at);",
+    )
+}
+
+/// Step 4: change tracking. A schedule's tracking settings; each delivered
+/// review's fingerprint and the fields it covers; and the change records,
+/// numbered in the order found, each event id kept once.
+fn track_changes(tx: &Transaction<'_>, _: &Seal) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE schedules ADD COLUMN tracking TEXT;
+         ALTER TABLE schedule_delivered ADD COLUMN fingerprint TEXT;
+         ALTER TABLE schedule_delivered ADD COLUMN snapshot TEXT;
+         CREATE TABLE schedule_changes (
+             seq INTEGER PRIMARY KEY AUTOINCREMENT,
+             schedule_id TEXT NOT NULL,
+             event_id TEXT NOT NULL,
+             event TEXT NOT NULL,
+             review_id TEXT NOT NULL,
+             run_job_id TEXT NOT NULL,
+             detected_at INTEGER NOT NULL,
+             before TEXT NOT NULL,
+             after TEXT NOT NULL,
+             UNIQUE (schedule_id, event_id)
+         );
+         CREATE INDEX schedule_changes_by_schedule ON schedule_changes (schedule_id, seq);
+         CREATE INDEX schedule_changes_by_run ON schedule_changes (run_job_id);",
+    )
+}
+
+/// Step 5: a job may have a delivery of each topic (its end, and a tracked
+/// run's changes): the deliveries table rebuilt with `topic`, one delivery
+/// per job and topic. Every delivery before it announced a job's end.
+fn delivery_topics(tx: &Transaction<'_>, _: &Seal) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE webhook_deliveries_topics (
+             id INTEGER PRIMARY KEY,
+             job_id TEXT NOT NULL,
+             topic TEXT NOT NULL DEFAULT 'end',
+             url TEXT NOT NULL,
+             secret TEXT NOT NULL,
+             body TEXT NOT NULL,
+             attempts INTEGER NOT NULL DEFAULT 0,
+             last_status INTEGER,
+             last_error TEXT,
+             next_attempt_at INTEGER,
+             delivered_at INTEGER,
+             UNIQUE (job_id, topic)
+         );
+         INSERT INTO webhook_deliveries_topics (id, job_id, url, secret, body, attempts,
+             last_status, last_error, next_attempt_at, delivered_at)
+           SELECT id, job_id, url, secret, body, attempts, last_status, last_error,
+             next_attempt_at, delivered_at FROM webhook_deliveries;
+         DROP TABLE webhook_deliveries;
+         ALTER TABLE webhook_deliveries_topics RENAME TO webhook_deliveries;
+         CREATE INDEX deliveries_due ON webhook_deliveries (next_attempt_at);",
     )
 }

@@ -1,0 +1,141 @@
+//! Every source's recordings fetched twice give no change: each replay case
+//! that a source answers with reviews is sent twice, and every review of the
+//! second answer has the content fingerprint of the first's (the one a
+//! tracked schedule compares), so reading a page again never reports an
+//! edit, a reply or a removal that did not happen. One test per source; a
+//! source missing from the list fails [`every_source_is_fetched_twice`].
+
+use std::collections::BTreeMap;
+
+use gleaner::record::fingerprint;
+use serde_json::Value;
+
+use super::{has_har, plugins_with_cases, serve, Cases, Follow};
+use crate::common;
+
+/// The sources fetched twice (the review sources with replay cases).
+const SOURCES: &[&str] = &[
+    "attraction-booking",
+    "auto-research",
+    "code-hosting-project",
+    "customer-feedback-hub",
+    "design-market",
+    "fitness-class",
+    "home-services",
+    "hostel-site",
+    "podcast-directory",
+    "review-platform",
+    "testimonial-wall",
+    "theme-market",
+    "venue-guide",
+    "wholesale-market",
+];
+
+/// The reviews of an answer, by id.
+fn by_id(answer: &Value) -> BTreeMap<String, Value> {
+    let reviews = answer["all_reviews"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    reviews
+        .into_iter()
+        .map(|r| (r["review_id"].as_str().unwrap_or_default().to_owned(), r))
+        .collect()
+}
+
+/// Sends each of `name`'s cases (those that stand alone and are answered
+/// 200) twice, and returns how many reviews were compared, and what differed.
+async fn fetched_twice(name: &str) -> (usize, Vec<String>) {
+    let file = common::root().join(format!("plugins/{name}/tests/replay.toml"));
+    let cases: Cases = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let dir = file.parent().unwrap().to_owned();
+    let replay = has_har(&dir).then(|| dir.clone());
+    // Each fetch on a server of its own: a recording may hold one visit of
+    // a page (a site that answers a second visit otherwise).
+    let (served, again) = (
+        serve(name, &replay, &cases.settings).await,
+        serve(name, &replay, &cases.settings).await,
+    );
+    let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
+    let manifest: gleaner::manifest::Manifest =
+        toml::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+    let (mut compared, mut problems) = (0, Vec::new());
+    for case in &cases.case {
+        let alone = matches!(case.follow, Follow::Previous(false)) && case.settings.is_none();
+        if !alone || case.status != 200 || case.watches() {
+            continue;
+        }
+        let body: Value = serde_json::from_str(&case.request).unwrap();
+        let (_, first) = served.server.post(&manifest.route, body.clone()).await;
+        let (_, second) = again.server.post(&manifest.route, body).await;
+        let (first, second) = (by_id(&first), by_id(&second));
+        if first.keys().ne(second.keys()) {
+            problems.push(format!(
+                "{name}: {}: other reviews the second time",
+                case.name
+            ));
+            continue;
+        }
+        for (id, review) in &first {
+            let (was, is) = (
+                fingerprint::of_record(review),
+                fingerprint::of_record(&second[id]),
+            );
+            let changed = fingerprint::changes(&was, &is);
+            if !changed.is_empty() || was.fingerprint != is.fingerprint {
+                problems.push(format!("{name}: {}: {id} changed: {changed:?}", case.name));
+            }
+            compared += 1;
+        }
+    }
+    (compared, problems)
+}
+
+macro_rules! twice {
+    ($($test:ident => $name:literal,)*) => {
+        $(
+            #[tokio::test]
+            async fn $test() {
+                let (compared, problems) = fetched_twice($name).await;
+                assert!(problems.is_empty(), "{}", problems.join("\n"));
+                assert!(compared > 0, "{}: no review was compared", $name);
+                println!("ok    {}: {compared} reviews fetched twice, no change", $name);
+            }
+        )*
+    };
+}
+
+twice! {
+    attraction_booking => "attraction-booking",
+    auto_research => "auto-research",
+    code_hosting_project => "code-hosting-project",
+    customer_feedback_hub => "customer-feedback-hub",
+    design_market => "design-market",
+    fitness_class => "fitness-class",
+    home_services => "home-services",
+    hostel_site => "hostel-site",
+    podcast_directory => "podcast-directory",
+    review_platform => "review-platform",
+    testimonial_wall => "testimonial-wall",
+    theme_market => "theme-market",
+    venue_guide => "venue-guide",
+    wholesale_market => "wholesale-market",
+}
+
+#[test]
+fn every_source_is_fetched_twice() {
+    let mut sources: Vec<String> = plugins_with_cases()
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("test-"))
+        .filter(|(name, _)| {
+            let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
+            let text = std::fs::read_to_string(manifest).unwrap();
+            let manifest: gleaner::manifest::Manifest = toml::from_str(&text).unwrap();
+            // The forum source answers posts, which no schedule tracks.
+            manifest.kind == gleaner::manifest::Kind::Source && !manifest.route.ends_with("/post")
+        })
+        .map(|(name, _)| name)
+        .collect();
+    sources.sort();
+    assert_eq!(sources, SOURCES, "the review sources with replay cases");
+}
