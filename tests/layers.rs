@@ -1,7 +1,8 @@
 //! The server's modules form no import circle: each top-level module of
 //! `host/src` may use those below it, never one that uses it back. The crates
 //! under `crates/` are kept apart by the compiler; this keeps the modules of
-//! the one server crate the same way. Tests and comments are left out.
+//! the one server crate the same way. Tests and comments are left out. And
+//! no file of the server is longer than one sitting's reading (600 lines).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -121,5 +122,26 @@ fn a_circle_is_found() {
     assert_eq!(
         uses("use crate::config::Config; // crate::api\nfoo_crate::x"),
         BTreeSet::from(["config".to_owned()])
+    );
+}
+
+/// The longest a server source file may be: one sitting's reading.
+const MAX_LINES: usize = 600;
+
+#[test]
+fn every_server_file_reads_in_one_sitting() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(f).unwrap().lines().count();
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", f.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "server files over {MAX_LINES} lines: {long:?}; split each by the concepts it holds"
     );
 }
