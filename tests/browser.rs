@@ -22,12 +22,13 @@ const ADMIN_KEY: &str = "browser-test-admin-key";
 
 /// The routes the server serves besides its plugins' (see `host/src/api/mod.rs`
 /// and `host/src/api/admin.rs`).
-const FIXED_ROUTES: [(&str, &str); 20] = [
+const FIXED_ROUTES: [(&str, &str); 21] = [
     ("get", "/healthz"),
     ("get", "/openapi.json"),
     ("get", "/sources"),
     ("get", "/docs"),
     ("get", "/metrics"),
+    ("get", "/receipts/public-key"),
     ("get", "/admin/plugins"),
     ("put", "/admin/plugins/{name}"),
     ("delete", "/admin/plugins/{name}"),

@@ -15,12 +15,13 @@ use gleaner::manifest::{FieldSpec, FieldType, Kind, Manifest};
 use serde_json::{json, Value};
 
 /// The routes no plugin serves.
-const FIXED: [&str; 15] = [
+const FIXED: [&str; 16] = [
     "/healthz",
     "/openapi.json",
     "/sources",
     "/docs",
     "/metrics",
+    "/receipts/public-key",
     "/admin/plugins",
     "/admin/plugins/{name}",
     "/admin/reload",

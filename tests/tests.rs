@@ -32,6 +32,7 @@ mod pacing;
 mod plugin_replay;
 mod prepared;
 mod proxies;
+mod receipts;
 mod sandbox;
 mod security;
 mod sessions;

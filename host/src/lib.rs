@@ -23,6 +23,7 @@ pub mod features;
 pub mod jobs;
 pub mod manifest;
 pub mod openapi;
+pub mod receipts;
 pub mod record;
 pub mod registry;
 pub mod runtime;
@@ -89,6 +90,11 @@ pub fn services(
         observe: false,
         trusted_roots: config.upstream_roots()?,
     })?;
+    let receipts = Arc::new(receipts::ReceiptKey::load(
+        config.receipt_key.as_deref(),
+        &config.data_dir,
+    )?);
+    receipts.keep_secret(&secrets);
     Ok(Services {
         http: Arc::new(http),
         webhooks: Arc::new(webhooks),
@@ -97,6 +103,7 @@ pub fn services(
         llm: Arc::new(capabilities::llm::LlmService::new(&config.llm)?),
         browser,
         secrets,
+        receipts,
     })
 }
 

@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod openapi;
 mod post;
 mod processor;
+mod receipts;
 mod reviews;
 mod schedules;
 pub mod sources;
@@ -104,6 +105,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics::handle))
         .route("/openapi.json", get(openapi::handle))
         .route("/sources", get(sources::handle))
+        .route("/receipts/public-key", get(receipts::public_key))
         .merge(docs::router())
         .merge(admin::router(state.clone()))
         .merge(jobs::router())

@@ -41,6 +41,8 @@ pub struct Services {
     /// The secrets kept out of everything the server sends: answers, logs,
     /// traces and recordings.
     pub secrets: Arc<crate::secrets::Secrets>,
+    /// The key review receipts are signed with.
+    pub receipts: Arc<crate::receipts::ReceiptKey>,
 }
 
 /// What a plugin is allowed, fixed when it is loaded from its manifest.

@@ -71,6 +71,9 @@ pub(super) enum Command {
     /// Schedules on a running server: runs that deliver only new reviews.
     #[command(subcommand)]
     Schedules(SchedulesCommand),
+    /// Review receipts: proof a review is verbatim from a public page.
+    #[command(subcommand)]
+    Receipt(ReceiptCommand),
     /// Builds a HAR file for replay tests from recorded response bodies listed
     /// in an index (TOML: [[exchange]] url, status, content_type, body_file).
     Har {
@@ -171,6 +174,30 @@ pub(super) enum JobsCommand {
         server: ServerFlags,
         /// The job's id.
         id: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub(super) enum ReceiptCommand {
+    /// Checks the receipts of a review, a list of reviews, or a fetch's or
+    /// job's answer (its `all_reviews` or `reviews`), offline.
+    Verify {
+        /// The JSON file ("-" for standard input).
+        file: PathBuf,
+        /// The server's public key (base64url); without it, read from the
+        /// server's GET /receipts/public-key.
+        #[arg(long)]
+        public_key: Option<String>,
+        #[command(flatten)]
+        server: ServerFlags,
+    },
+    /// Finds, in a HAR recording made with GLEANER_RECORD, the exchange
+    /// whose response body each receipt's response_sha256 names.
+    Evidence {
+        /// The JSON file of reviews with receipts ("-" for standard input).
+        file: PathBuf,
+        /// The HAR file.
+        har: PathBuf,
     },
 }
 

@@ -256,6 +256,29 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                 ExitCode::FAILURE
             })
         }
+        Command::Receipt(ReceiptCommand::Verify {
+            file,
+            public_key,
+            server,
+        }) => {
+            let key = match public_key {
+                Some(key) => key,
+                None => crate::cli::receipt::public_key(&server.client()).await?,
+            };
+            let ok = crate::cli::receipt::verify_file(&file, &key)?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Receipt(ReceiptCommand::Evidence { file, har }) => {
+            Ok(if crate::cli::receipt::evidence(&file, &har)? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Command::Har { index, out } => {
             let count = crate::cli::har(&index, &out)?;
             eprintln!("wrote {count} exchanges to {}", out.display());

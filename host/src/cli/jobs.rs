@@ -19,7 +19,7 @@ pub struct Client {
 }
 
 impl Client {
-    async fn call(
+    pub(crate) async fn call(
         &self,
         method: reqwest::Method,
         path: &str,

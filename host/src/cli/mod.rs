@@ -17,6 +17,7 @@ pub mod jobs;
 mod output;
 mod plugins;
 mod precompile;
+mod receipt;
 pub mod scaffold;
 mod serve;
 

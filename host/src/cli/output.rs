@@ -118,6 +118,7 @@ mod tests {
             translation: None,
             source: "s".into(),
             extra: Value::Null,
+            receipt: None,
         };
         let value = serde_json::to_value(record).unwrap();
         let mut keys: Vec<&str> = value

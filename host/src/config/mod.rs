@@ -172,6 +172,10 @@ pub struct Config {
     /// Unset: generated once and kept in `data_dir/token-secret`. Replicas behind
     /// one load balancer must share it.
     pub token_secret: Option<String>,
+    /// The Ed25519 seed that signs review receipts, 64 hex digits
+    /// (`GLEANER_RECEIPT_KEY`). Unset: generated once and kept in
+    /// `data_dir/receipt-key`.
+    pub receipt_key: Option<String>,
     /// The optional LLM (`[llm]`; `GLEANER_LLM_URL`, `GLEANER_LLM_MODEL`, `GLEANER_LLM_API_KEY`, `GLEANER_LLM_TIMEOUT_MS`).
     pub llm: crate::capabilities::llm::LlmConfig,
     /// The headless browser for plugins that declare `uses_browser`
@@ -242,6 +246,7 @@ impl Default for Config {
             upstream_override: BTreeMap::new(),
             data_dir: PathBuf::from("target/gleaner-data"),
             token_secret: None,
+            receipt_key: None,
             llm: Default::default(),
             browser: Default::default(),
             plugins: BTreeMap::new(),
@@ -494,6 +499,7 @@ impl Config {
             .into_iter()
             .flatten(),
         );
+        secrets.register(Kind::ReceiptKey, config.receipt_key.as_deref());
     }
 }
 

@@ -259,6 +259,7 @@ pub const SETTINGS: &[Setting] = &[
     setting!(Server, "webhook_retry_base_ms", "GLEANER_WEBHOOK_RETRY_BASE_MS", webhook_retry_base_ms, number, "", false, "the wait before a webhook's second attempt; each next waits twice as long, 8 attempts in all (about an hour)"),
     setting!(Server, "data_dir", "GLEANER_DATA_DIR", data_dir, path, "", false, "state the server keeps: the generated token secret, and `jobs.sqlite3` (jobs, their reviews, schedules, webhook deliveries; see [operating.md](operating.md#the-jobs-store))"),
     setting!(Server, "token_secret", "GLEANER_TOKEN_SECRET", token_secret, some_text, "generated", true, "signs continuation tokens; at least 32 bytes; share it between replicas"),
+    setting!(Server, "receipt_key", "GLEANER_RECEIPT_KEY", receipt_key, some_text, "generated", false, "the Ed25519 seed that signs review receipts, 64 hex digits; unset, made once and kept in <data_dir>/receipt-key; share it between replicas"),
     setting!(Server, "replay", "GLEANER_REPLAY", replay, some_path, "none", true, "answer outbound HTTP from a HAR file or directory (what `make demo` sets)"),
     setting!(Server, "record", "GLEANER_RECORD", record, some_path, "none", false, "write real exchanges into this HAR file"),
     setting!(Server, "upstream_override", "GLEANER_UPSTREAM_OVERRIDE", upstream_override, overrides, "none", false, "`[plugin:]host=base-url,...`: send a host's requests elsewhere"),

@@ -293,6 +293,7 @@ mod tests {
                 query: "q".into(),
                 reviews_to_fetch: None,
                 is_text_formatted: true,
+                receipts: false,
                 sync_date: None,
                 sort: None,
                 filter: None,

@@ -21,6 +21,7 @@ mod answer;
 mod cursor;
 mod dates;
 mod order;
+mod receipt;
 mod run;
 mod sink;
 mod take;

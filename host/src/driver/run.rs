@@ -62,6 +62,8 @@ pub(super) struct Run<'r, 'a> {
     pub(super) cursor_changes: Vec<Value>,
     /// The order the pages' dates show.
     pub(super) order_check: OrderCheck,
+    /// The fetch's session: its cookies, and the answers receipts cite.
+    pub(super) session: Arc<Session>,
 }
 
 impl<'a> Fetch<'a> {
@@ -76,6 +78,9 @@ impl<'a> Fetch<'a> {
         // A sync_cursor's reviews, unless the caller knows better (a schedule).
         let from_cursor = self.request.sync_known.as_ref().map(Known::of_cursor);
         let known = self.known.or(from_cursor.as_ref());
+        if self.request.receipts {
+            session.answers.keep();
+        }
         let mut run = Run::start(self, known, budget, &session);
         let stop = run.pages().await?;
         Ok(run.finish(stop, opened, session))
@@ -161,6 +166,7 @@ impl<'r, 'a> Run<'r, 'a> {
             newest: None,
             cursor_changes: Vec::new(),
             order_check: OrderCheck::default(),
+            session: session.clone(),
         }
     }
 

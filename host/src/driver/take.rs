@@ -105,6 +105,8 @@ impl Run<'_, '_> {
             return Ok(Take::Known);
         }
         if self.seen.insert(record.review_id.clone()) {
+            let mut record = record;
+            self.add_receipt(item, &mut record);
             self.reviews.push(record);
         }
         if self.limit.is_some_and(|l| self.reviews.len() >= l) {

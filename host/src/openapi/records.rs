@@ -105,7 +105,11 @@ fn review() -> RefOr<Schema> {
         ("source", text(false, "The source label, e.g. customer-feedback-hub")),
         ("extra", described(typed(Type::Object, false), "Fields particular to the source; never one of the fields above")),
     ];
-    closed(record(fields).description(Some(
+    let receipt = described(
+        typed(Type::Object, false),
+        "With the request's `receipts: true` only: where the review was read (`fetched_at`, `source_url`, `response_sha256` of the upstream body), the `plugin` (name, version, component_sha256), `host_version`, `key_id`, `field_digests`, and an Ed25519 `signature` over the review and the receipt (GET /receipts/public-key; `gleaner receipt verify`)",
+    );
+    closed(record(fields).property("receipt", receipt).description(Some(
         "One review, the same record with the same meanings on every review-fetch endpoint (record version 2, `extra_information.record_version`). A field is null where the source lacks a value; values are never invented.",
     )))
 }

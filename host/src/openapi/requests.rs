@@ -57,6 +57,15 @@ pub fn source_request(options: &SourceOptions) -> RefOr<Schema> {
     );
     object = add(
         object,
+        "receipts",
+        described(
+            typed(Type::Boolean, true).default(Some(Value::Bool(false))),
+            "true gives every review a signed `receipt`: the upstream answer it was read from, the plugin, and an Ed25519 signature (GET /receipts/public-key)",
+        ),
+        false,
+    );
+    object = add(
+        object,
         "sync_date",
         described(
             typed(Type::String, true).format(Some(utoipa::openapi::schema::SchemaFormat::KnownFormat(

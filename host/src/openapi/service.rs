@@ -171,6 +171,26 @@ pub fn public_paths() -> Vec<(&'static str, PathItem)> {
             ),
         ),
         (
+            "/receipts/public-key",
+            get(
+                "Receipt public key",
+                "The Ed25519 public key review receipts are signed with (a request's `receipts: true`), base64url, and its id, which each receipt's `key_id` names. Answers without a key. `gleaner receipt verify` checks receipts with it offline.",
+                vec![(
+                    200,
+                    json_response(
+                        "The key",
+                        record([
+                            ("algorithm", described(typed(Type::String, false), "Ed25519")),
+                            ("public_key", described(typed(Type::String, false), "The 32-byte public key, base64url without padding")),
+                            ("key_id", described(typed(Type::String, false), "16 hex digits of the key's SHA-256")),
+                        ])
+                        .into(),
+                    ),
+                )],
+                "service",
+            ),
+        ),
+        (
             "/docs",
             get(
                 "API documentation",

@@ -135,6 +135,10 @@ pub struct Review {
     pub source: String,
     /// Fields particular to the source.
     pub extra: Value,
+    /// The signed receipt of where the review was read, when the request
+    /// asked for `receipts` ([`crate::receipts`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Value>,
 }
 
 /// Turns WIT text into [`SourceText`].
@@ -234,6 +238,7 @@ impl Review {
             }),
             source: source.to_owned(),
             extra: extra_object(&review.extra_json),
+            receipt: None,
         };
         let fields = gleaner_contract::review_fields!(review);
         let mut lapses = repair::repair(&mut record, &fields, review.author_country.as_deref());

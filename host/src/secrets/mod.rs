@@ -48,6 +48,8 @@ pub enum Kind {
     Cookie,
     /// The cluster's NATS token, or the key that seals shared state.
     Cluster,
+    /// `receipt_key`.
+    ReceiptKey,
 }
 
 impl Kind {
@@ -62,6 +64,7 @@ impl Kind {
             Kind::PluginSetting => "a secret plugin setting",
             Kind::Cookie => "a session cookie",
             Kind::Cluster => "a cluster credential",
+            Kind::ReceiptKey => "the receipt key",
         }
     }
 }

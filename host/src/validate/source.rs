@@ -20,6 +20,8 @@ pub struct SourceRequest {
     pub reviews_to_fetch: Option<u64>,
     /// Keep visual formatting (default true).
     pub is_text_formatted: bool,
+    /// Whether each review carries a signed receipt (`receipts`).
+    pub receipts: bool,
     /// Only reviews of this day (YYYY-MM-DD).
     pub sync_date: Option<time::Date>,
     /// Sort value.
@@ -45,6 +47,7 @@ pub fn source_request(
     let reviews_to_fetch = reviews_to_fetch(&map)?;
     let is_text_formatted =
         optional_bool(&map, "is_text_formatted", options.text_formatted_default)?;
+    let receipts = optional_bool(&map, "receipts", false)?;
     let sync_date = sync_date(&map)?;
     let sort = match &options.sort {
         Some(spec) => normalised(spec, field_value(&map, spec)?).map(|v| match v {
@@ -80,6 +83,7 @@ pub fn source_request(
         query,
         reviews_to_fetch,
         is_text_formatted,
+        receipts,
         sync_date,
         sort,
         filter,
@@ -138,6 +142,7 @@ fn accepted_fields(options: &SourceOptions) -> Vec<&str> {
         "query",
         "reviews_to_fetch",
         "is_text_formatted",
+        "receipts",
         "sync_date",
         "sync_cursor",
     ];

@@ -46,6 +46,7 @@ impl Outbound {
             profile: req.profile.map(kind),
         };
         let started = Instant::now();
+        let request_url = request.url.clone();
         let url = credentials::redact_url(&request.url);
         let host = url::Url::parse(&url)
             .ok()
@@ -79,6 +80,20 @@ impl Outbound {
                 let error = self.session.scrubber().scrub(&error).into_owned();
                 tracing::info!(plugin, request_id = %self.request_id, %url, %error, elapsed_ms, "upstream failed")
             }
+        }
+        if let Some(r) = result
+            .as_ref()
+            .ok()
+            .filter(|r| (200..300).contains(&r.status))
+        {
+            let source = match r.final_url.is_empty() {
+                true => &request_url,
+                false => &r.final_url,
+            };
+            // No credential, cookie or secret setting in the URL a receipt shows.
+            let shown = credentials::redact_url(source);
+            let shown = self.session.scrubber().scrub(&shown).into_owned();
+            self.session.answers.note(&shown, &r.body);
         }
         result.map_err(to_wit_error).map(|response| http::Response {
             status: response.status,

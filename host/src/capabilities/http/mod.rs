@@ -6,6 +6,7 @@
 //! the upstream override ([`overrides`]). Every request is made in a
 //! [`session::Session`]: its cookie jar and its browser [`profile`].
 
+pub mod answers;
 pub mod cooldowns;
 pub mod credentials;
 mod destination;

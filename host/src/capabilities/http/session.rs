@@ -60,6 +60,8 @@ pub struct Session {
     /// The scrubber of the jar's cookie values, built when first asked for
     /// after the jar changed.
     scrubber: Mutex<Option<Arc<crate::secrets::Scrubber>>>,
+    /// The upstream answers kept for receipts, once a fetch asks for them.
+    pub answers: super::answers::Answers,
 }
 
 impl Session {
@@ -71,6 +73,7 @@ impl Session {
             jar: Mutex::new(CookieStore::default()),
             proxy: Mutex::new(None),
             scrubber: Mutex::new(None),
+            answers: Default::default(),
         }
     }
 
@@ -170,6 +173,7 @@ impl Session {
             jar: Mutex::new(jar),
             proxy: Mutex::new(state.proxy),
             scrubber: Mutex::new(None),
+            answers: Default::default(),
         }
     }
 
