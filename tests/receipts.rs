@@ -20,20 +20,20 @@ async fn public_key(s: &common::Server) -> String {
     key["public_key"].as_str().unwrap().to_owned()
 }
 
+/// The site's reviews, fetched with receipts.
+async fn fetched_with_receipts(s: &common::Server) -> Value {
+    let body = json!({"query": QUERY, "receipts": true});
+    let (status, answer) = send(s, reqwest::Method::POST, HUB, KEY, Some(body)).await;
+    assert_eq!(status, 200, "{answer}");
+    answer
+}
+
 #[tokio::test]
 async fn every_review_carries_a_receipt_that_verifies_and_names_what_changed() {
     let site = Site::with(30);
     let s = server(site.serve().await, |c| c.api_keys = vec![KEY.into()]).await;
     let key = public_key(&s).await;
-    let (status, answer) = send(
-        &s,
-        reqwest::Method::POST,
-        HUB,
-        KEY,
-        Some(json!({"query": QUERY, "receipts": true})),
-    )
-    .await;
-    assert_eq!(status, 200, "{answer}");
+    let answer = fetched_with_receipts(&s).await;
     let reviews = answer["all_reviews"].as_array().unwrap();
     assert_eq!(reviews.len(), 30);
     // The first page's body, as the site served it.
@@ -175,15 +175,7 @@ async fn a_recording_holds_the_body_each_receipt_names() {
             .insert("www.trustpilot.com".into(), format!("http://{addr}"));
     })
     .await;
-    let (status, answer) = send(
-        &s,
-        reqwest::Method::POST,
-        HUB,
-        KEY,
-        Some(json!({"query": QUERY, "receipts": true})),
-    )
-    .await;
-    assert_eq!(status, 200, "{answer}");
+    let answer = fetched_with_receipts(&s).await;
     let file = dir.path().join("answer.json");
     std::fs::write(&file, answer.to_string()).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))

@@ -123,19 +123,7 @@ pub fn evidence(file: &Path, har: &Path) -> anyhow::Result<bool> {
 
 /// Checks every review in `file` under `key`; whether all verified.
 pub fn verify_file(file: &Path, key: &str) -> anyhow::Result<bool> {
-    let text = match file.to_str() {
-        Some("-") => std::io::read_to_string(std::io::stdin())?,
-        _ => std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read {}", file.display()))?,
-    };
-    let document: Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
-    let reviews = reviews(document);
-    anyhow::ensure!(
-        !reviews.is_empty(),
-        "{} holds no review: give a review, a list of them, or an answer with all_reviews",
-        file.display()
-    );
+    let reviews = read_reviews(file)?;
     let mut failed = 0;
     for review in &reviews {
         let id = review["review_id"].as_str().unwrap_or("(no review_id)");
