@@ -40,6 +40,12 @@ impl Answers {
         self.lock().get_or_insert_with(VecDeque::new);
     }
 
+    /// Whether answers are kept: a fetch that asked for receipts uses the
+    /// session.
+    pub fn kept(&self) -> bool {
+        self.lock().is_some()
+    }
+
     /// Notes a 2xx answer from `url` (already without credentials), if
     /// answers are kept.
     pub fn note(&self, url: &str, body: &[u8]) {

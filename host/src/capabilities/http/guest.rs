@@ -81,10 +81,12 @@ impl Outbound {
                 tracing::info!(plugin, request_id = %self.request_id, %url, %error, elapsed_ms, "upstream failed")
             }
         }
+        // Only a fetch that asked for receipts pays for this.
+        let kept = self.session.answers.kept();
         if let Some(r) = result
             .as_ref()
             .ok()
-            .filter(|r| (200..300).contains(&r.status))
+            .filter(|r| kept && (200..300).contains(&r.status))
         {
             let source = match r.final_url.is_empty() {
                 true => &request_url,
