@@ -246,7 +246,19 @@ fn extra_information() -> RefOr<Schema> {
             typed(Type::Integer, false).enum_values(Some([json!(2)])),
             "The version of the review record the reviews follow (docs/api.md, What changed)",
         )),
-    ]))
+    ])
+    .property("changes", array_of(
+        record([
+            ("event", described(
+                typed(Type::String, false).enum_values(Some(["review.updated", "review.reply_added", "review.reply_updated"])),
+                "What changed",
+            )),
+            ("review_id", text(false, "The review")),
+            ("after", described(typed(Type::Object, false), "The fields its fingerprint covers, as they are now")),
+        ])
+        .into(),
+        "Only with a `sync_cursor` that carries fingerprints: what changed in the reviews it names that the fetch read again",
+    )))
 }
 
 /// The review-fetch response of an endpoint continuing with `continuation`,
