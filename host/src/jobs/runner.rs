@@ -328,9 +328,9 @@ async fn schedule_known(
         return Ok((Known::of_ids(&delivered, stop_at), None));
     };
     let tracker = Tracker::open(store, &schedule, job_id).await?;
-    let known = match (&tracker, &schedule.tracking) {
-        (Some(tracker), Some(tracking)) => tracker.known(&delivered, stop_at, tracking.window),
-        _ => Known::of_ids(&delivered, stop_at),
+    let known = match &tracker {
+        Some(tracker) => tracker.known(&delivered, stop_at),
+        None => Known::of_ids(&delivered, stop_at),
     };
     Ok((known, tracker))
 }

@@ -28,6 +28,8 @@ pub struct Tracker {
     kept: HashMap<String, Fingerprinted>,
     /// Whether this run walks the whole source.
     pub walks_all: bool,
+    /// What the run reads again.
+    window: Window,
     /// The ids the run has met: new and known.
     met: Mutex<HashSet<String>>,
 }
@@ -48,20 +50,21 @@ impl Tracker {
             job_id: job_id.to_owned(),
             kept: store.fingerprints(&schedule.schedule_id).await?,
             walks_all: tracking.walks_all(now_ms()),
+            window: tracking.window,
             met: Mutex::default(),
         }))
     }
 
     /// Where the run stops among the reviews delivered before: on a full
     /// walk nowhere; else at a known page once it has read the window.
-    pub fn known(&self, delivered: &HashSet<String>, stop_at: StopAt, window: Window) -> Known {
+    pub fn known(&self, delivered: &HashSet<String>, stop_at: StopAt) -> Known {
         let stop_at = match self.walks_all {
             true => StopAt::Never,
             false => stop_at,
         };
         let mut known = Known::of_ids(delivered, stop_at);
         known.track = true;
-        known.reread = match window {
+        known.reread = match self.window {
             Window::Newest(n) => n as usize,
             Window::All => usize::MAX,
         };

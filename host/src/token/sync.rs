@@ -74,21 +74,20 @@ pub fn encode_sync(
             URL_SAFE_NO_PAD.encode(key.sign(&json))
         )
     };
+    let all = encode(named.len());
+    if all.len() <= MAX_SYNC_CURSOR_BYTES {
+        return (all, named.len());
+    }
     // The most that fit (at least one): found by halving.
-    let (mut fits, mut over) = (1, named.len() + 1);
-    if encode(named.len()).len() <= MAX_SYNC_CURSOR_BYTES {
-        fits = named.len();
-    } else {
-        while over - fits > 1 {
-            let mid = (fits + over) / 2;
-            match encode(mid).len() <= MAX_SYNC_CURSOR_BYTES {
-                true => fits = mid,
-                false => over = mid,
-            }
+    let (mut fits, mut over) = (1, named.len());
+    while over - fits > 1 {
+        let mid = (fits + over) / 2;
+        match encode(mid).len() <= MAX_SYNC_CURSOR_BYTES {
+            true => fits = mid,
+            false => over = mid,
         }
     }
-    let take = fits.min(named.len());
-    (encode(take), take)
+    (encode(fits), fits)
 }
 
 /// Verifies a `sync_cursor` for `route` and `query`; what it names.

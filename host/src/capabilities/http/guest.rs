@@ -46,7 +46,9 @@ impl Outbound {
             profile: req.profile.map(kind),
         };
         let started = Instant::now();
-        let request_url = request.url.clone();
+        // Only a fetch that asked for receipts pays for what they cite.
+        let kept = self.session.answers.kept();
+        let request_url = kept.then(|| request.url.clone());
         let url = credentials::redact_url(&request.url);
         let host = url::Url::parse(&url)
             .ok()
@@ -81,15 +83,13 @@ impl Outbound {
                 tracing::info!(plugin, request_id = %self.request_id, %url, %error, elapsed_ms, "upstream failed")
             }
         }
-        // Only a fetch that asked for receipts pays for this.
-        let kept = self.session.answers.kept();
-        if let Some(r) = result
+        let answered = result
             .as_ref()
             .ok()
-            .filter(|r| kept && (200..300).contains(&r.status))
-        {
+            .filter(|r| (200..300).contains(&r.status));
+        if let (Some(r), Some(request_url)) = (answered, &request_url) {
             let source = match r.final_url.is_empty() {
-                true => &request_url,
+                true => request_url,
                 false => &r.final_url,
             };
             // No credential, cookie or secret setting in the URL a receipt shows.
