@@ -37,6 +37,7 @@
 //! shared by those cases of the plugin (one with `settings` gets its own).
 
 pub mod coverage;
+mod edits;
 mod twice;
 pub mod upstream;
 

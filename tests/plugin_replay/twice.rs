@@ -14,7 +14,7 @@ use super::{has_har, plugins_with_cases, serve, Cases, Follow};
 use crate::common;
 
 /// The sources fetched twice (the review sources with replay cases).
-const SOURCES: &[&str] = &[
+pub(super) const SOURCES: &[&str] = &[
     "attraction-booking",
     "auto-research",
     "code-hosting-project",

@@ -159,8 +159,9 @@ pub fn changes(kept: &Fingerprinted, now: &Fingerprinted) -> Vec<(ChangeKind, (V
         found.push((ChangeKind::Updated, (before.into(), after.into())));
     }
     let (was, is) = (&old["review_reply"], &new["review_reply"]);
-    if canonical(&was["text"]) != canonical(&is["text"]) {
-        let kind = match was.is_null() {
+    let (had, has) = (canonical(&was["text"]), canonical(&is["text"]));
+    if had != has {
+        let kind = match had.is_empty() {
             true => ChangeKind::ReplyAdded,
             false => ChangeKind::ReplyUpdated,
         };
@@ -276,5 +277,12 @@ mod tests {
         let found = changes(&now, &of(&edited));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].0, ChangeKind::ReplyUpdated);
+        // A reply kept with no text (as an older record may hold one) had
+        // nothing to show: text now is a reply added.
+        let mut blank = review();
+        blank.review_reply = Some(reply("", "2026-03-02"));
+        let found = changes(&of(&blank), &now);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, ChangeKind::ReplyAdded);
     }
 }

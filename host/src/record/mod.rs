@@ -207,14 +207,16 @@ impl Review {
                     width: m.width.map(Number::from),
                 })
                 .collect(),
-            review_reply: review.reply.as_ref().map(|r| {
+            // A reply without text shows nothing: the review has none.
+            review_reply: review.reply.as_ref().and_then(|r| {
+                let text = Some(format(&r.text)).filter(|t| !t.is_empty())?;
                 let replied = date(&r.date);
-                Reply {
-                    text: format(&r.text),
+                Some(Reply {
+                    text,
                     date_precision: replied.as_ref().map(|d| d.precision.as_str()),
                     date: replied.map(|d| d.utc),
                     author: non_empty(&r.author),
-                }
+                })
             }),
             helpful_votes: review.helpful_votes,
             language: non_empty(&review.language),

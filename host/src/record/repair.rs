@@ -189,6 +189,19 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_without_text_is_no_reply() {
+        let mut r = plugin_review();
+        r.reply = Some(wit::Reply {
+            text: wit::Text::Html("<p> </p>".into()),
+            date: Some("2024-01-02".into()),
+            author: Some("The owner".into()),
+        });
+        assert!(build(&r).0.review_reply.is_none());
+        r.reply.as_mut().unwrap().text = wit::Text::Plain("Thank you!".into());
+        assert_eq!(build(&r).0.review_reply.unwrap().text, "Thank you!");
+    }
+
+    #[test]
     fn a_good_review_breaks_nothing_and_is_normalised() {
         let mut r = plugin_review();
         r.author_country = Some("DEU".into());

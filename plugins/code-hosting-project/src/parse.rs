@@ -224,15 +224,17 @@ fn review(item: ElementRef<'_>, s: &ReviewSelectors, slug: &str) -> Result<Optio
     let element_id = item.value().id().map(str::trim).filter(|i| !i.is_empty());
     let id = match element_id {
         Some(i) => i.to_owned(),
-        // Redacted authors share a name, so the text is part of the hash.
-        None => stable_id(
-            ID_PREFIX,
-            &[
-                author.as_deref().unwrap_or_default(),
-                date.as_deref().unwrap_or_default(),
-                &text_plain,
-            ],
-        ),
+        // A named author and the day name the review, so an edit of its
+        // text keeps its id. Redacted authors share a name, so their text is
+        // part of the hash (an edit of one reads as another review).
+        None => {
+            let text = if redacted { text_plain.as_str() } else { "" };
+            let author = author.as_deref().unwrap_or_default();
+            stable_id(
+                ID_PREFIX,
+                &[author, date.as_deref().unwrap_or_default(), text],
+            )
+        }
     };
     // The review's anchor where its item has an id, else the reviews page
     // that shows it (SourceForge gives no other permalink).
