@@ -38,6 +38,8 @@
 
 pub mod coverage;
 mod edits;
+mod receipts;
+mod recorded;
 mod twice;
 pub mod upstream;
 
