@@ -113,6 +113,7 @@ receipts! {
     testimonial_wall => "testimonial-wall",
     theme_market => "theme-market",
     venue_guide => "venue-guide",
+    web_page => "web-page",
     wholesale_market => "wholesale-market",
 }
 

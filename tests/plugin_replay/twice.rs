@@ -28,6 +28,7 @@ pub(super) const SOURCES: &[&str] = &[
     "testimonial-wall",
     "theme-market",
     "venue-guide",
+    "web-page",
     "wholesale-market",
 ];
 
@@ -119,6 +120,7 @@ twice! {
     testimonial_wall => "testimonial-wall",
     theme_market => "theme-market",
     venue_guide => "venue-guide",
+    web_page => "web-page",
     wholesale_market => "wholesale-market",
 }
 

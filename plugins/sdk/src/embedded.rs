@@ -80,7 +80,8 @@ fn leading_json(text: &str) -> Option<Value> {
 }
 
 /// Every JSON-LD object of the page (`<script type="application/ld+json">`), with
-/// top-level arrays and `@graph` lists flattened.
+/// top-level arrays and `@graph` lists flattened; each block read leniently
+/// ([`crate::json::lenient`]), as pages write it.
 pub fn json_ld(html: &str) -> Vec<Value> {
     let mut out = Vec::new();
     let mut from = 0;
@@ -94,10 +95,9 @@ pub fn json_ld(html: &str) -> Vec<Value> {
         let Some(body_len) = find(&html[body_start..], "</script") else {
             break;
         };
-        if tag.contains("application/ld+json") {
-            if let Ok(value) =
-                serde_json::from_str::<Value>(html[body_start..body_start + body_len].trim())
-            {
+        if tag.to_ascii_lowercase().contains("application/ld+json") {
+            let block = &html[body_start..body_start + body_len];
+            for value in crate::json::lenient(block) {
                 flatten_ld(value, &mut out);
             }
         }

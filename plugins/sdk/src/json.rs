@@ -47,10 +47,122 @@ pub fn escaped(v: &Value) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// The JSON values of `text` as pages write them, forgiving the errors real
+/// pages carry: a block wrapped in `<!-- -->` or CDATA markers, raw control
+/// characters (line breaks, tabs) inside strings, trailing commas, a block
+/// HTML-escaped as a whole (`&quot;`), and several values one after another.
+/// Every value read before the first that cannot be is kept; none when the
+/// first cannot be.
+pub fn lenient(text: &str) -> Vec<Value> {
+    let text = unwrapped(text);
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        return vec![value];
+    }
+    let repaired = repair(text);
+    let mut values = all_values(&repaired);
+    if values.is_empty() && (text.contains("&quot;") || text.contains("&#34;")) {
+        values = all_values(&repair(&crate::entities::decode(text)));
+    }
+    values
+}
+
+/// `text` without the comment or CDATA markers a script block may carry.
+fn unwrapped(text: &str) -> &str {
+    let mut t = text.trim();
+    for (open, close) in [
+        ("<!--", "-->"),
+        ("//<![CDATA[", "//]]>"),
+        ("<![CDATA[", "]]>"),
+    ] {
+        if let Some(rest) = t.strip_prefix(open) {
+            t = rest.trim();
+            t = t.strip_suffix(close).unwrap_or(t).trim();
+        }
+    }
+    t
+}
+
+/// Every value of `text` in a row, up to the first that does not read.
+fn all_values(text: &str) -> Vec<Value> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<Value>()
+        .map_while(Result::ok)
+        .collect()
+}
+
+/// `text` with control characters inside strings escaped and commas before
+/// a closing bracket dropped.
+fn repair(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => {
+                    escaped = false;
+                    out.push(c);
+                }
+                '\\' => {
+                    escaped = true;
+                    out.push(c);
+                }
+                '"' => {
+                    in_string = false;
+                    out.push(c);
+                }
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            ',' => {
+                let next = text[i + 1..].trim_start().chars().next();
+                if !matches!(next, Some('}' | ']')) {
+                    out.push(c);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn lenient_reads_what_pages_write() {
+        let one = |t: &str| lenient(t).into_iter().next();
+        assert_eq!(one(r#"{"a": 1}"#), Some(json!({"a": 1})));
+        assert_eq!(
+            one("{\"a\": \"two\nlines\tand tab\"}"),
+            Some(json!({"a": "two\nlines\tand tab"}))
+        );
+        assert_eq!(
+            one(r#"{"a": [1, 2,], "b": {"c": 3, }, }"#),
+            Some(json!({"a": [1, 2], "b": {"c": 3}}))
+        );
+        assert_eq!(one(r#"{"a": "x, }"}"#), Some(json!({"a": "x, }"})));
+        assert_eq!(one("<!-- {\"a\": 1} -->"), Some(json!({"a": 1})));
+        assert_eq!(one("//<![CDATA[\n{\"a\": 1}\n//]]>"), Some(json!({"a": 1})));
+        assert_eq!(
+            one("{&quot;a&quot;: &quot;b&quot;}"),
+            Some(json!({"a": "b"}))
+        );
+        assert_eq!(lenient(r#"{"a": 1}{"b": 2} {"c": 3}"#).len(), 3);
+        assert!(lenient("{not json").is_empty());
+        assert!(lenient("").is_empty());
+    }
 
     #[derive(Debug, serde::Deserialize, PartialEq)]
     struct Page {
