@@ -131,7 +131,11 @@ pub fn parse(text: &str, served: Option<Served>) -> Option<String> {
             t[5..7].parse().ok()?,
             t[8..10].parse().ok()?,
         )?;
-        return Some(if t.len() > 10 { t.to_owned() } else { date });
+        return Some(if t.len() > 10 {
+            date_time(t, date)
+        } else {
+            date
+        });
     }
     if let Some(relative) = served.and_then(|served| parse_relative(t, served)) {
         return Some(relative);
@@ -154,6 +158,29 @@ pub fn parse(text: &str, served: Option<Served>) -> Option<String> {
             ymd(y.parse().ok()?, month_number(m)?, number(d)?)
         }
         _ => None,
+    }
+}
+
+/// An ISO date-time as the record takes it: a space before the time made a
+/// `T` (`2017-11-03 03:01:00`), and fractional seconds the record does not
+/// read (`.000000` with no offset) dropped; the day alone (`day`) when it
+/// still does not read.
+fn date_time(text: &str, day: String) -> String {
+    let reads = |t: &str| gleaner_contract::date::normalize(t).is_ok();
+    let mut t = text.to_owned();
+    if t.as_bytes().get(10) == Some(&b' ') {
+        t.replace_range(10..11, "T");
+    }
+    if reads(&t) {
+        return t;
+    }
+    if t.get(19..).is_some_and(|rest| rest.starts_with('.')) {
+        let digits = t[20..].chars().take_while(char::is_ascii_digit).count();
+        t.replace_range(19..20 + digits, "");
+    }
+    match reads(&t) {
+        true => t,
+        false => day,
     }
 }
 
@@ -305,6 +332,27 @@ mod tests {
         assert_eq!(parse("10/03/2025", None).unwrap(), "2025-10-03");
         assert_eq!(parse("10/03/25", None), None);
         assert_eq!(parse("2025/13/03", None), None);
+    }
+
+    #[test]
+    fn iso_date_times_are_made_what_the_record_takes() {
+        assert_eq!(
+            parse("2017-11-03 03:01:00.000000", None).unwrap(),
+            "2017-11-03T03:01:00.000000"
+        );
+        assert_eq!(
+            parse("2020-06-08 00:00:00", None).unwrap(),
+            "2020-06-08T00:00:00"
+        );
+        assert_eq!(
+            parse("2024-02-24T18:05:00.123+01:00", None).unwrap(),
+            "2024-02-24T18:05:00.123+01:00"
+        );
+        assert_eq!(
+            parse("2024-02-24T18:05:00Z", None).unwrap(),
+            "2024-02-24T18:05:00Z"
+        );
+        assert_eq!(parse("2024-02-24 at noon", None).unwrap(), "2024-02-24");
     }
 
     #[test]

@@ -181,7 +181,7 @@ impl Walk<'_> {
                         syntax,
                     });
                 }
-                if is_a(value, &["AggregateRating"]) && !as_review {
+                if is_a(value, &["AggregateRating"]) {
                     let item = map
                         .get("itemReviewed")
                         .map(|i| self.index.resolve(i).clone())

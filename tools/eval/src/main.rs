@@ -23,6 +23,7 @@ mod server;
 mod enhance;
 mod highlight;
 mod language;
+mod markup;
 mod sites;
 mod speakers;
 
@@ -43,10 +44,16 @@ async fn main() -> anyhow::Result<()> {
     if wanted("sites") {
         exchanges.extend(sites::exchanges(&data)?);
     }
+    if wanted("markup") {
+        exchanges.extend(markup::exchanges(&data)?);
+    }
     let server = server::Server::start(&root(), exchanges).await?;
 
     if wanted("sites") {
         sites::run(&server, &data).await?;
+    }
+    if wanted("markup") {
+        markup::run(&server, &data).await?;
     }
     if wanted("highlight") {
         highlight::run(&server, &data).await?;

@@ -5,8 +5,9 @@
 //! the URL of `a`, `area`, `link` (`href`), `img`, `audio`, `video`,
 //! `iframe`, `embed`, `source`, `track` (`src`) or `object` (`data`),
 //! `data@value` and `meter@value`, `time@datetime`, else the element's text.
-//! One departure, as Google's parser makes it: a `content` attribute is the
-//! value on any element, not on `meta` alone.
+//! Two departures, as Google's parser makes them: a `content` attribute is
+//! the value on any element, not on `meta` alone; and an item that is a
+//! property of no item is read as a top-level item.
 
 use std::collections::{HashMap, HashSet};
 
@@ -26,6 +27,7 @@ pub fn items(doc: &Html, base: &str) -> Vec<Value> {
         ids: HashMap::new(),
     };
     let mut top = Vec::new();
+    let mut referenced: HashSet<&str> = HashSet::new();
     for node in doc.root_element().descendants() {
         let Some(el) = ElementRef::wrap(node) else {
             continue;
@@ -34,7 +36,27 @@ pub fn items(doc: &Html, base: &str) -> Vec<Value> {
         if let Some(id) = attrs.id() {
             reader.ids.entry(id.to_owned()).or_insert(el);
         }
+        referenced.extend(attrs.attr("itemref").unwrap_or_default().split_whitespace());
         if attrs.attr("itemscope").is_some() && attrs.attr("itemprop").is_none() {
+            top.push(el);
+        }
+    }
+    // An item given as a property of no item (an `itemprop` with no item
+    // around it, nor any `itemref` to it) is read as a top-level item, as
+    // Google's parser reads it: pages mark up comments this way.
+    for node in doc.root_element().descendants() {
+        let Some(el) = ElementRef::wrap(node) else {
+            continue;
+        };
+        let attrs = el.value();
+        if attrs.attr("itemscope").is_none() || attrs.attr("itemprop").is_none() {
+            continue;
+        }
+        let mut around = el.ancestors().filter_map(ElementRef::wrap);
+        let held = around.any(|a| a.value().attr("itemscope").is_some());
+        let mut lineage = std::iter::once(el).chain(el.ancestors().filter_map(ElementRef::wrap));
+        let reached = lineage.any(|a| a.value().id().is_some_and(|id| referenced.contains(id)));
+        if !held && !reached {
             top.push(el);
         }
     }
@@ -212,6 +234,19 @@ mod tests {
             .expect("the review");
         assert_eq!(review["author"], "Bo");
         assert_eq!(review["reviewRating"]["ratingValue"], "4");
+    }
+
+    #[test]
+    fn an_item_that_is_a_property_of_nothing_is_read() {
+        let items = read(
+            r#"<ol><li itemprop="review" itemscope itemtype="https://schema.org/Review">
+  <span itemprop="author" content="Angela"></span><p itemprop="description">Loved it</p></li></ol>
+<div itemscope itemtype="https://schema.org/Product" itemref="kept"><span itemprop="name">P</span></div>
+<div id="kept"><div itemprop="review" itemscope itemtype="https://schema.org/Review"><p itemprop="description">Held</p></div></div>"#,
+        );
+        assert_eq!(items.len(), 2, "{items:?}");
+        assert_eq!(items[1]["author"], "Angela");
+        assert_eq!(items[0]["review"]["description"], "Held");
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! the item's `@id`), and `property` gives the nearest item above a value:
 //! the item the element starts, else its `content`, else its `href`, `src`
 //! or `resource` URL, else `time@datetime`, else its text. Names may also
-//! carry the `schema:` prefix or the full vocabulary URL; anything in
-//! another vocabulary is left out.
+//! carry the `schema:` prefix, a prefix the page declares for schema.org
+//! (`prefix`, or `xmlns:` as RDFa 1.1 allows), or the full vocabulary URL;
+//! anything in another vocabulary is left out.
 
 use gleaner_sdk::html::{ElementRef, Html};
 use gleaner_sdk::webpage::resolve;
@@ -18,24 +19,86 @@ const MAX_DEPTH: usize = 256;
 /// The page's top-level RDFa items.
 pub fn items(doc: &Html, base: &str) -> Vec<Value> {
     let mut top = Vec::new();
-    walk(doc.root_element(), false, None, &mut top, base, 0);
+    walk(
+        doc.root_element(),
+        &Scope::default(),
+        None,
+        &mut top,
+        base,
+        0,
+    );
     top
 }
 
-/// A name in scope of `schema_vocab` (whether the nearest `vocab` is
-/// schema.org's): its short form, or none outside schema.org.
-fn schema_name(name: &str, schema_vocab: bool) -> Option<&str> {
-    let prefixed = name.contains(':');
-    match (prefixed, schema_vocab) {
-        (true, _) => short_name(name),
-        (false, true) => Some(name),
-        (false, false) => None,
+/// What is in scope at an element: whether the nearest `vocab` is
+/// schema.org's, and the prefixes that stand for schema.org (declared by
+/// `prefix="v: http://schema.org/"` or `xmlns:v="http://schema.org/"`;
+/// `schema:` always does).
+#[derive(Debug, Clone, Default)]
+struct Scope {
+    schema_vocab: bool,
+    schema_prefixes: Vec<String>,
+}
+
+fn is_schema_iri(iri: &str) -> bool {
+    let iri = iri.trim().trim_end_matches(['/', '#']);
+    matches!(
+        iri,
+        "http://schema.org"
+            | "https://schema.org"
+            | "http://www.schema.org"
+            | "https://www.schema.org"
+    )
+}
+
+impl Scope {
+    /// The scope below `el`.
+    fn below(&self, el: ElementRef<'_>) -> Scope {
+        let attrs = el.value();
+        let mut scope = self.clone();
+        if let Some(vocab) = attrs.attr("vocab") {
+            scope.schema_vocab = is_schema_iri(vocab);
+        }
+        if let Some(prefixes) = attrs.attr("prefix") {
+            let words: Vec<&str> = prefixes.split_whitespace().collect();
+            for pair in words.chunks(2) {
+                if let [name, iri] = pair {
+                    let name = name.trim_end_matches(':');
+                    scope.schema_prefixes.retain(|p| p != name);
+                    if is_schema_iri(iri) {
+                        scope.schema_prefixes.push(name.to_owned());
+                    }
+                }
+            }
+        }
+        for (name, iri) in attrs.attrs() {
+            if let Some(prefix) = name.strip_prefix("xmlns:") {
+                scope.schema_prefixes.retain(|p| p != prefix);
+                if is_schema_iri(iri) {
+                    scope.schema_prefixes.push(prefix.to_owned());
+                }
+            }
+        }
+        scope
+    }
+
+    /// A name's short form, or none outside schema.org.
+    fn name<'a>(&self, name: &'a str) -> Option<&'a str> {
+        match name.split_once(':') {
+            Some((prefix, local))
+                if self.schema_prefixes.iter().any(|p| p == prefix) && !local.starts_with("//") =>
+            {
+                Some(local)
+            }
+            Some(_) => short_name(name),
+            None => self.schema_vocab.then_some(name),
+        }
     }
 }
 
 fn walk(
     el: ElementRef<'_>,
-    schema_vocab: bool,
+    scope: &Scope,
     mut current: Option<&mut Map<String, Value>>,
     top: &mut Vec<Value>,
     base: &str,
@@ -46,27 +109,24 @@ fn walk(
     }
     for child in el.children().filter_map(ElementRef::wrap) {
         let attrs = child.value();
-        let vocab = match attrs.attr("vocab") {
-            Some(v) => v.contains("schema.org"),
-            None => schema_vocab,
-        };
+        let inner = scope.below(child);
         let properties: Vec<&str> = attrs
             .attr("property")
             .unwrap_or_default()
             .split_whitespace()
-            .filter_map(|p| schema_name(p, vocab))
+            .filter_map(|p| inner.name(p))
             .collect();
         if let Some(typeof_) = attrs.attr("typeof") {
             let types: Vec<String> = typeof_
                 .split_whitespace()
-                .filter_map(|t| schema_name(t, vocab))
+                .filter_map(|t| inner.name(t))
                 .map(str::to_owned)
                 .collect();
             let mut item = new_item(types);
             if let Some(id) = attrs.attr("resource") {
                 item.insert("@id".into(), Value::String(id.trim().to_owned()));
             }
-            walk(child, vocab, Some(&mut item), top, base, depth + 1);
+            walk(child, &inner, Some(&mut item), top, base, depth + 1);
             let schema_item = item.contains_key("@type") || !item.is_empty();
             match current.as_deref_mut() {
                 Some(parent) if !properties.is_empty() => {
@@ -74,7 +134,7 @@ fn walk(
                         push_property(parent, name, Value::Object(item.clone()));
                     }
                 }
-                _ if schema_item && (vocab || item.contains_key("@type")) => {
+                _ if schema_item && (inner.schema_vocab || item.contains_key("@type")) => {
                     top.push(Value::Object(item))
                 }
                 _ => {}
@@ -89,7 +149,7 @@ fn walk(
                 }
             }
         }
-        walk(child, vocab, current.as_deref_mut(), top, base, depth + 1);
+        walk(child, &inner, current.as_deref_mut(), top, base, depth + 1);
     }
 }
 
@@ -133,9 +193,13 @@ mod tests {
   </div>
 </div>
 <div vocab="http://purl.org/other/" typeof="Review"><span property="name">not schema</span></div>
-<div typeof="schema:Review"><span property="schema:reviewBody">prefixed</span></div>"##,
+<div typeof="schema:Review"><span property="schema:reviewBody">prefixed</span></div>
+<div xmlns:v="http://schema.org/" typeof="v:Review"><span property="v:author">Ulla</span></div>
+<div prefix="s: https://schema.org/" typeof="s:Review"><span property="s:name">Declared</span></div>"##,
         );
-        assert_eq!(items.len(), 2, "{items:?}");
+        assert_eq!(items.len(), 4, "{items:?}");
+        assert_eq!(items[2]["author"], "Ulla");
+        assert_eq!(items[3]["name"], "Declared");
         let p = &items[0];
         assert_eq!(p["@id"], "#kettle");
         assert_eq!(p["name"], "Kettle");
