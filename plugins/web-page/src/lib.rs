@@ -17,6 +17,7 @@ pub mod robots;
 pub mod schema;
 pub mod summary;
 pub mod values;
+pub mod widgets;
 
 use std::collections::HashSet;
 
@@ -28,6 +29,7 @@ use gleaner_sdk::{cursor, review, website, FetchError, Page, PageRequest, Source
 use serde_json::{json, Value};
 
 use crate::markup::Syntax;
+use crate::widgets::{Position, Widget};
 
 gleaner_sdk::export_source!(
     |req: PageRequest| fetch_page(&req),
@@ -64,6 +66,12 @@ pub struct State {
     pub item: Option<Value>,
     /// The day of the last review of the page before, for the order.
     pub last_day: Option<String>,
+    /// The review widgets the first page embeds.
+    pub widgets: Vec<Widget>,
+    /// What each widget's endpoint says: its count and average.
+    pub widget_totals: Vec<Value>,
+    /// The widget being read (its index) and where, once the pages are read.
+    pub widget: Option<(usize, Position)>,
 }
 
 fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
@@ -81,6 +89,9 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
         page: 1,
         ..State::default()
     });
+    if let Some((i, at)) = state.widget.clone() {
+        return widget_page(state, i, &at);
+    }
     robots::check(&url)?;
     let response = html_page(http::get_html(&url)?.checked(WHAT)?)?;
     let text = response.text();
@@ -108,6 +119,9 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     if state.item.is_none() {
         state.item = summary::item_reviewed(&found);
     }
+    if state.page == 1 {
+        state.widgets = widgets::detect(&text, &doc);
+    }
     let next = paging::next(&page_url, response.header("link"), &doc);
     let order = review::order_by_dates(&reviews, state.last_day.as_deref());
     let mut extra = json!({
@@ -119,29 +133,37 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
             "json_ld": state.found[0],
             "microdata": state.found[1],
             "rdfa": state.found[2],
-            "widgets": [],
+            "widgets": widget_list(&state),
         },
         "declared_vs_found": summary::declared_vs_found(state.aggregate.as_ref(), state.listed as usize),
         "rich_result_eligible": summary::rich_result(&found),
         "contradictions": state.contradictions,
         "robots_txt": if robots::respected() { "respected" } else { "ignored by the operator's setting" },
     });
-    if state.found.iter().all(|n| *n == 0) && state.aggregate.is_none() {
+    if state.found.iter().all(|n| *n == 0) && state.aggregate.is_none() && state.widgets.is_empty()
+    {
         extra["notice"] = json!(format!(
             "no reviews: {page_url} has no {LOOKED_FOR}, and no review widget this source reads"
         ));
     }
     let meta = meta(&state, page_url, extra);
-    let next_cursor = next.map(|next| {
-        state.last_day = reviews
-            .last()
-            .and_then(|r| r.date.as_deref())
-            .and_then(|d| d.get(..10))
-            .map(str::to_owned);
-        state.url = next;
-        state.page += 1;
-        cursor::encode(&state)
-    });
+    state.last_day = reviews
+        .last()
+        .and_then(|r| r.date.as_deref())
+        .and_then(|d| d.get(..10))
+        .map(str::to_owned);
+    let next_cursor = match next {
+        Some(next) => {
+            state.url = next;
+            state.page += 1;
+            Some(cursor::encode(&state))
+        }
+        // The page's own reviews are read: on to its widgets.
+        None => state.widgets.first().map(Widget::first).map(|at| {
+            state.widget = Some((0, at));
+            cursor::encode(&state)
+        }),
+    };
     Ok(Page {
         ahead: Vec::new(),
         reviews,
@@ -151,6 +173,109 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     })
 }
 
+/// One page of a widget's reviews, each review the page's markup or an
+/// earlier page gave left out; then the next page, or the next widget.
+fn widget_page(mut state: State, i: usize, at: &Position) -> Result<Page, FetchError> {
+    let widget = state.widgets.get(i).cloned().ok_or_else(|| {
+        FetchError::BadCursor(
+            "the continuation names no widget of the page; start the fetch again".into(),
+        )
+    })?;
+    let fetched = widgets::fetch(&widget, at)?;
+    let mut seen: HashSet<String> = state.seen.iter().cloned().collect();
+    let mut reviews = Vec::new();
+    for r in fetched.reviews {
+        let text = r.text.as_ref().map(|t| match t {
+            gleaner_sdk::Text::Plain(s) | gleaner_sdk::Text::Html(s) => s.clone(),
+        });
+        let key = mapping::key(
+            r.author_name.as_deref(),
+            text.as_deref().or(r.title.as_deref()),
+            r.date.as_deref(),
+        );
+        let digest = review::stable_id("", &[&key])[..12].to_owned();
+        if seen.insert(digest.clone()) {
+            state.seen.push(digest);
+            reviews.push(r);
+        }
+    }
+    let excess = state.seen.len().saturating_sub(REMEMBERED);
+    state.seen.drain(..excess);
+    review::distinct_ids(&mut reviews);
+    state.listed += reviews.len() as u32;
+    let vendor = widget.vendor().name();
+    let totals =
+        json!({"vendor": vendor, "total": fetched.total, "average_rating": fetched.average});
+    match state
+        .widget_totals
+        .iter_mut()
+        .find(|t| t["vendor"] == vendor)
+    {
+        Some(kept) => *kept = totals,
+        None => state.widget_totals.push(totals),
+    }
+    if state.aggregate.is_none() && (fetched.total.is_some() || fetched.average.is_some()) {
+        state.aggregate = Some(json!({
+            "rating_value": fetched.average,
+            "best_rating": 5.0,
+            "worst_rating": 1.0,
+            "review_count": fetched.total,
+            "rating_count": null,
+        }));
+    }
+    let mut extra = json!({
+        "page_url": state.url,
+        "page": state.page,
+        "widget": vendor,
+        "aggregate_rating": state.aggregate,
+        "item_reviewed": state.item,
+        "found": {
+            "json_ld": state.found[0],
+            "microdata": state.found[1],
+            "rdfa": state.found[2],
+            "widgets": widget_list(&state),
+        },
+        "declared_vs_found": summary::declared_vs_found(state.aggregate.as_ref(), state.listed as usize),
+        "contradictions": state.contradictions,
+        "robots_txt": if robots::respected() { "respected" } else { "ignored by the operator's setting" },
+    });
+    if let Some(limit) = &fetched.limit {
+        extra["source_limit"] = json!(limit);
+    }
+    let meta = meta(&state, state.url.clone(), extra);
+    state.widget = match fetched.next {
+        Some(next) => Some((i, next)),
+        None => state.widgets.get(i + 1).map(|w| (i + 1, w.first())),
+    };
+    let next_cursor = state.widget.is_some().then(|| cursor::encode(&state));
+    Ok(Page {
+        ahead: Vec::new(),
+        reviews,
+        next_cursor,
+        order: gleaner_sdk::Order::Unordered,
+        meta,
+    })
+}
+
+/// The widgets found, with what their endpoints said so far.
+fn widget_list(state: &State) -> Value {
+    Value::Array(
+        state
+            .widgets
+            .iter()
+            .map(|w| {
+                let mut described = w.describe();
+                let vendor = w.vendor().name();
+                described["vendor"] = json!(vendor);
+                if let Some(t) = state.widget_totals.iter().find(|t| t["vendor"] == vendor) {
+                    described["total"] = t["total"].clone();
+                    described["average_rating"] = t["average_rating"].clone();
+                }
+                described
+            })
+            .collect(),
+    )
+}
 /// The answer, when it is an HTML page; a 502 naming the content type when
 /// it is not.
 fn html_page(response: Response) -> Result<Response, FetchError> {

@@ -102,6 +102,17 @@ pub fn item_summary(item: &Value) -> Option<Value> {
     Some(json!({"type": types.first(), "name": name, "url": link}))
 }
 
+/// What makes a review the same review wherever it is read: its author,
+/// its text (or title) and its day, folded.
+pub fn key(author: Option<&str>, text: Option<&str>, day: Option<&str>) -> String {
+    format!(
+        "{}|{}|{}",
+        fold(author.unwrap_or_default(), 60),
+        fold(text.unwrap_or_default(), 160),
+        day.and_then(|d| d.get(..10)).unwrap_or_default()
+    )
+}
+
 /// Lower-case letters and digits of `s`, at most `limit` of them.
 fn fold(s: &str, limit: usize) -> String {
     s.chars()
@@ -171,14 +182,10 @@ pub fn review(found: &FoundReview, ctx: &Context) -> Option<Mapped> {
                 ],
             )
         });
-    let key = format!(
-        "{}|{}|{}",
-        fold(author.as_deref().unwrap_or_default(), 60),
-        fold(
-            body.as_deref().or(title.as_deref()).unwrap_or_default(),
-            160
-        ),
-        day.as_deref().and_then(|d| d.get(..10)).unwrap_or_default()
+    let key = key(
+        author.as_deref(),
+        body.as_deref().or(title.as_deref()),
+        day.as_deref(),
     );
     let author_node = first(node.get("author").unwrap_or(&Value::Null));
     let author_url = author_node.and_then(|a| a.get("url")).and_then(url);
