@@ -162,6 +162,8 @@ impl MemoryBudget {
 
 impl Drop for MemoryBudget {
     fn drop(&mut self) {
+        // A store ends with its call: what it held is the call's memory.
+        crate::telemetry::metrics::plugin_memory(&self.plugin, self.held);
         self.pool.give_back(&self.plugin, self.held);
     }
 }

@@ -32,6 +32,8 @@ pub const CLIENT_LIMITED: &str = "gleaner_requests_limited_total";
 pub const PLUGIN_CALLS: &str = "gleaner_plugin_calls_total";
 /// Time a plugin call ran, by `plugin`.
 pub const PLUGIN_CALL_DURATION: &str = "gleaner_plugin_call_duration_seconds";
+/// Linear memory a plugin call's instance held at its end, by `plugin`.
+pub const PLUGIN_MEMORY: &str = "gleaner_plugin_memory_bytes";
 /// Outbound requests plugins made, by `host`, `status` and `outcome`.
 pub const UPSTREAM_REQUESTS: &str = "gleaner_upstream_requests_total";
 /// Time an outbound request took (redirects and retries included), by `host`.
@@ -73,6 +75,21 @@ const CALL_BUCKETS: &[f64] = &[
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 
+/// Histogram buckets, in bytes, of the memory a plugin call held (64 KiB pages;
+/// the default cap is 128 MiB).
+const MEMORY_BUCKETS: &[f64] = &[
+    1048576.0,
+    2097152.0,
+    4194304.0,
+    8388608.0,
+    16777216.0,
+    33554432.0,
+    67108864.0,
+    134217728.0,
+    268435456.0,
+    536870912.0,
+];
+
 /// Every metric: name, kind, unit and help text.
 const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (REQUESTS, Kind::Counter, Unit::Count, "Requests to plugin routes, by route pattern, plugin and HTTP status."),
@@ -84,6 +101,7 @@ const DESCRIPTIONS: &[(&str, Kind, Unit, &str)] = &[
     (CLIENT_LIMITED, Kind::Counter, Unit::Count, "Requests refused with 429 because their client already had its limit in flight; limit is key (max_in_flight_per_key) or address (max_in_flight_per_client)."),
     (PLUGIN_CALLS, Kind::Counter, Unit::Count, "Plugin calls (for requests, and info() at each load) by outcome: ok, trap, timeout, memory_cap, host_data_cap or overloaded."),
     (PLUGIN_CALL_DURATION, Kind::Histogram, Unit::Seconds, "Time a plugin call ran, whatever its outcome."),
+    (PLUGIN_MEMORY, Kind::Histogram, Unit::Bytes, "Linear memory a plugin call's instance held when it ended: its initial memory and every growth, under its limits.memory_mib."),
     (UPSTREAM_REQUESTS, Kind::Counter, Unit::Count, "Outbound requests plugins made, by upstream host, final HTTP status (none without an answer) and outcome: ok, bot_wall, blocked (403 or 429), denied (allowlist or SSRF guard), timeout or error."),
     (UPSTREAM_DURATION, Kind::Histogram, Unit::Seconds, "Time an outbound request took, redirects and retries included, by upstream host."),
     (REVIEWS_RETURNED, Kind::Counter, Unit::Count, "Reviews returned to clients, by source."),
@@ -127,6 +145,7 @@ fn build_and_install() -> Result<PrometheusHandle, MetricsError> {
         (REQUEST_DURATION, REQUEST_BUCKETS),
         (UPSTREAM_DURATION, REQUEST_BUCKETS),
         (PLUGIN_CALL_DURATION, CALL_BUCKETS),
+        (PLUGIN_MEMORY, MEMORY_BUCKETS),
     ]
     .into_iter()
     .try_fold(PrometheusBuilder::new(), |builder, (name, buckets)| {
@@ -268,6 +287,11 @@ impl CallOutcome {
 pub fn plugin_call(plugin: &str, outcome: CallOutcome, elapsed: Duration) {
     counter!(PLUGIN_CALLS, "plugin" => plugin.to_owned(), "outcome" => outcome.code()).increment(1);
     histogram!(PLUGIN_CALL_DURATION, "plugin" => plugin.to_owned()).record(elapsed.as_secs_f64());
+}
+
+/// Records the linear memory a plugin call's instance held when it ended.
+pub fn plugin_memory(plugin: &str, bytes: usize) {
+    histogram!(PLUGIN_MEMORY, "plugin" => plugin.to_owned()).record(bytes as f64);
 }
 
 /// How an outbound request ended.

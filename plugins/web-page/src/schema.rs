@@ -102,6 +102,22 @@ fn reference(value: &Value) -> Option<&str> {
     (map.len() == 1).then(|| map.get("@id")?.as_str())?
 }
 
+/// What a review or aggregate keeps of the item it is of: its types, name
+/// and URL, not the item (which may hold every review of the page).
+fn light(item: &Value) -> Value {
+    let mut kept = serde_json::Map::new();
+    if let Value::Object(map) = item {
+        for key in ["@type", "@id", "name", "url"] {
+            if let Some(v) = map.get(key) {
+                kept.insert(key.to_owned(), v.clone());
+            }
+        }
+    } else if let Value::String(name) = item {
+        kept.insert("name".into(), Value::String(name.clone()));
+    }
+    Value::Object(kept)
+}
+
 /// The types of an item (short names).
 pub fn types(item: &Value) -> Vec<&str> {
     match &item["@type"] {
@@ -158,7 +174,7 @@ impl Walk<'_> {
             Value::String(text) if as_review && !text.trim().is_empty() => {
                 self.found.reviews.push(FoundReview {
                     node: value.clone(),
-                    item: holder.cloned(),
+                    item: holder.map(light),
                     syntax,
                 });
             }
@@ -173,8 +189,8 @@ impl Walk<'_> {
                 if review {
                     let item = map
                         .get("itemReviewed")
-                        .map(|i| self.index.resolve(i).clone())
-                        .or_else(|| holder.cloned());
+                        .map(|i| light(self.index.resolve(i)))
+                        .or_else(|| holder.map(light));
                     self.found.reviews.push(FoundReview {
                         node: value.clone(),
                         item,
@@ -184,8 +200,8 @@ impl Walk<'_> {
                 if is_a(value, &["AggregateRating"]) {
                     let item = map
                         .get("itemReviewed")
-                        .map(|i| self.index.resolve(i).clone())
-                        .or_else(|| holder.cloned());
+                        .map(|i| light(self.index.resolve(i)))
+                        .or_else(|| holder.map(light));
                     self.found.aggregates.push(FoundAggregate {
                         node: value.clone(),
                         item,
@@ -216,7 +232,7 @@ impl Walk<'_> {
                             if agg.is_object() {
                                 self.found.aggregates.push(FoundAggregate {
                                     node: agg.clone(),
-                                    item: Some(value.clone()),
+                                    item: Some(light(value)),
                                     syntax,
                                 });
                             }

@@ -44,6 +44,7 @@ mod session;
 mod sources;
 mod tax;
 mod upstream;
+mod web_page;
 
 /// jemalloc, as the server uses, so the native server allocates as it does.
 #[global_allocator]
@@ -642,6 +643,12 @@ async fn main() -> anyhow::Result<()> {
         report::header(machine());
         changes::report().await?;
         return report::write(&bench_dir().join("changes.md"));
+    }
+    if args.get(1).map(String::as_str) == Some("--web-page") {
+        // The web-page source on a 1 MiB page, written to target/bench/web-page.md.
+        report::header(machine());
+        web_page::report().await?;
+        return report::write(&bench_dir().join("web-page.md"));
     }
     if args.get(1).map(String::as_str) == Some("--jobs") {
         // The jobs section alone, written to target/bench/jobs.md.
