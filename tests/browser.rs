@@ -22,7 +22,7 @@ const ADMIN_KEY: &str = "browser-test-admin-key";
 
 /// The routes the server serves besides its plugins' (see `host/src/api/mod.rs`
 /// and `host/src/api/admin.rs`).
-const FIXED_ROUTES: [(&str, &str); 21] = [
+const FIXED_ROUTES: [(&str, &str); 23] = [
     ("get", "/healthz"),
     ("get", "/openapi.json"),
     ("get", "/sources"),
@@ -38,6 +38,8 @@ const FIXED_ROUTES: [(&str, &str); 21] = [
     ("get", "/jobs/{id}"),
     ("delete", "/jobs/{id}"),
     ("get", "/jobs/{id}/reviews"),
+    ("post", "/jobs/{id}/links"),
+    ("get", "/jobs/{id}/reviews.csv"),
     ("post", "/schedules"),
     ("get", "/schedules"),
     ("get", "/schedules/{id}"),

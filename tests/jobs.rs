@@ -398,6 +398,47 @@ async fn a_job_of_600_reviews_is_read_back_in_full_in_order() {
     assert_eq!(r.headers()["content-type"], "application/x-ndjson");
     let text = r.text().await.unwrap();
     assert_eq!(common::jsonl_ids(&text), ids);
+    // As files: one JSON array, CSV by name or by Accept, from a cursor on.
+    let export = |query: &str, accept: &str| {
+        let request = s
+            .client
+            .get(s.url(&format!("/jobs/{id}/reviews{query}")))
+            .header("x-api-key", KEY)
+            .header("accept", accept);
+        async move {
+            let r = request.send().await.unwrap();
+            let kind = r.headers()["content-type"].to_str().unwrap().to_owned();
+            (r.status().as_u16(), kind, r.text().await.unwrap())
+        }
+    };
+    let (status, kind, text) = export("?format=json", "*/*").await;
+    assert_eq!((status, kind.as_str()), (200, "application/json"));
+    let array: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let array_ids: Vec<&str> = array
+        .iter()
+        .map(|r| r["review_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(array_ids, ids);
+    for (query, accept) in [("?format=csv", "*/*"), ("", "text/csv")] {
+        let (status, kind, text) = export(query, accept).await;
+        assert_eq!((status, kind.as_str()), (200, "text/csv; charset=utf-8"));
+        let mut rows = csv::Reader::from_reader(text.as_bytes());
+        let header: Vec<String> = rows.headers().unwrap().iter().map(str::to_owned).collect();
+        assert_eq!(header, gleaner::record::FIELDS);
+        let csv_ids: Vec<String> = rows.records().map(|r| r.unwrap()[0].to_owned()).collect();
+        assert_eq!(csv_ids, ids);
+    }
+    let path = format!("/jobs/{id}/reviews?limit=590");
+    let (_, first) = send(&s, reqwest::Method::GET, &path, KEY, None).await;
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let (_, _, text) = export(&format!("?format=ndjson&cursor={cursor}"), "*/*").await;
+    assert_eq!(common::jsonl_ids(&text), ids[590..]);
+    let (status, _, text) = export("?format=xml", "*/*").await;
+    assert_eq!(status, 400);
+    assert!(
+        text.contains("`format`") && text.contains("json, ndjson, csv"),
+        "{text}"
+    );
     eprintln!(
         "jobs: 600 reviews over 30 pages in {:.2} s",
         elapsed.as_secs_f64()

@@ -15,7 +15,7 @@ use gleaner::manifest::{FieldSpec, FieldType, Kind, Manifest};
 use serde_json::{json, Value};
 
 /// The routes no plugin serves.
-const FIXED: [&str; 16] = [
+const FIXED: [&str; 18] = [
     "/healthz",
     "/openapi.json",
     "/sources",
@@ -28,6 +28,8 @@ const FIXED: [&str; 16] = [
     "/jobs",
     "/jobs/{id}",
     "/jobs/{id}/reviews",
+    "/jobs/{id}/links",
+    "/jobs/{id}/reviews.csv",
     "/schedules",
     "/schedules/{id}",
     "/schedules/{id}/run",

@@ -36,6 +36,32 @@
 //! local server answering from the same HAR files with its own replay order,
 //! shared by those cases of the plugin (one with `settings` gets its own).
 
+/// Calls `$m!` with every review source that has replay cases, as
+/// `test_name => "source"` pairs, so each module that tests every source
+/// (fetched twice, receipts) makes one test per source from one list;
+/// [`twice::every_source_is_fetched_twice`] checks the list is complete.
+macro_rules! review_sources {
+    ($m:ident) => {
+        $m! {
+            attraction_booking => "attraction-booking",
+            auto_research => "auto-research",
+            code_hosting_project => "code-hosting-project",
+            customer_feedback_hub => "customer-feedback-hub",
+            design_market => "design-market",
+            fitness_class => "fitness-class",
+            home_services => "home-services",
+            hostel_site => "hostel-site",
+            podcast_directory => "podcast-directory",
+            review_platform => "review-platform",
+            testimonial_wall => "testimonial-wall",
+            theme_market => "theme-market",
+            venue_guide => "venue-guide",
+            web_page => "web-page",
+            wholesale_market => "wholesale-market",
+        }
+    };
+}
+
 pub mod coverage;
 mod edits;
 mod receipts;

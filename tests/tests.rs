@@ -19,6 +19,7 @@ mod deploy;
 mod docs;
 mod driver;
 mod error_shapes;
+mod exports;
 mod fingerprint;
 mod fresh;
 mod hotswap;

@@ -19,6 +19,7 @@ pub mod config;
 pub mod contract;
 pub mod driver;
 pub mod error;
+pub mod export;
 pub mod features;
 pub mod jobs;
 pub mod manifest;

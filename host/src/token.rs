@@ -15,6 +15,7 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 
+pub mod link;
 mod sync;
 use sha2::{Digest, Sha256};
 pub use sync::{decode_sync, encode_sync, SyncCursor, MAX_SYNC_CURSOR_BYTES};

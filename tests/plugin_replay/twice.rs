@@ -13,25 +13,6 @@ use serde_json::Value;
 use super::{has_har, plugins_with_cases, serve, Cases, Follow};
 use crate::common;
 
-/// The sources fetched twice (the review sources with replay cases).
-pub(super) const SOURCES: &[&str] = &[
-    "attraction-booking",
-    "auto-research",
-    "code-hosting-project",
-    "customer-feedback-hub",
-    "design-market",
-    "fitness-class",
-    "home-services",
-    "hostel-site",
-    "podcast-directory",
-    "review-platform",
-    "testimonial-wall",
-    "theme-market",
-    "venue-guide",
-    "web-page",
-    "wholesale-market",
-];
-
 /// The reviews of an answer, by id.
 fn by_id(answer: &Value) -> BTreeMap<String, Value> {
     let reviews = answer["all_reviews"]
@@ -103,26 +84,13 @@ macro_rules! twice {
                 println!("ok    {}: {compared} reviews fetched twice, no change", $name);
             }
         )*
+
+        /// The sources fetched twice (the review sources with replay cases).
+        pub(super) const SOURCES: &[&str] = &[$($name),*];
     };
 }
 
-twice! {
-    attraction_booking => "attraction-booking",
-    auto_research => "auto-research",
-    code_hosting_project => "code-hosting-project",
-    customer_feedback_hub => "customer-feedback-hub",
-    design_market => "design-market",
-    fitness_class => "fitness-class",
-    home_services => "home-services",
-    hostel_site => "hostel-site",
-    podcast_directory => "podcast-directory",
-    review_platform => "review-platform",
-    testimonial_wall => "testimonial-wall",
-    theme_market => "theme-market",
-    venue_guide => "venue-guide",
-    web_page => "web-page",
-    wholesale_market => "wholesale-market",
-}
+review_sources!(twice);
 
 #[test]
 fn every_source_is_fetched_twice() {

@@ -7,8 +7,10 @@
 //!   built-in route's 405): the same JSON error as every other;
 //! - `x-content-type-options: nosniff`, and `cache-control: no-store` unless
 //!   the route set its own (the `/docs` assets); a 401's `WWW-Authenticate`;
-//! - no secret: header values and JSON or text bodies pass the scrubber
-//!   (bodies the server compressed, the `/docs` assets, pass untouched).
+//! - no secret: header values and JSON, text, CSV and JSON Lines bodies pass
+//!   the scrubber (bodies the server compressed, the `/docs` assets, and the
+//!   binary Parquet exports pass untouched); a streamed body (a job's export)
+//!   a chunk at a time, so it stays streamed.
 
 use std::sync::Arc;
 
@@ -125,7 +127,11 @@ fn is_text(headers: &axum::http::HeaderMap) -> bool {
         return false;
     };
     let kind = kind.to_str().unwrap_or_default().to_ascii_lowercase();
-    kind.starts_with("application/json") || kind.contains("+json") || kind.starts_with("text/plain")
+    kind.starts_with("application/json")
+        || kind.contains("+json")
+        || kind.starts_with("text/plain")
+        || kind.starts_with("text/csv")
+        || kind.starts_with("application/x-ndjson")
 }
 
 /// The response with every secret of the server replaced in its header values
@@ -146,6 +152,22 @@ async fn scrubbed(response: Response, secrets: &Secrets) -> Response {
     }
     if !is_text(&parts.headers) {
         return Response::from_parts(parts, body);
+    }
+    if axum::body::HttpBody::size_hint(&body).exact().is_none() {
+        // A streamed answer (a job's export) is scrubbed a chunk at a time,
+        // so it stays streamed. Each chunk holds whole records, so no
+        // secret in a record spans two chunks.
+        parts.headers.remove(header::CONTENT_LENGTH);
+        let chunks = futures_util::StreamExt::map(body.into_data_stream(), move |chunk| {
+            chunk.map(|bytes| {
+                let clean = match scrubber.scrub_bytes(&bytes) {
+                    std::borrow::Cow::Owned(clean) => Some(clean),
+                    std::borrow::Cow::Borrowed(_) => None,
+                };
+                clean.map_or(bytes, axum::body::Bytes::from)
+            })
+        });
+        return Response::from_parts(parts, Body::from_stream(chunks));
     }
     // Answers are built whole in memory, so collecting them costs no wait.
     let bytes = match axum::body::to_bytes(body, usize::MAX).await {

@@ -16,6 +16,7 @@ use serde_json::{json, Map, Value};
 
 use super::AppState;
 use crate::error::ApiError;
+use crate::export::Format;
 use crate::jobs::model::{Job, JobState, NewJob, Webhook};
 use crate::jobs::sender;
 use crate::jobs::status::WebhookRequest;
@@ -306,7 +307,11 @@ async fn list(
 }
 
 /// The caller's job `id`; 404 when it is another key's or none.
-async fn owned_job(state: &AppState, headers: &HeaderMap, id: &str) -> Result<Job, ApiError> {
+pub(super) async fn owned_job(
+    state: &AppState,
+    headers: &HeaderMap,
+    id: &str,
+) -> Result<Job, ApiError> {
     let owner = owner(state, headers)?;
     let job = state.jobs.store.job(Some(&owner), id).await?;
     job.ok_or_else(|| not_found("job", id))
@@ -342,18 +347,21 @@ async fn cancel(
 struct ReviewsQuery {
     cursor: Option<String>,
     limit: Option<usize>,
+    format: Option<String>,
 }
 
-/// `GET /jobs/{id}/reviews?cursor=&limit=`; JSON Lines with
-/// `Accept: application/x-ndjson`.
+/// `GET /jobs/{id}/reviews?cursor=&limit=`: a page of reviews; with
+/// `format=json|ndjson|csv` (or `Accept: application/x-ndjson` or
+/// `text/csv`), every review after `cursor` as one streamed file.
 async fn reviews(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
     query: Result<Query<ReviewsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(q) = query
-        .map_err(|e| ApiError::BadRequest(format!("{e}; the reviews take cursor and limit")))?;
+    let Query(q) = query.map_err(|e| {
+        ApiError::BadRequest(format!("{e}; the reviews take cursor, limit and format"))
+    })?;
     let job = owned_job(&state, &headers, &id).await?;
     let after = match q.cursor.as_deref() {
         None | Some("") => 0,
@@ -368,12 +376,20 @@ async fn reviews(
                 ))
             })?,
     };
-    let ndjson = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("application/x-ndjson"));
-    if ndjson {
-        return Ok(stream(state, job.job_id, after));
+    let format = match q.format.as_deref() {
+        Some(name) => Some(Format::named(name).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "`format` {name:?} is not one this API writes; use one of {}",
+                Format::NAMES.join(", ")
+            ))
+        })?),
+        None => headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .and_then(Format::accepted),
+    };
+    if let Some(format) = format {
+        return Ok(stream(state, job.job_id, after, format));
     }
     let limit = in_range(q.limit, 100, 1_000)?;
     let (reviews, next) = state.jobs.store.reviews(&job.job_id, after, limit).await?;
@@ -382,31 +398,46 @@ async fn reviews(
     ))
 }
 
-/// Every stored review of a job after `after`, one JSON object per line,
-/// read from the store a batch at a time.
-fn stream(state: AppState, job_id: String, after: u64) -> Response {
-    let lines = futures_util::stream::unfold(Some(after), move |cursor| {
+/// Every stored review of a job after `after`, as one file in `format`,
+/// read from the store and written a batch at a time.
+pub(super) fn stream(state: AppState, job_id: String, after: u64, format: Format) -> Response {
+    /// Where the stream is.
+    enum Stage {
+        Begin(u64),
+        Batch(u64),
+        End,
+        Done,
+    }
+    let start = (Stage::Begin(after), format.encoder());
+    let chunks = futures_util::stream::unfold(start, move |(stage, mut encoder)| {
         let (state, job_id) = (state.clone(), job_id.clone());
         async move {
-            let after = cursor?;
-            match state.jobs.store.reviews(&job_id, after, 500).await {
-                Ok((reviews, next)) if !reviews.is_empty() || next.is_some() => {
-                    let mut chunk = String::new();
-                    for review in reviews {
-                        chunk.push_str(&review.to_string());
-                        chunk.push('\n');
-                    }
-                    Some((Ok::<_, std::io::Error>(chunk), next))
-                }
-                Ok(_) => None,
-                Err(e) => Some((Err(std::io::Error::other(e.to_string())), None)),
-            }
+            let failed = |e: String| (Err(std::io::Error::other(e)), Stage::Done);
+            let (chunk, next) = match stage {
+                Stage::Begin(after) => match encoder.begin() {
+                    Ok(bytes) => (Ok(bytes), Stage::Batch(after)),
+                    Err(e) => failed(e.to_string()),
+                },
+                Stage::Batch(after) => match state.jobs.store.reviews(&job_id, after, 500).await {
+                    Ok((reviews, next)) => match encoder.batch(&reviews) {
+                        Ok(bytes) => (Ok(bytes), next.map_or(Stage::End, Stage::Batch)),
+                        Err(e) => failed(e.to_string()),
+                    },
+                    Err(e) => failed(e.to_string()),
+                },
+                Stage::End => match encoder.end() {
+                    Ok(bytes) => (Ok(bytes), Stage::Done),
+                    Err(e) => failed(e.to_string()),
+                },
+                Stage::Done => return None,
+            };
+            Some((chunk, (next, encoder)))
         }
     });
-    let mut response = Response::new(Body::from_stream(lines));
+    let mut response = Response::new(Body::from_stream(chunks));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("application/x-ndjson"),
+        HeaderValue::from_static(format.content_type()),
     );
     response
 }

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod clients;
 mod docs;
 mod jobs;
+mod links;
 pub mod metrics;
 pub mod openapi;
 mod post;
@@ -109,6 +110,7 @@ pub fn router(state: AppState) -> Router {
         .merge(docs::router())
         .merge(admin::router(state.clone()))
         .merge(jobs::router())
+        .merge(links::router())
         .merge(schedules::router())
         .fallback(dispatch)
         .with_state(state)

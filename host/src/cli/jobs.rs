@@ -169,9 +169,14 @@ pub async fn cancel(client: &Client, id: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes every review of a job in `format`.
+/// Writes every review of a job in `format`, a page at a time as it
+/// arrives (JSON is one array), with the count so far on a terminal's stderr.
 pub async fn reviews(client: &Client, id: &str, format: super::Format) -> anyhow::Result<()> {
-    let mut all = Vec::new();
+    use std::io::{IsTerminal, Write};
+    let mut encoder = crate::export::Format::from(format).encoder();
+    let mut out = std::io::stdout().lock();
+    out.write_all(&encoder.begin()?)?;
+    let progress = std::io::stderr().is_terminal();
     let mut cursor: Option<String> = None;
     loop {
         let path = match &cursor {
@@ -179,20 +184,23 @@ pub async fn reviews(client: &Client, id: &str, format: super::Format) -> anyhow
             None => format!("/jobs/{id}/reviews?limit=1000"),
         };
         let page = client.call(reqwest::Method::GET, &path, None).await?;
-        if let Some(list) = page["reviews"].as_array() {
-            all.extend(list.iter().cloned());
+        let list = page["reviews"].as_array().map_or(&[][..], Vec::as_slice);
+        out.write_all(&encoder.batch(list)?)?;
+        if progress {
+            eprint!("\r{} reviews", encoder.written());
         }
         match page["next_cursor"].as_str() {
             Some(next) => cursor = Some(next.to_owned()),
             None => break,
         }
     }
-    eprintln!("{} reviews", all.len());
-    super::output::write(
-        &json!({ "all_reviews": all }),
-        format,
-        &mut std::io::stdout().lock(),
-    )
+    out.write_all(&encoder.end()?)?;
+    out.flush()?;
+    if progress {
+        eprintln!();
+    }
+    eprintln!("{} reviews", encoder.written());
+    Ok(())
 }
 
 /// Adds a schedule.

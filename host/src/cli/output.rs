@@ -18,10 +18,10 @@ pub enum Format {
     /// A header row, then one row per review; nested values (media, reply,
     /// extra) as compact JSON in their cell, null as an empty cell.
     Csv,
+    /// Typed columns (dates as timestamps, ratings as doubles), for analysis
+    /// tools; binary, so redirect stdout to a file.
+    Parquet,
 }
-
-/// The CSV columns: the review record's fields.
-pub use crate::record::FIELDS as REVIEW_FIELDS;
 
 /// Writes `body` (a review-fetch response) to `out` in `format`.
 pub fn write(body: &Value, format: Format, out: &mut impl Write) -> anyhow::Result<()> {
@@ -30,21 +30,25 @@ pub fn write(body: &Value, format: Format, out: &mut impl Write) -> anyhow::Resu
         .map_or(&[][..], Vec::as_slice);
     match format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(body)?)?,
-        Format::Jsonl => {
-            for review in reviews {
-                writeln!(out, "{}", serde_json::to_string(review)?)?;
-            }
-        }
-        Format::Csv => {
-            let mut csv = csv::Writer::from_writer(out);
-            csv.write_record(REVIEW_FIELDS)?;
-            for review in reviews {
-                csv.write_record(REVIEW_FIELDS.iter().map(|f| cell(&review[*f])))?;
-            }
-            csv.flush()?;
+        records => {
+            let mut encoder = crate::export::Format::from(records).encoder();
+            out.write_all(&encoder.begin()?)?;
+            out.write_all(&encoder.batch(reviews)?)?;
+            out.write_all(&encoder.end()?)?;
         }
     }
     Ok(())
+}
+
+impl From<Format> for crate::export::Format {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Json => crate::export::Format::Json,
+            Format::Jsonl => crate::export::Format::Ndjson,
+            Format::Csv => crate::export::Format::Csv,
+            Format::Parquet => crate::export::Format::Parquet,
+        }
+    }
 }
 
 /// What the record formats leave out of stdout: where to continue, if anywhere.
@@ -62,18 +66,10 @@ pub fn continuation(body: &Value) -> Option<String> {
     ))
 }
 
-/// One CSV cell: strings as they are, null as empty, anything else as JSON.
-fn cell(value: &Value) -> String {
-    match value {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::table::COLUMNS as REVIEW_FIELDS;
     use serde_json::json;
 
     fn body() -> Value {

@@ -108,6 +108,12 @@ fn query(name: &str, schema: ObjectBuilder, d: &str) -> utoipa::openapi::path::P
 }
 
 /// An operation with its success, the errors every one has, and `errors`.
+/// `parameter`, required.
+fn required(mut parameter: utoipa::openapi::path::Parameter) -> utoipa::openapi::path::Parameter {
+    parameter.required = Required::True;
+    parameter
+}
+
 fn op(
     id: &str,
     summary: &str,
@@ -250,29 +256,57 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
     let mut job = PathItem::new(HttpMethod::Get, get);
     job.merge_operations(PathItem::new(HttpMethod::Delete, cancel));
 
+    let page: Schema = closed(record([
+        (
+            "reviews",
+            ArrayBuilder::new().items(reference("Review")).into(),
+        ),
+        (
+            "next_cursor",
+            text(
+                true,
+                "Send as `cursor` for the next page; null when none is stored yet",
+            ),
+        ),
+    ]))
+    .into();
+    let file: Schema = ArrayBuilder::new()
+        .items(reference("Review"))
+        .description(Some(
+            "With format=json, every review from `cursor` on, as one array",
+        ))
+        .into();
     let reviews_ok = json(
-        "The job's reviews, in the source's order, as the endpoint returns them",
-        closed(record([
-            (
-                "reviews",
-                ArrayBuilder::new().items(reference("Review")).into(),
-            ),
-            (
-                "next_cursor",
-                text(
-                    true,
-                    "Send as `cursor` for the next page; null when none is stored yet",
-                ),
-            ),
-        ]))
-        .into(),
+        "The job's reviews, in the source's order, as the endpoint returns them: a page, or with format=json all of them",
+        utoipa::openapi::schema::OneOfBuilder::new()
+            .item(page)
+            .item(file)
+            .into(),
     )
     .content(
         "application/x-ndjson",
         ContentBuilder::new()
             .schema(Some(described(
                 typed(Type::String, false),
-                "With Accept: application/x-ndjson, every review from `cursor` on, one per line",
+                "With format=ndjson or Accept: application/x-ndjson, every review from `cursor` on, one per line",
+            )))
+            .build(),
+    )
+    .content(
+        "application/vnd.apache.parquet",
+        ContentBuilder::new()
+            .schema(Some(described(
+                typed(Type::String, false),
+                "With format=parquet, every review from `cursor` on as a Parquet file of typed columns",
+            )))
+            .build(),
+    )
+    .content(
+        "text/csv; charset=utf-8",
+        ContentBuilder::new()
+            .schema(Some(described(
+                typed(Type::String, false),
+                "With format=csv or Accept: text/csv, every review from `cursor` on: a header row, then one row per review (the columns are the record's fields; docs/api.md lists them)",
             )))
             .build(),
     );
@@ -285,12 +319,17 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         &[
             (
                 400,
-                "A cursor this API did not give, an unknown parameter, or a limit out of range",
+                "A cursor this API did not give, an unknown parameter or format, or a limit out of range",
             ),
             not_found,
         ],
     )
     .parameter(id_parameter("job"))
+    .parameter(query(
+        "format",
+        typed(Type::String, false).enum_values(Some(crate::export::Format::NAMES.iter().copied())),
+        "Every review from `cursor` on as one streamed file: json (one array), ndjson (one review per line), csv or parquet; without it, a page",
+    ))
     .parameter(query(
         "cursor",
         typed(Type::String, false),
@@ -411,12 +450,18 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         &[missing, (409, "Its previous run is still going")],
     )
     .parameter(id_parameter("schedule"));
+    let (link, link_read) = signed_links(auth);
     vec![
         ("/jobs", jobs),
         ("/jobs/{id}", job),
         (
             "/jobs/{id}/reviews",
             PathItem::new(HttpMethod::Get, reviews),
+        ),
+        ("/jobs/{id}/links", PathItem::new(HttpMethod::Post, link)),
+        (
+            "/jobs/{id}/reviews.csv",
+            PathItem::new(HttpMethod::Get, link_read),
         ),
         ("/schedules", schedules),
         ("/schedules/{id}", one),
@@ -426,6 +471,81 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
             PathItem::new(HttpMethod::Get, changes(auth)),
         ),
     ]
+}
+
+/// `POST /jobs/{id}/links` and the link it gives, `GET /jobs/{id}/reviews.csv`.
+fn signed_links(auth: bool) -> (OperationBuilder, OperationBuilder) {
+    let days = typed(Type::Integer, false)
+        .minimum(Some(1))
+        .maximum(Some(crate::token::link::MAX_DAYS))
+        .description(Some("How long the link lasts, in days (default 30)"));
+    let request = RequestBodyBuilder::new()
+        .required(Some(Required::False))
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(closed(
+                    ObjectBuilder::new().property("expires_in_days", days),
+                )))
+                .build(),
+        )
+        .build();
+    let answer = closed(record([
+        (
+            "url",
+            text(
+                true,
+                "The link, with the scheme and host the request came with",
+            ),
+        ),
+        ("path", text(false, "The link without scheme and host")),
+        ("format", text(false, "csv")),
+        (
+            "expires_at",
+            text(false, "When the link stops working (RFC 3339)"),
+        ),
+    ]));
+    let create = op(
+        "job_link",
+        "A signed link to a job's reviews as CSV, which needs no API key (for spreadsheets)",
+        "jobs",
+        auth,
+        (201, json("The link", answer.into()).build().into()),
+        &[
+            (
+                400,
+                "expires_in_days out of 1 to 30, or a body that is not a link request",
+            ),
+            (404, "No job of that id for this API key"),
+        ],
+    )
+    .parameter(id_parameter("job"))
+    .request_body(Some(request));
+    let csv = ResponseBuilder::new()
+        .description(
+            "Every review of the job as CSV (the columns of GET /jobs/{id}/reviews?format=csv)",
+        )
+        .content(
+            "text/csv; charset=utf-8",
+            ContentBuilder::new()
+                .schema(Some(typed(Type::String, false)))
+                .build(),
+        );
+    let read = op(
+        "job_link_csv",
+        "A job's reviews as CSV, read through a signed link",
+        "jobs",
+        false,
+        (200, csv.build().into()),
+        &[
+            (403, "The link's signature does not match its job and expiry, it expired, or exp or sig is missing"),
+            (404, "The job was deleted"),
+        ],
+    )
+    .parameter(id_parameter("job"))
+    .parameter(required(query("exp", typed(Type::String, false), "The link's expiry, as given")))
+    .parameter(required(query("sig", typed(Type::String, false), "The link's signature, as given")));
+    (create, read)
 }
 
 /// `GET /schedules/{id}/changes`.

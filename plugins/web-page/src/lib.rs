@@ -124,22 +124,8 @@ fn fetch_page(req: &PageRequest) -> Result<Page, FetchError> {
     }
     let next = paging::next(&page_url, response.header("link"), &doc);
     let order = review::order_by_dates(&reviews, state.last_day.as_deref());
-    let mut extra = json!({
-        "page_url": page_url,
-        "page": state.page,
-        "aggregate_rating": state.aggregate,
-        "item_reviewed": state.item,
-        "found": {
-            "json_ld": state.found[0],
-            "microdata": state.found[1],
-            "rdfa": state.found[2],
-            "widgets": widget_list(&state),
-        },
-        "declared_vs_found": summary::declared_vs_found(state.aggregate.as_ref(), state.listed as usize),
-        "rich_result_eligible": summary::rich_result(&found),
-        "contradictions": state.contradictions,
-        "robots_txt": if robots::respected() { "respected" } else { "ignored by the operator's setting" },
-    });
+    let mut extra = page_extra(&state, &page_url);
+    extra["rich_result_eligible"] = summary::rich_result(&found);
     if state.found.iter().all(|n| *n == 0) && state.aggregate.is_none() && state.widgets.is_empty()
     {
         extra["notice"] = json!(format!(
@@ -182,9 +168,7 @@ fn widget_page(mut state: State, i: usize, at: &Position) -> Result<Page, FetchE
         )
     })?;
     let fetched = widgets::fetch(&widget, at)?;
-    let mut seen: HashSet<String> = state.seen.iter().cloned().collect();
-    let mut reviews = Vec::new();
-    for r in fetched.reviews {
+    let reviews = state.keep_new(fetched.reviews.into_iter().map(|r| {
         let text = r.text.as_ref().map(|t| match t {
             gleaner_sdk::Text::Plain(s) | gleaner_sdk::Text::Html(s) => s.clone(),
         });
@@ -193,16 +177,8 @@ fn widget_page(mut state: State, i: usize, at: &Position) -> Result<Page, FetchE
             text.as_deref().or(r.title.as_deref()),
             r.date.as_deref(),
         );
-        let digest = review::stable_id("", &[&key])[..12].to_owned();
-        if seen.insert(digest.clone()) {
-            state.seen.push(digest);
-            reviews.push(r);
-        }
-    }
-    let excess = state.seen.len().saturating_sub(REMEMBERED);
-    state.seen.drain(..excess);
-    review::distinct_ids(&mut reviews);
-    state.listed += reviews.len() as u32;
+        (key, r, false)
+    }));
     let vendor = widget.vendor().name();
     let totals =
         json!({"vendor": vendor, "total": fetched.total, "average_rating": fetched.average});
@@ -223,22 +199,8 @@ fn widget_page(mut state: State, i: usize, at: &Position) -> Result<Page, FetchE
             "rating_count": null,
         }));
     }
-    let mut extra = json!({
-        "page_url": state.url,
-        "page": state.page,
-        "widget": vendor,
-        "aggregate_rating": state.aggregate,
-        "item_reviewed": state.item,
-        "found": {
-            "json_ld": state.found[0],
-            "microdata": state.found[1],
-            "rdfa": state.found[2],
-            "widgets": widget_list(&state),
-        },
-        "declared_vs_found": summary::declared_vs_found(state.aggregate.as_ref(), state.listed as usize),
-        "contradictions": state.contradictions,
-        "robots_txt": if robots::respected() { "respected" } else { "ignored by the operator's setting" },
-    });
+    let mut extra = page_extra(&state, &state.url);
+    extra["widget"] = json!(vendor);
     if let Some(limit) = &fetched.limit {
         extra["source_limit"] = json!(limit);
     }
@@ -254,6 +216,26 @@ fn widget_page(mut state: State, i: usize, at: &Position) -> Result<Page, FetchE
         next_cursor,
         order: gleaner_sdk::Order::Unordered,
         meta,
+    })
+}
+
+/// What every answer says about the page: what was found on it and its
+/// widgets so far.
+fn page_extra(state: &State, page_url: &str) -> Value {
+    json!({
+        "page_url": page_url,
+        "page": state.page,
+        "aggregate_rating": state.aggregate,
+        "item_reviewed": state.item,
+        "found": {
+            "json_ld": state.found[0],
+            "microdata": state.found[1],
+            "rdfa": state.found[2],
+            "widgets": widget_list(state),
+        },
+        "declared_vs_found": summary::declared_vs_found(state.aggregate.as_ref(), state.listed as usize),
+        "contradictions": state.contradictions,
+        "robots_txt": if robots::respected() { "respected" } else { "ignored by the operator's setting" },
     })
 }
 
@@ -310,28 +292,37 @@ fn html_page(response: Response) -> Result<Response, FetchError> {
 /// The page's reviews, each once: a review read in two syntaxes, twice in
 /// one, or on an earlier page is left out.
 fn distinct(found: &schema::Found, ctx: &mapping::Context, state: &mut State) -> Vec<Review> {
-    let mut seen: HashSet<String> = state.seen.iter().cloned().collect();
-    let mut out = Vec::new();
-    for r in &found.reviews {
-        let Some(mapped) = mapping::review(r, ctx) else {
-            continue;
-        };
-        let digest = review::stable_id("", &[&mapped.key]);
-        let digest = digest[..12].to_owned();
-        if !seen.insert(digest.clone()) {
-            continue;
+    let mapped = found.reviews.iter().filter_map(|r| mapping::review(r, ctx));
+    state.keep_new(mapped.map(|m| (m.key, m.review, !m.flags.is_empty())))
+}
+
+impl State {
+    /// The reviews (each with what makes it the same review elsewhere, and
+    /// whether its markup contradicts itself) not answered already, which
+    /// it then remembers and counts.
+    fn keep_new(
+        &mut self,
+        reviews: impl IntoIterator<Item = (String, Review, bool)>,
+    ) -> Vec<Review> {
+        let mut seen: HashSet<String> = self.seen.iter().cloned().collect();
+        let mut out = Vec::new();
+        for (key, kept, flagged) in reviews {
+            let digest = review::stable_id("", &[&key])[..12].to_owned();
+            if !seen.insert(digest.clone()) {
+                continue;
+            }
+            self.seen.push(digest);
+            if flagged {
+                self.contradictions += 1;
+            }
+            out.push(kept);
         }
-        state.seen.push(digest);
-        if !mapped.flags.is_empty() {
-            state.contradictions += 1;
-        }
-        out.push(mapped.review);
+        let excess = self.seen.len().saturating_sub(REMEMBERED);
+        self.seen.drain(..excess);
+        review::distinct_ids(&mut out);
+        self.listed += out.len() as u32;
+        out
     }
-    let excess = state.seen.len().saturating_sub(REMEMBERED);
-    state.seen.drain(..excess);
-    review::distinct_ids(&mut out);
-    state.listed += out.len() as u32;
-    out
 }
 
 fn meta(state: &State, page_url: String, extra: Value) -> SourceMeta {

@@ -29,6 +29,7 @@ mod changes;
 mod chart;
 mod cluster;
 mod corpus;
+mod export;
 mod first_call;
 mod idle;
 mod jobs;
@@ -643,6 +644,12 @@ async fn main() -> anyhow::Result<()> {
         report::header(machine());
         changes::report().await?;
         return report::write(&bench_dir().join("changes.md"));
+    }
+    if args.get(1).map(String::as_str) == Some("--export") {
+        // Streamed exports of a 100,000-review job, written to target/bench/export.md.
+        report::header(machine());
+        export::report().await?;
+        return report::write(&bench_dir().join("export.md"));
     }
     if args.get(1).map(String::as_str) == Some("--web-page") {
         // The web-page source on a 1 MiB page, written to target/bench/web-page.md.

@@ -29,6 +29,7 @@ use gleaner::capabilities::http::har::Exchange;
 use crate::data::{Data, ThirdParty};
 use crate::score;
 use crate::server::{page, Server};
+use crate::sites::normalise;
 
 const SET: ThirdParty = ThirdParty {
     dir: "schema-reviews",
@@ -108,30 +109,17 @@ pub fn exchanges(data: &Data) -> anyhow::Result<Vec<Exchange>> {
     Ok(out)
 }
 
-fn fold(s: &str) -> String {
-    let folded: String = s
-        .chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{2032}' => '\'',
-            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{00ab}' | '\u{00bb}' => '"',
-            '\u{2013}' | '\u{2014}' | '\u{2212}' => '-',
-            '\u{00a0}' => ' ',
-            c => c,
-        })
-        .flat_map(char::to_lowercase)
-        .collect();
-    folded.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Whether answered review `got` is expected review `want`.
 fn matches(want: &Review, got: &Value) -> bool {
     if let Some(author) = want.author.as_deref().filter(|a| !a.trim().is_empty()) {
-        if fold(got["author_name"].as_str().unwrap_or_default()) != fold(author) {
+        if normalise(got["author_name"].as_str().unwrap_or_default()) != normalise(author) {
             return false;
         }
     }
     if let Some(start) = want.text_starts.as_deref().filter(|t| !t.trim().is_empty()) {
-        if !fold(got["review_text"].as_str().unwrap_or_default()).starts_with(&fold(start)) {
+        if !normalise(got["review_text"].as_str().unwrap_or_default())
+            .starts_with(&normalise(start))
+        {
             return false;
         }
     }

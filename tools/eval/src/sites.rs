@@ -276,7 +276,7 @@ fn without_scheme(url: &str) -> &str {
 }
 
 /// Case folding, whitespace collapsing and typographic punctuation folded to ASCII.
-fn normalise(s: &str) -> String {
+pub(crate) fn normalise(s: &str) -> String {
     let folded: String = s
         .chars()
         .map(|c| match c {
