@@ -328,6 +328,16 @@ const SHOWS: &[(&str, Shows)] = &[
 /// Edits one review, one reply (where the site shows them) and one id of
 /// `name`'s recordings, and checks the answer shows those and nothing else.
 async fn each_change_is_found(name: &str) {
+    if !tracked(name) {
+        // Its ids are its content: an edit makes another review, so no
+        // schedule tracks it (tests/changes.rs checks the 400), and the table
+        // of what sites show has no row for it.
+        assert!(
+            SHOWS.iter().all(|(n, _)| *n != name),
+            "{name} has content ids"
+        );
+        return;
+    }
     let shows = &SHOWS.iter().find(|(n, _)| *n == name).unwrap().1;
     let base = baseline(name).await;
     let all = reviews(&base.answer);
@@ -458,20 +468,16 @@ macro_rules! edits {
     };
 }
 
-edits! {
-    attraction_booking => "attraction-booking",
-    code_hosting_project => "code-hosting-project",
-    customer_feedback_hub => "customer-feedback-hub",
-    design_market => "design-market",
-    fitness_class => "fitness-class",
-    home_services => "home-services",
-    hostel_site => "hostel-site",
-    podcast_directory => "podcast-directory",
-    review_platform => "review-platform",
-    testimonial_wall => "testimonial-wall",
-    theme_market => "theme-market",
-    venue_guide => "venue-guide",
-    wholesale_market => "wholesale-market",
+review_sources!(edits);
+
+/// Whether schedules track `name`: its review ids are the site's.
+fn tracked(name: &str) -> bool {
+    let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let manifest: gleaner::manifest::Manifest = toml::from_str(&text).unwrap();
+    manifest
+        .source
+        .is_some_and(|s| s.review_ids == gleaner::manifest::ReviewIds::Site)
 }
 
 /// Every source fetched twice is edited too, but those whose review ids are
@@ -482,14 +488,7 @@ fn every_tracked_source_is_edited() {
     let tracked: Vec<&str> = super::twice::SOURCES
         .iter()
         .copied()
-        .filter(|name| {
-            let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
-            let text = std::fs::read_to_string(manifest).unwrap();
-            let manifest: gleaner::manifest::Manifest = toml::from_str(&text).unwrap();
-            manifest
-                .source
-                .is_some_and(|s| s.review_ids == gleaner::manifest::ReviewIds::Site)
-        })
+        .filter(|name| tracked(name))
         .collect();
     assert_eq!(listed, tracked, "the sources whose site ids are tracked");
 }

@@ -49,7 +49,7 @@ fn review(i: usize) -> serde_json::Value {
         "author_country": "GB",
         "review_url": format!("https://www.trustpilot.com/reviews/{i:024x}"),
         "review_media": [], "review_reply": null, "helpful_votes": i % 7,
-        "language": "en", "language_source": "site", "verified": i % 2 == 0,
+        "language": "en", "language_source": "site", "verified": i.is_multiple_of(2),
         "recommends": null, "anonymous": false, "sub_ratings": [], "translation": null,
         "source": "customer-feedback-hub", "extra": {"labels": ["bench"]},
     })
@@ -64,14 +64,7 @@ pub async fn report() -> anyhow::Result<()> {
          and keeps none).",
     );
     let data = tempfile::tempdir()?;
-    let config = gleaner::config::Config {
-        addr: "127.0.0.1:0".parse()?,
-        plugin_dir: crate::staged_plugins(),
-        cache_dir: Some(crate::root().join("target/gleaner-cache")),
-        data_dir: data.path().to_owned(),
-        watch: false,
-        ..gleaner::config::Config::default()
-    };
+    let config = crate::local_config(data.path());
     let app = gleaner::App::build(config).await?;
     let store = app.state.jobs.store.clone();
     let job = store

@@ -51,14 +51,7 @@ pub(crate) async fn server(
     data: &std::path::Path,
     adjust: impl FnOnce(&mut Config),
 ) -> anyhow::Result<String> {
-    let mut config = Config {
-        addr: "127.0.0.1:0".parse()?,
-        plugin_dir: crate::staged_plugins(),
-        cache_dir: Some(root().join("target/gleaner-cache")),
-        data_dir: data.to_owned(),
-        watch: false,
-        ..Config::default()
-    };
+    let mut config = crate::local_config(data);
     adjust(&mut config);
     crate::serve_local(config, upstream).await
 }

@@ -90,6 +90,19 @@ async fn replay_app_of(replay: &std::path::Path) -> anyhow::Result<App> {
 
 /// Builds the app of `config` and serves it on a loopback port in this
 /// process, its Trustpilot traffic sent to `upstream`; its base URL.
+/// A server's settings for a benchmark: the staged plugins, the shared
+/// compilation cache, its data in `data`, no watcher, a loopback port.
+fn local_config(data: &Path) -> Config {
+    Config {
+        addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        plugin_dir: staged_plugins(),
+        cache_dir: Some(root().join("target/gleaner-cache")),
+        data_dir: data.to_owned(),
+        watch: false,
+        ..Config::default()
+    }
+}
+
 async fn serve_local(mut config: Config, upstream: std::net::SocketAddr) -> anyhow::Result<String> {
     config
         .upstream_override

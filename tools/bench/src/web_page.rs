@@ -81,14 +81,7 @@ pub async fn report() -> anyhow::Result<()> {
         });
     let upstream = Upstream::start(Duration::ZERO, answers).await?;
     let data = tempfile::tempdir()?;
-    let mut config = gleaner::config::Config {
-        addr: "127.0.0.1:0".parse()?,
-        plugin_dir: crate::staged_plugins(),
-        cache_dir: Some(crate::root().join("target/gleaner-cache")),
-        data_dir: data.path().to_owned(),
-        watch: false,
-        ..gleaner::config::Config::default()
-    };
+    let mut config = crate::local_config(data.path());
     config
         .upstream_override
         .insert("bench.example".into(), format!("http://{}", upstream.addr));
