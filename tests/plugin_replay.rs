@@ -174,6 +174,30 @@ impl Case {
     fn watches(&self) -> bool {
         !self.upstream.is_empty() || self.upstream_count.is_some()
     }
+
+    /// Whether the case can be sent on its own to a server of the plugin's
+    /// settings and is answered 200 from the recordings alone: it follows
+    /// no other case, has no settings of its own and watches nothing.
+    fn answered_alone(&self) -> bool {
+        matches!(self.follow, Follow::Previous(false))
+            && self.settings.is_none()
+            && self.status == 200
+            && !self.watches()
+    }
+}
+
+/// A plugin's manifest.
+fn manifest_of(name: &str) -> Manifest {
+    let path = common::root().join(format!("plugins/{name}/manifest.toml"));
+    toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A source's replay cases, the directory of its recordings, and its manifest.
+fn replay_of(name: &str) -> (Cases, PathBuf, Manifest) {
+    let file = common::root().join(format!("plugins/{name}/tests/replay.toml"));
+    let cases: Cases = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let dir = file.parent().unwrap().to_owned();
+    (cases, dir, manifest_of(name))
 }
 
 /// Which earlier answer's continuation a case sends.

@@ -16,8 +16,7 @@ use gleaner::record::fingerprint;
 use serde_json::Value;
 
 use super::recorded::{bodies, body_of, is_base64, recordings, tokens, Recording};
-use super::{serve, Cases, Follow, Served};
-use crate::common;
+use super::{serve, Served};
 
 /// The reviews of an answer, by id, in the answer's order.
 fn reviews(answer: &Value) -> Vec<Value> {
@@ -265,15 +264,9 @@ struct Baseline {
 }
 
 async fn baseline(name: &str) -> Baseline {
-    let file = common::root().join(format!("plugins/{name}/tests/replay.toml"));
-    let cases: Cases = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let dir = file.parent().unwrap().to_owned();
-    let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
-    let manifest: gleaner::manifest::Manifest =
-        toml::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+    let (cases, dir, manifest) = super::replay_of(name);
     for case in &cases.case {
-        let alone = matches!(case.follow, Follow::Previous(false)) && case.settings.is_none();
-        if !alone || case.status != 200 || case.watches() {
+        if !case.answered_alone() {
             continue;
         }
         let request: Value = serde_json::from_str(&case.request).unwrap();
@@ -472,10 +465,7 @@ review_sources!(edits);
 
 /// Whether schedules track `name`: its review ids are the site's.
 fn tracked(name: &str) -> bool {
-    let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
-    let text = std::fs::read_to_string(manifest).unwrap();
-    let manifest: gleaner::manifest::Manifest = toml::from_str(&text).unwrap();
-    manifest
+    super::manifest_of(name)
         .source
         .is_some_and(|s| s.review_ids == gleaner::manifest::ReviewIds::Site)
 }

@@ -9,8 +9,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::recorded::{bodies, recordings, tokens};
-use super::{serve, Cases, Follow};
-use crate::common;
+use super::serve;
 
 /// Whether `body` holds `review`: its id as a token, or three words of its
 /// text in a row (or all of them, when fewer).
@@ -32,12 +31,7 @@ fn holds(body: &str, review: &Value) -> bool {
 /// Fetches `name`'s first case that stands alone with receipts, and checks
 /// each review's receipt against the recordings; how many were checked.
 async fn receipts_name_their_bodies(name: &str) -> usize {
-    let file = common::root().join(format!("plugins/{name}/tests/replay.toml"));
-    let cases: Cases = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let dir = file.parent().unwrap().to_owned();
-    let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
-    let manifest: gleaner::manifest::Manifest =
-        toml::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+    let (cases, dir, manifest) = super::replay_of(name);
     let recorded = bodies(&recordings(&dir));
     let digest = |b: &String| hex::encode(Sha256::digest(b.as_bytes()));
     let by_digest: Vec<(String, &String)> = recorded.iter().map(|b| (digest(b), b)).collect();
@@ -45,8 +39,7 @@ async fn receipts_name_their_bodies(name: &str) -> usize {
     let key = served.server.get_json("/receipts/public-key").await;
     let key = key["public_key"].as_str().unwrap().to_owned();
     for case in &cases.case {
-        let alone = matches!(case.follow, Follow::Previous(false)) && case.settings.is_none();
-        if !alone || case.status != 200 || case.watches() {
+        if !case.answered_alone() {
             continue;
         }
         let mut request: Value = serde_json::from_str(&case.request).unwrap();

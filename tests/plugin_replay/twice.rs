@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 use gleaner::record::fingerprint;
 use serde_json::Value;
 
-use super::{has_har, plugins_with_cases, serve, Cases, Follow};
-use crate::common;
+use super::{has_har, plugins_with_cases, serve};
 
 /// The reviews of an answer, by id.
 fn by_id(answer: &Value) -> BTreeMap<String, Value> {
@@ -28,9 +27,7 @@ fn by_id(answer: &Value) -> BTreeMap<String, Value> {
 /// Sends each of `name`'s cases (those that stand alone and are answered
 /// 200) twice, and returns how many reviews were compared, and what differed.
 async fn fetched_twice(name: &str) -> (usize, Vec<String>) {
-    let file = common::root().join(format!("plugins/{name}/tests/replay.toml"));
-    let cases: Cases = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let dir = file.parent().unwrap().to_owned();
+    let (cases, dir, manifest) = super::replay_of(name);
     let replay = has_har(&dir).then(|| dir.clone());
     // Each fetch on a server of its own: a recording may hold one visit of
     // a page (a site that answers a second visit otherwise).
@@ -38,13 +35,9 @@ async fn fetched_twice(name: &str) -> (usize, Vec<String>) {
         serve(name, &replay, &cases.settings).await,
         serve(name, &replay, &cases.settings).await,
     );
-    let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
-    let manifest: gleaner::manifest::Manifest =
-        toml::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
     let (mut compared, mut problems) = (0, Vec::new());
     for case in &cases.case {
-        let alone = matches!(case.follow, Follow::Previous(false)) && case.settings.is_none();
-        if !alone || case.status != 200 || case.watches() {
+        if !case.answered_alone() {
             continue;
         }
         let body: Value = serde_json::from_str(&case.request).unwrap();
@@ -98,9 +91,7 @@ fn every_source_is_fetched_twice() {
         .into_iter()
         .filter(|(name, _)| !name.starts_with("test-"))
         .filter(|(name, _)| {
-            let manifest = common::root().join(format!("plugins/{name}/manifest.toml"));
-            let text = std::fs::read_to_string(manifest).unwrap();
-            let manifest: gleaner::manifest::Manifest = toml::from_str(&text).unwrap();
+            let manifest = super::manifest_of(name);
             // The forum source answers posts, which no schedule tracks.
             manifest.kind == gleaner::manifest::Kind::Source && !manifest.route.ends_with("/post")
         })

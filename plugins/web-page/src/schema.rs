@@ -186,11 +186,15 @@ impl Walk<'_> {
                 }
                 let typed = !types(value).is_empty();
                 let review = is_a(value, REVIEW_TYPES) || (as_review && !typed);
-                if review {
-                    let item = map
-                        .get("itemReviewed")
+                // What a review or aggregate rates: its itemReviewed, else
+                // the item holding it.
+                let rated = || {
+                    map.get("itemReviewed")
                         .map(|i| light(self.index.resolve(i)))
-                        .or_else(|| holder.map(light));
+                        .or_else(|| holder.map(light))
+                };
+                if review {
+                    let item = rated();
                     self.found.reviews.push(FoundReview {
                         node: value.clone(),
                         item,
@@ -198,10 +202,7 @@ impl Walk<'_> {
                     });
                 }
                 if is_a(value, &["AggregateRating"]) {
-                    let item = map
-                        .get("itemReviewed")
-                        .map(|i| light(self.index.resolve(i)))
-                        .or_else(|| holder.map(light));
+                    let item = rated();
                     self.found.aggregates.push(FoundAggregate {
                         node: value.clone(),
                         item,

@@ -38,6 +38,14 @@ impl Data {
         self.own.join(rel)
     }
 
+    /// A set's directory when it is there, without the note
+    /// [`Data::third_party`] prints (for the exchanges a set needs before
+    /// its section prints the note once).
+    pub fn present(&self, set: &ThirdParty) -> Option<PathBuf> {
+        let dir = self.third_party.as_ref()?.join(set.dir);
+        dir.is_dir().then_some(dir)
+    }
+
     /// The directory of a third-party set, or `None` (after saying where it
     /// comes from and how to place it) when it is not there.
     pub fn third_party(&self, set: &ThirdParty) -> Option<PathBuf> {

@@ -81,21 +81,16 @@ fn url_of(i: usize) -> String {
     format!("https://p{:02}.heldout.test/page", i + 1)
 }
 
-fn load(data: &Data) -> Option<(std::path::PathBuf, Expected)> {
-    let dir = data.third_party(&SET)?;
-    let text = std::fs::read_to_string(dir.join("expected.toml")).ok()?;
-    match toml::from_str(&text) {
-        Ok(expected) => Some((dir, expected)),
-        Err(e) => {
-            score::note(format!("schema-reviews: expected.toml does not read: {e}"));
-            None
-        }
-    }
+/// The set's expectations in `dir`; what is wrong with them, if they do
+/// not read.
+fn load(dir: &std::path::Path) -> Result<Expected, String> {
+    let text = std::fs::read_to_string(dir.join("expected.toml")).map_err(|e| e.to_string())?;
+    toml::from_str(&text).map_err(|e| e.to_string())
 }
 
 /// The pages, each on its own host, and a 404 for each host's robots.txt.
 pub fn exchanges(data: &Data) -> anyhow::Result<Vec<Exchange>> {
-    let Some((dir, expected)) = load(data) else {
+    let Some((dir, Ok(expected))) = data.present(&SET).map(|d| (d.clone(), load(&d))) else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
@@ -184,8 +179,15 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
          aggregate each page lists, written down by reading the pages. Agreement is \
          defined in tools/eval/src/markup.rs.",
     );
-    let Some((_, expected)) = load(data) else {
+    let Some(dir) = data.third_party(&SET) else {
         return Ok(());
+    };
+    let expected = match load(&dir) {
+        Ok(expected) => expected,
+        Err(e) => {
+            score::note(format!("schema-reviews: expected.toml does not read: {e}"));
+            return Ok(());
+        }
     };
     let (mut exact, mut agg_hits, mut reviews_hit, mut reviews_n) = (0, 0, 0, 0);
     let n = expected.page.len();

@@ -61,13 +61,6 @@ struct Article {
     expected: Value,
 }
 
-/// A set's directory when it is there, without the note [`Data::third_party`]
-/// prints (which [`run`] prints once).
-fn present(data: &Data, set: &ThirdParty) -> Option<PathBuf> {
-    let dir = data.third_party.as_ref()?.join(set.dir);
-    dir.is_dir().then_some(dir)
-}
-
 fn articles(dir: Option<PathBuf>) -> Vec<Article> {
     let Some(dir) = dir else {
         return Vec::new();
@@ -256,12 +249,12 @@ fn besticon(dir: &Path) -> Vec<(IconCase, Vec<Exchange>)> {
 /// The upstream pages the benchmark's requests read.
 pub fn exchanges(data: &Data) -> anyhow::Result<Vec<Exchange>> {
     let mut out = Vec::new();
-    for a in articles(present(data, &READABILITY)) {
+    for a in articles(data.present(&READABILITY)) {
         let html = "text/html; charset=utf-8";
         out.push(page(&article_url(&a), 200, html, a.html.clone()));
         out.push(page(&home_url(&a), 200, html, a.html));
     }
-    if let Some(dir) = present(data, &BESTICON) {
+    if let Some(dir) = data.present(&BESTICON) {
         for (_, exchanges) in besticon(&dir) {
             out.extend(exchanges);
         }

@@ -25,6 +25,8 @@ use gleaner_sdk::types::Review;
 use gleaner_sdk::FetchError;
 use serde_json::{json, Value};
 
+use crate::values::{number, text};
+
 /// A widget found on a page, with the ids its endpoint needs.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "vendor", rename_all = "snake_case")]
@@ -217,21 +219,11 @@ fn finish(builder: ReviewBuilder, vendor: Vendor) -> Option<Review> {
         .ok()
 }
 
-/// A string or number field as text.
-fn text(v: &Value) -> Option<String> {
-    crate::values::text(v)
-}
-
 /// A date field (ISO, `YYYY-MM-DD HH:MM:SS`, `… UTC`, `MM/DD/YYYY`) as ISO.
 fn date(v: &Value) -> Option<String> {
     let t = text(v)?;
     let t = t.trim_end_matches(" UTC").trim_end_matches(" +0000");
     gleaner_sdk::date::parse(t, None)
-}
-
-/// A number field (a JSON number or a numeric string).
-fn number(v: &Value) -> Option<f64> {
-    crate::values::number(v)
 }
 
 /// The error for a continuation that does not fit the widget it names.

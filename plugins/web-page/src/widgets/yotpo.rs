@@ -76,7 +76,7 @@ fn review(item: &Value) -> Option<gleaner_sdk::types::Review> {
     let mut b = ReviewBuilder::new(text(&item["id"])?)
         .author_name(text(&item["user"]["display_name"]))
         .title(text(&item["title"]))
-        .text_plain(super::text(&item["content"]).map(|t| gleaner_sdk::entities::decode(&t)))
+        .text_plain(text(&item["content"]))
         .date(date(&item["created_at"]))
         .verified(item["verified_buyer"].as_bool())
         .helpful_votes(item["votes_up"].as_i64())
