@@ -172,7 +172,7 @@ bench-peers:
 ignored = set -o pipefail; $(CARGO) test --release --workspace --test tests -- --ignored $(2) \
 	2>&1 | tee target/test-$(1).log && scripts/test-summary.sh target/test-$(1).log
 
-.PHONY: test-browser test-cluster test-proxies test-detect test-docker test-contract fresh-check
+.PHONY: test-browser test-cluster test-proxies test-detect test-docker test-contract test-s3 test-mcp fresh-check
 
 ## Headless Chromium (Debian's package): the /docs page in a real browser, pages
 ## visited for plugins, and the browser fingerprint.
@@ -197,6 +197,22 @@ test-proxies: plugins
 ## namespace where llvm's folder holds only libclang-cpp, apt-get a shim): needs root.
 test-detect: native-tools host
 	$(call ignored,detect,fresh::)
+
+## Exports to object storage against moto's S3 server (PyPI, pinned in
+## scripts/s3/requirements.txt, installed into target/s3-venv), which each
+## test starts on a free loopback port: objects written, read back, retried.
+test-s3: export GLEANER_MOTO_PYTHON = $(CURDIR)/target/s3-venv/bin/python3
+test-s3: plugins
+	@scripts/python-venv.sh target/s3-venv scripts/s3/requirements.txt moto.server
+	$(call ignored,s3,object_storage::)
+
+## POST /mcp with a real MCP client: the MCP Python SDK (PyPI, pinned in
+## scripts/mcp/requirements.txt, installed into target/mcp-venv), driven by
+## scripts/mcp/client.py against a server of every staged plugin.
+test-mcp: export GLEANER_MCP_PYTHON = $(CURDIR)/target/mcp-venv/bin/python3
+test-mcp: plugins
+	@scripts/python-venv.sh target/mcp-venv scripts/mcp/requirements.txt mcp.client.streamable_http
+	$(call ignored,mcp,mcp::)
 
 ## `make image` with the docker command but no Docker daemon: the error says so.
 test-docker: host

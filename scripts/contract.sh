@@ -37,15 +37,7 @@ test -x "$BINARY" || { echo "contract: $BINARY is missing; build it with 'make h
 ls target/plugins/*.toml >/dev/null 2>&1 || { echo "contract: no plugin staged in target/plugins; run 'make plugins'" >&2; exit 2; }
 
 # The virtual environment, (re)built whenever the pinned requirements change.
-STAMP="$VENV/.requirements.sha256"
-WANT="$(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
-if [[ ! -x "$VENV/bin/schemathesis" || "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]]; then
-    echo "contract: installing schemathesis into $VENV"
-    rm -rf "$VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
-    echo "$WANT" > "$STAMP"
-fi
+scripts/python-venv.sh "$VENV" "$REQUIREMENTS" schemathesis
 
 rm -rf "$OUT"
 mkdir -p "$OUT"

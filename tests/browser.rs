@@ -22,7 +22,8 @@ const ADMIN_KEY: &str = "browser-test-admin-key";
 
 /// The routes the server serves besides its plugins' (see `host/src/api/mod.rs`
 /// and `host/src/api/admin.rs`).
-const FIXED_ROUTES: [(&str, &str); 23] = [
+const FIXED_ROUTES: [(&str, &str); 24] = [
+    ("post", "/mcp"),
     ("get", "/healthz"),
     ("get", "/openapi.json"),
     ("get", "/sources"),

@@ -102,3 +102,33 @@ async fn a_signed_link_reads_the_csv_without_a_key_until_changed() {
         send(&s, reqwest::Method::POST, &path, "not-a-key", None).await;
     assert_eq!(status, 401, "{answer}");
 }
+
+/// A job or schedule asking for an export is refused, saying what to do,
+/// when the format is not one written, the value is not `{"format": …}`,
+/// or the server has no object storage (written to by `make test-s3`'s
+/// tests, in `object_storage`).
+#[tokio::test]
+async fn an_export_is_refused_in_an_unknown_shape_or_without_object_storage() {
+    let site = Site::with(3);
+    let s = keyed(&site).await;
+    for (export, says) in [
+        (json!({"format": "parquet"}), "GLEANER_EXPORT_S3_URL"),
+        (json!({"format": "xlsx"}), "json, ndjson, csv, parquet"),
+        (json!("csv"), r#"{"format": "parquet"}"#),
+        (
+            json!({"format": "csv", "bucket": "mine"}),
+            r#"{"format": "parquet"}"#,
+        ),
+    ] {
+        let mut job = job_request(None);
+        job["export"] = export.clone();
+        let mut schedule = job.clone();
+        schedule["every"] = json!("1h");
+        for (path, body) in [("/jobs", job), ("/schedules", schedule)] {
+            let (status, answer) = send(&s, reqwest::Method::POST, path, KEY, Some(body)).await;
+            assert_eq!(status, 400, "{path} {export}: {answer}");
+            let error = answer["error"].as_str().unwrap();
+            assert!(error.contains(says), "{path} {export}: {error}");
+        }
+    }
+}

@@ -15,8 +15,9 @@ use gleaner::manifest::{FieldSpec, FieldType, Kind, Manifest};
 use serde_json::{json, Value};
 
 /// The routes no plugin serves.
-const FIXED: [&str; 18] = [
+const FIXED: [&str; 19] = [
     "/healthz",
+    "/mcp",
     "/openapi.json",
     "/sources",
     "/docs",
@@ -38,19 +39,6 @@ const FIXED: [&str; 18] = [
 
 fn fixed_routes() -> BTreeSet<String> {
     FIXED.iter().map(|r| r.to_string()).collect()
-}
-
-/// The staged production plugins (`target/plugins/*.toml`).
-fn staged_plugins() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(common::root().join("target/plugins"))
-        .expect("plugins are staged; run `make plugins`")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 fn manifests_of(dir: &Path) -> Vec<Manifest> {
@@ -175,7 +163,7 @@ fn conforms_as(
 
 #[tokio::test]
 async fn the_document_is_openapi_3_1_and_lists_every_served_route() {
-    let names = staged_plugins();
+    let names = common::staged_plugins();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let s = common::start(&names, |_| {}).await;
     let doc = document(&s).await;
@@ -518,7 +506,7 @@ async fn refusals_conform(s: &common::Server, doc: &Value, route: &str) -> Vec<S
 async fn every_answer_matches_the_document() {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for name in staged_plugins() {
+    for name in common::staged_plugins() {
         let Some((settings, cases)) = replay_cases(&name) else {
             continue;
         };

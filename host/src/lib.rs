@@ -207,6 +207,10 @@ impl App {
                 Arc::new(jobs::sqlite::SqliteStore::open(&path, Arc::new(seal))?)
             }
         };
+        let exporter = config
+            .export
+            .exporter()?
+            .map(|e| Arc::new(e) as Arc<dyn gleaner_jobs::Exporter>);
         let jobs = jobs::engine(
             store,
             jobs::runner::Runner {
@@ -216,6 +220,7 @@ impl App {
                 bulkheads: bulkheads.clone(),
                 config: config.clone(),
             },
+            exporter,
         );
         #[cfg(feature = "cluster")]
         if let Some(cluster) = &cluster {

@@ -123,6 +123,7 @@ async fn a_delivery_an_earlier_version_left_pending_is_sent() {
             total: None,
             webhook: Some(webhook.clone()),
             schedule_id: None,
+            export: None,
         })
         .await
         .unwrap();

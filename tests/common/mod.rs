@@ -18,6 +18,19 @@ pub fn root() -> PathBuf {
         .to_owned()
 }
 
+/// The staged production plugins (`target/plugins/*.toml`), by name.
+pub fn staged_plugins() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("target/plugins"))
+        .expect("plugins are staged; run `make plugins`")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// A directory with the built plugins (and the test plugins), copied so a test may change it.
 pub fn plugin_dir(names: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use gleaner::jobs::changes::{Change, ChangeKind, ChangeWrite, Fingerprinted, Tracking, Window};
 use gleaner::jobs::model::{
-    now_ms, Cadence, Job, JobState, NewJob, NewSchedule, PendingDelivery, Schedule, Topic, Webhook,
+    now_ms, Cadence, Export, ExportState, Job, JobState, NewJob, NewSchedule, PendingDelivery,
+    Schedule, Topic, Webhook,
 };
 use gleaner::jobs::store::{Attempt, ChangeQuery, Claim, JobEnd, PageWrite, Store};
 use serde_json::json;
@@ -23,6 +24,7 @@ fn new_job(owner: &str) -> NewJob {
         total: None,
         webhook: None,
         schedule_id: None,
+        export: None,
     }
 }
 
@@ -55,6 +57,20 @@ fn end(state: JobState) -> JobEnd {
 
 fn none() -> HashSet<String> {
     HashSet::new()
+}
+
+/// A schedule of `owner`, hourly, first due in an hour.
+fn new_schedule(owner: &str) -> NewSchedule {
+    NewSchedule {
+        owner: owner.into(),
+        endpoint: "/x/reviews".into(),
+        request: json!({"query": "q"}),
+        cadence: Cadence::Every(3_600),
+        webhook: None,
+        next_run_at: now_ms() + 3_600_000,
+        tracking: None,
+        export: None,
+    }
 }
 
 /// Creates a job of `owner` and takes it as a worker does, leaving out the
@@ -415,13 +431,8 @@ pub(crate) async fn a_schedules_secret_reaches_its_runs_deliveries(b: &dyn Backe
     let store = b.replica().await;
     let schedule = store
         .create_schedule(NewSchedule {
-            owner: "k1".into(),
-            endpoint: "/x/reviews".into(),
-            request: json!({"query": "q"}),
-            cadence: Cadence::Every(3_600),
             webhook: Some(hook()),
-            next_run_at: now_ms() + 3_600_000,
-            tracking: None,
+            ..new_schedule("k1")
         })
         .await
         .unwrap();
@@ -454,6 +465,7 @@ pub(crate) async fn a_schedule_run_fires_once_across_replicas(b: &dyn Backend) {
             webhook: None,
             next_run_at: due_at,
             tracking: None,
+            export: None,
         })
         .await
         .unwrap();
@@ -513,13 +525,9 @@ pub(crate) async fn a_schedules_runs_remember_what_they_delivered(b: &dyn Backen
     for _ in 0..2 {
         let schedule = store
             .create_schedule(NewSchedule {
-                owner: "k1".into(),
-                endpoint: "/x/reviews".into(),
-                request: json!({"query": "q"}),
                 cadence: Cadence::Every(60),
-                webhook: None,
                 next_run_at: now_ms() + 60_000,
-                tracking: None,
+                ..new_schedule("k1")
             })
             .await
             .unwrap();
@@ -621,13 +629,8 @@ pub(crate) async fn a_tracked_schedule_keeps_fingerprints_and_each_change_once(b
     };
     let schedule = one
         .create_schedule(NewSchedule {
-            owner: "k1".into(),
-            endpoint: "/x/reviews".into(),
-            request: json!({"query": "q"}),
-            cadence: Cadence::Every(3_600),
-            webhook: None,
-            next_run_at: now_ms() + 3_600_000,
             tracking: Some(tracking.clone()),
+            ..new_schedule("k1")
         })
         .await
         .unwrap();
@@ -721,4 +724,55 @@ pub(crate) async fn a_tracked_schedule_keeps_fingerprints_and_each_change_once(b
     assert!(one.delete_schedule("k1", id).await.unwrap());
     assert!(two.changes(id, all(0)).await.unwrap().is_empty());
     assert!(two.fingerprints(id).await.unwrap().is_empty());
+}
+
+/// A job's export format, and each attempt's outcome, are kept; a schedule's
+/// export format reaches the runs made from it as stored.
+pub(crate) async fn an_export_and_how_it_went_outlive_a_restart(b: &dyn Backend) {
+    let store = b.replica().await;
+    let job = store
+        .create_job(NewJob {
+            export: Some("parquet".into()),
+            ..new_job("k1")
+        })
+        .await
+        .unwrap();
+    assert_eq!(job.export, Some(Export::pending("parquet")));
+    let failed = Export {
+        key: Some("exports/x/j.parquet".into()),
+        error: Some("writing s3 object: connection refused".into()),
+        attempts: 1,
+        ..Export::pending("parquet")
+    };
+    store.record_export(&job.job_id, &failed).await.unwrap();
+    let again = b.replica().await;
+    assert_eq!(stored(&*again, &job.job_id).await.export, Some(failed));
+    let written = Export {
+        state: ExportState::Written,
+        key: Some("exports/x/j.parquet".into()),
+        bytes: Some(1234),
+        error: None,
+        attempts: 2,
+        format: "parquet".into(),
+    };
+    again.record_export(&job.job_id, &written).await.unwrap();
+    let status = stored(&*store, &job.job_id).await.status(None);
+    assert_eq!(status.export, Some(written));
+    // A job without an export shows none.
+    let plain = store.create_job(new_job("k1")).await.unwrap();
+    assert_eq!(stored(&*store, &plain.job_id).await.export, None);
+    let schedule = store
+        .create_schedule(NewSchedule {
+            export: Some("csv".into()),
+            ..new_schedule("k1")
+        })
+        .await
+        .unwrap();
+    let kept = again
+        .schedule(None, &schedule.schedule_id)
+        .await
+        .unwrap()
+        .expect("the schedule is stored");
+    assert_eq!(kept.export.as_deref(), Some("csv"));
+    assert_eq!(kept.body().export.map(|e| e.format).as_deref(), Some("csv"));
 }

@@ -42,6 +42,7 @@ macro_rules! for_each_case {
         $each!(a_schedules_runs_remember_what_they_delivered);
         $each!(retention_deletes_ended_jobs_with_what_they_hold);
         $each!(a_tracked_schedule_keeps_fingerprints_and_each_change_once);
+        $each!(an_export_and_how_it_went_outlive_a_restart);
     };
 }
 pub(crate) use for_each_case;

@@ -63,6 +63,7 @@ async fn a_job_left_in_the_queue_of_an_earlier_version_still_runs() {
             total: None,
             webhook: None,
             schedule_id: None,
+            export: None,
         })
         .await
         .unwrap();

@@ -2,9 +2,11 @@
 //! dispatcher runs at most `concurrency` jobs at once, each with the server's
 //! [`Worker`]; the scheduler starts due schedules' runs; the webhook sender
 //! hands due deliveries to the server's [`Sender`] within the lanes of
-//! [`webhooks::Lanes`]; the retention sweep deletes old jobs. Every rule of a
-//! job's life is decided here, whichever store keeps it: a job's first end is
-//! the one announced, "delivered" means a 2xx, and failed attempts back off.
+//! [`webhooks::Lanes`]; the retention sweep deletes old jobs. A job that asked
+//! for an export has it written by the server's [`Exporter`] once it ends.
+//! Every rule of a job's life is decided here, whichever store keeps it: a
+//! job's first end is the one announced, "delivered" means a 2xx, and failed
+//! attempts (of webhooks and exports alike) back off.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
@@ -17,7 +19,8 @@ use tokio::sync::{Notify, Semaphore};
 
 use crate::changes::{self, Change, ChangeCounts};
 use crate::model::{
-    now_ms, Job, JobState, JobStatus, Millis, NewJob, PendingDelivery, Schedule, Topic,
+    now_ms, Export, ExportState, Job, JobState, JobStatus, Millis, NewJob, PendingDelivery,
+    Schedule, Topic,
 };
 use crate::store::{self, Claim, Lease, Store, MAX_INTERRUPTIONS};
 use crate::webhooks;
@@ -39,7 +42,13 @@ pub struct Settings {
     pub webhook_retry_base: Duration,
     /// How long a finished job is kept.
     pub retention: Duration,
+    /// The wait before a failed export's second attempt; it doubles after
+    /// each failure, [`EXPORT_ATTEMPTS`] attempts in all.
+    pub export_retry_base: Duration,
 }
+
+/// Attempts at writing an export before it is given up.
+pub const EXPORT_ATTEMPTS: u32 = 8;
 
 /// How a job's run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +84,23 @@ pub trait Sender: Send + Sync + 'static {
     async fn send(&self, delivery: &PendingDelivery) -> webhooks::Reply;
 }
 
+/// Writes a job's reviews, as its export asks, to the server's object
+/// storage: the object's key and size, or why it could not.
+#[async_trait]
+pub trait Exporter: Send + Sync + 'static {
+    /// The key `job`'s export is written to.
+    fn key(&self, job: &Job, export: &Export) -> String;
+    /// One attempt at writing every review `store` holds for `job` to `key`;
+    /// the bytes written.
+    async fn write(
+        &self,
+        store: Arc<dyn Store>,
+        job: &Job,
+        export: &Export,
+        key: &str,
+    ) -> Result<u64, String>;
+}
+
 /// The jobs engine.
 pub struct Jobs {
     /// Where jobs live.
@@ -82,6 +108,8 @@ pub struct Jobs {
     settings: Settings,
     worker: Arc<dyn Worker>,
     sender: Arc<dyn Sender>,
+    /// Where exports are written, when the server has object storage.
+    exporter: Option<Arc<dyn Exporter>>,
     /// Jobs that may run at once.
     slots: Arc<Semaphore>,
     /// The cancel flags of the jobs running here.
@@ -91,13 +119,14 @@ pub struct Jobs {
 }
 
 impl Jobs {
-    /// The engine over `store`, running jobs with `worker` and sending
-    /// webhooks with `sender`.
+    /// The engine over `store`, running jobs with `worker`, sending
+    /// webhooks with `sender` and writing exports with `exporter`.
     pub fn new(
         store: Arc<dyn Store>,
         settings: Settings,
         worker: Arc<dyn Worker>,
         sender: Arc<dyn Sender>,
+        exporter: Option<Arc<dyn Exporter>>,
     ) -> Arc<Jobs> {
         let slots = Arc::new(Semaphore::new(settings.concurrency.max(1)));
         Arc::new(Jobs {
@@ -105,6 +134,7 @@ impl Jobs {
             settings,
             worker,
             sender,
+            exporter,
             slots,
             running: Mutex::default(),
             wake: Notify::new(),
@@ -126,8 +156,13 @@ impl Jobs {
         Ok(job)
     }
 
-    /// Asks `owner`'s job `id` to stop; a queued job is cancelled at once.
-    pub async fn cancel(&self, owner: &str, id: &str) -> Result<Option<Job>, store::StoreError> {
+    /// Asks `owner`'s job `id` to stop; a queued job is cancelled at once
+    /// (and its export written, empty).
+    pub async fn cancel(
+        self: &Arc<Jobs>,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<Job>, store::StoreError> {
         let Some(job) = self.store.request_cancel(owner, id).await? else {
             return Ok(None);
         };
@@ -141,6 +176,8 @@ impl Jobs {
         }
         if job.state == JobState::Queued && !self.is_running(id) {
             self.end(&job, JobState::Cancelled, None, None).await?;
+            let (jobs, id) = (self.clone(), id.to_owned());
+            tokio::spawn(async move { jobs.export(&id).await });
         }
         self.store.job(Some(owner), id).await
     }
@@ -194,20 +231,23 @@ impl Jobs {
             .unwrap_or_else(|p| p.into_inner())
             .insert(id.clone(), flag.clone());
         tokio::spawn(async move {
-            self.finish(claim, &flag).await;
+            let ended = self.finish(claim, &flag).await;
             self.running
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
             drop(slot);
             self.wake.notify_waiters();
+            if ended {
+                self.export(&id).await;
+            }
         });
     }
 
     /// Runs a claimed job to its end and records it; lets go of its lease
     /// once the end is recorded (so a crash before that hands the job to
-    /// another worker).
-    async fn finish(&self, claim: Claim, cancel: &AtomicBool) {
+    /// another worker). Whether its end is recorded.
+    async fn finish(&self, claim: Claim, cancel: &AtomicBool) -> bool {
         let Claim {
             job,
             lease,
@@ -233,10 +273,85 @@ impl Jobs {
         };
         tracing::info!(job = %job.job_id, endpoint = %job.endpoint, state = state.code(), error = error.as_deref().unwrap_or(""), "job ended");
         match self.end(&job, state, stop, error).await {
-            Ok(()) => lease.done().await,
-            Err(e) => {
-                tracing::error!(job = %job.job_id, error = %e, "cannot record a job's end; it resumes at the next start")
+            Ok(()) => {
+                lease.done().await;
+                true
             }
+            Err(e) => {
+                tracing::error!(job = %job.job_id, error = %e, "cannot record a job's end; it resumes at the next start");
+                false
+            }
+        }
+    }
+
+    /// Writes the export job `id` asked for, if any and not written yet:
+    /// attempt after attempt, each recorded, waiting twice as long after
+    /// each failure, until one succeeds or [`EXPORT_ATTEMPTS`] have failed.
+    pub async fn export(&self, id: &str) {
+        let job = match self.store.job(None, id).await {
+            Ok(Some(job)) => job,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::error!(job = %id, error = %e, "cannot read an ended job to export it");
+                return;
+            }
+        };
+        let Some(mut export) = job.export.clone() else {
+            return;
+        };
+        if export.state != ExportState::Pending {
+            return;
+        }
+        let Some(exporter) = &self.exporter else {
+            export.state = ExportState::Failed;
+            export.error = Some(
+                "the server has no object storage now; its operator sets GLEANER_EXPORT_S3_URL \
+                 (see docs/operating.md). The reviews stay readable at GET /jobs/{id}/reviews"
+                    .into(),
+            );
+            self.record_export(id, &export).await;
+            return;
+        };
+        let key = exporter.key(&job, &export);
+        export.key = Some(key.clone());
+        let base = self
+            .settings
+            .export_retry_base
+            .max(Duration::from_millis(1));
+        while export.attempts < EXPORT_ATTEMPTS {
+            let written = exporter
+                .write(self.store.clone(), &job, &export, &key)
+                .await;
+            export.attempts += 1;
+            match written {
+                Ok(bytes) => {
+                    export.state = ExportState::Written;
+                    export.bytes = Some(bytes);
+                    export.error = None;
+                    tracing::info!(job = %id, %key, bytes, "export written");
+                    self.record_export(id, &export).await;
+                    return;
+                }
+                Err(error) => {
+                    let last = export.attempts >= EXPORT_ATTEMPTS;
+                    tracing::warn!(job = %id, %key, attempt = export.attempts, %error, last, "export attempt failed");
+                    export.error = Some(error);
+                    if last {
+                        export.state = ExportState::Failed;
+                    }
+                    self.record_export(id, &export).await;
+                    if !last {
+                        let wait = base.saturating_mul(1 << (export.attempts - 1).min(16));
+                        tokio::time::sleep(wait).await;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn record_export(&self, id: &str, export: &Export) {
+        if let Err(e) = self.store.record_export(id, export).await {
+            tracing::error!(job = %id, error = %e, "cannot record how an export went");
         }
     }
 
@@ -431,6 +546,7 @@ impl Jobs {
                 total: None,
                 webhook: schedule.webhook.clone(),
                 schedule_id: Some(schedule.schedule_id.clone()),
+                export: schedule.export.clone(),
             })
             .await?;
         self.store

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::changes::Tracking;
 use crate::stop::StopReason;
 
-pub use crate::status::{JobStatus, ScheduleBody, WebhookStatus, WebhookTarget};
+pub use crate::status::{ExportTarget, JobStatus, ScheduleBody, WebhookStatus, WebhookTarget};
 
 pub use crate::clock::{now_ms, parse_rfc3339, rfc3339, Millis};
 
@@ -71,6 +71,51 @@ pub struct Webhook {
     pub secret: String,
 }
 
+/// Where writing a job's export stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportState {
+    /// Waiting for the job to end, or for the next attempt after a failed one.
+    Pending,
+    /// The object is written.
+    Written,
+    /// Every attempt failed; the reviews stay readable from the job.
+    Failed,
+}
+
+/// A job's reviews written as one object to the server's object storage
+/// when the job ends, and how writing it went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Export {
+    /// The object's format: `parquet`, `csv`, `ndjson` or `json`.
+    pub format: String,
+    /// Where writing it stands.
+    pub state: ExportState,
+    /// The object's key in the bucket, once an attempt was made.
+    pub key: Option<String>,
+    /// The object's size in bytes, once written.
+    pub bytes: Option<u64>,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+    /// Attempts made.
+    pub attempts: u32,
+}
+
+impl Export {
+    /// An export in `format` that has not been tried yet.
+    pub fn pending(format: &str) -> Export {
+        Export {
+            format: format.to_owned(),
+            state: ExportState::Pending,
+            key: None,
+            bytes: None,
+            error: None,
+            attempts: 0,
+        }
+    }
+}
+
 /// A job to create.
 #[derive(Debug, Clone)]
 pub struct NewJob {
@@ -86,6 +131,9 @@ pub struct NewJob {
     pub webhook: Option<Webhook>,
     /// The schedule it runs for, if any.
     pub schedule_id: Option<String>,
+    /// The format its reviews are written to object storage in when it
+    /// ends, if they are.
+    pub export: Option<String>,
 }
 
 /// A job as the store keeps it.
@@ -125,6 +173,9 @@ pub struct Job {
     pub schedule_id: Option<String>,
     /// Whether its owner asked to cancel it.
     pub cancel_requested: bool,
+    /// Its export to object storage, if it asked for one.
+    #[serde(default)]
+    pub export: Option<Export>,
 }
 
 /// What a job's webhook delivery has done so far.
@@ -171,6 +222,7 @@ impl Job {
             reviews_to_fetch: self.total,
             schedule_id: self.schedule_id.clone(),
             webhook,
+            export: self.export.clone(),
         }
     }
 }
@@ -206,6 +258,8 @@ pub struct NewSchedule {
     pub next_run_at: Millis,
     /// Change tracking, when on.
     pub tracking: Option<Tracking>,
+    /// The format each run's reviews are written to object storage in.
+    pub export: Option<String>,
 }
 
 /// A schedule as the store keeps it.
@@ -241,6 +295,9 @@ pub struct Schedule {
     /// Change tracking, when on.
     #[serde(default)]
     pub tracking: Option<Tracking>,
+    /// The format each run's reviews are written to object storage in.
+    #[serde(default)]
+    pub export: Option<String>,
 }
 
 impl Schedule {
@@ -280,6 +337,9 @@ impl Schedule {
                 .as_ref()
                 .and_then(|t| t.reconcile_every)
                 .map(crate::cadence::describe),
+            export: self.export.as_ref().map(|format| ExportTarget {
+                format: format.clone(),
+            }),
         }
     }
 }

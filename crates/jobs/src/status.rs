@@ -42,6 +42,9 @@ pub struct JobStatus {
     /// Its webhook's delivery, when it has a webhook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<WebhookStatus>,
+    /// Its export to object storage, when it asked for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<crate::model::Export>,
 }
 
 /// Where the delivery of a job's webhook stands.
@@ -111,6 +114,9 @@ pub struct ScheduleBody {
     /// How often a run walks the whole source, e.g. `7d`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reconcile_every: Option<String>,
+    /// Where each run's reviews are written, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<ExportTarget>,
 }
 
 /// Where a schedule's runs are announced.
@@ -132,4 +138,12 @@ pub struct WebhookRequest {
     /// At least 16 characters; signs every delivery.
     #[schema(min_length = 16)]
     pub secret: String,
+}
+
+/// What a schedule's runs write to object storage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportTarget {
+    /// The object's format: `parquet`, `csv`, `ndjson` or `json`.
+    pub format: String,
 }

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use crate::changes::{Change, ChangeWrite, Fingerprinted};
 use crate::model::{
-    Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Topic, Webhook,
+    Delivery, Export, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Topic,
+    Webhook,
 };
 
 /// A storage failure. Callers answer it as a 503: the store is the server's,
@@ -149,6 +150,9 @@ pub trait JobStore: Send + Sync {
     /// Asks for a job to be cancelled; the job, or none when `owner` has no
     /// such job. A job that has ended is returned unchanged.
     async fn request_cancel(&self, owner: &str, id: &str) -> Result<Option<Job>, StoreError>;
+
+    /// Records how writing job `id`'s export stands.
+    async fn record_export(&self, id: &str, export: &Export) -> Result<(), StoreError>;
 
     /// A job's reviews after review number `after` (0: from the first), at
     /// most `limit`, with the cursor of the next page (none when no more are

@@ -205,9 +205,10 @@ pub(super) async fn checked_webhook(
 async fn submit(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     let owner = owner(&state, request.headers())?;
     let map = object(&state, request, &["endpoint", "request"]).await?;
-    only(&map, &["endpoint", "request", "webhook"])?;
+    only(&map, &["endpoint", "request", "webhook", "export"])?;
     let (endpoint, body, total) = checked_request(&state, &map)?;
     let webhook = checked_webhook(&state, &map).await?;
+    let export = checked_export(&state, &map)?;
     let cap = state.config.max_queued_jobs_per_key;
     let unfinished = state.jobs.store.unfinished_count(&owner).await?;
     if unfinished >= cap {
@@ -225,10 +226,47 @@ async fn submit(State(state): State<AppState>, request: Request) -> Result<Respo
             total,
             webhook,
             schedule_id: None,
+            export,
         })
         .await?;
     let status = state.jobs.status(&job).await?;
     Ok(accepted(&format!("/jobs/{}", job.job_id), json!(status)))
+}
+
+/// The export format a body's `"export": {"format": …}` asks for; refused
+/// when the server has no object storage to write it to.
+pub(super) fn checked_export(
+    state: &AppState,
+    map: &Map<String, Value>,
+) -> Result<Option<String>, ApiError> {
+    let Some(value) = map.get("export").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let names = Format::NAMES.join(", ");
+    let format = value
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.get("format"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "`export` must be {{\"format\": \"parquet\"}}, with a format among {names}"
+            ))
+        })?;
+    if Format::named(format).is_none() {
+        return Err(ApiError::BadRequest(format!(
+            "`export.format` {format:?} is not one this server writes; use one of {names}"
+        )));
+    }
+    if state.config.export.s3_url.is_none() {
+        return Err(ApiError::BadRequest(
+            "`export` needs object storage, and this server has none: its operator sets \
+             GLEANER_EXPORT_S3_URL (docs/operating.md). Without it, read the reviews with \
+             GET /jobs/{id}/reviews?format=…"
+                .into(),
+        ));
+    }
+    Ok(Some(format.to_owned()))
 }
 
 /// A `limit`: `default` when absent, else 1 to `max`.
@@ -401,39 +439,7 @@ async fn reviews(
 /// Every stored review of a job after `after`, as one file in `format`,
 /// read from the store and written a batch at a time.
 pub(super) fn stream(state: AppState, job_id: String, after: u64, format: Format) -> Response {
-    /// Where the stream is.
-    enum Stage {
-        Begin(u64),
-        Batch(u64),
-        End,
-        Done,
-    }
-    let start = (Stage::Begin(after), format.encoder());
-    let chunks = futures_util::stream::unfold(start, move |(stage, mut encoder)| {
-        let (state, job_id) = (state.clone(), job_id.clone());
-        async move {
-            let failed = |e: String| (Err(std::io::Error::other(e)), Stage::Done);
-            let (chunk, next) = match stage {
-                Stage::Begin(after) => match encoder.begin() {
-                    Ok(bytes) => (Ok(bytes), Stage::Batch(after)),
-                    Err(e) => failed(e.to_string()),
-                },
-                Stage::Batch(after) => match state.jobs.store.reviews(&job_id, after, 500).await {
-                    Ok((reviews, next)) => match encoder.batch(&reviews) {
-                        Ok(bytes) => (Ok(bytes), next.map_or(Stage::End, Stage::Batch)),
-                        Err(e) => failed(e.to_string()),
-                    },
-                    Err(e) => failed(e.to_string()),
-                },
-                Stage::End => match encoder.end() {
-                    Ok(bytes) => (Ok(bytes), Stage::Done),
-                    Err(e) => failed(e.to_string()),
-                },
-                Stage::Done => return None,
-            };
-            Some((chunk, (next, encoder)))
-        }
-    });
+    let chunks = crate::export::chunks(state.jobs.store.clone(), job_id, after, format);
     let mut response = Response::new(Body::from_stream(chunks));
     response.headers_mut().insert(
         header::CONTENT_TYPE,

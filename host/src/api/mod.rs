@@ -9,6 +9,7 @@ pub mod clients;
 mod docs;
 mod jobs;
 mod links;
+mod mcp;
 pub mod metrics;
 pub mod openapi;
 mod post;
@@ -100,6 +101,15 @@ pub struct Call {
 pub fn router(state: AppState) -> Router {
     // Bodies are read by `read_body`, which applies each route's size limit
     // (admin uploads: admin_max_body_bytes) and the body read timeout.
+    let secrets = state.runtime.services().secrets.clone();
+    let api = routes(state.clone());
+    mcp::router(state, api.clone())
+        .layer(axum::middleware::from_fn_with_state(secrets, answer::layer))
+        .merge(api)
+}
+
+/// Every route but `/mcp`, which answers its tool calls through them.
+fn routes(state: AppState) -> Router {
     let secrets = state.runtime.services().secrets.clone();
     Router::new()
         .route("/healthz", get(health))

@@ -64,13 +64,18 @@ fn document_json(
     Ok(json)
 }
 
-/// Handles `GET /openapi.json`.
-pub async fn handle(State(state): State<AppState>) -> Response {
+/// The document of the plugins serving now, as `GET /openapi.json` answers it.
+pub(super) fn current(state: &AppState) -> Result<Bytes, serde_json::Error> {
     let access = Access {
         api_keys: !state.keys.is_empty(),
         admin_keys: !state.admin_keys.is_empty(),
     };
-    match document_json(&state.openapi, &state.registry.plugins(), access) {
+    document_json(&state.openapi, &state.registry.plugins(), access)
+}
+
+/// Handles `GET /openapi.json`.
+pub async fn handle(State(state): State<AppState>) -> Response {
+    match current(&state) {
         Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "cannot serialise the OpenAPI document");

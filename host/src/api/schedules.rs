@@ -12,7 +12,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::jobs::{
-    accepted, checked_request, checked_webhook, in_range, not_found, object, only, owner,
+    accepted, checked_export, checked_request, checked_webhook, in_range, not_found, object, only,
+    owner,
 };
 use super::AppState;
 use crate::error::ApiError;
@@ -61,6 +62,7 @@ async fn add_schedule(
             "track_changes",
             "change_window",
             "reconcile_every",
+            "export",
         ],
     )?;
     let (endpoint, body, _) = checked_request(&state, &map)?;
@@ -98,6 +100,7 @@ async fn add_schedule(
         }
     };
     let webhook = checked_webhook(&state, &map).await?;
+    let export = checked_export(&state, &map)?;
     let next_run_at = cadence::next_after(&cadence, now_ms());
     let created = state
         .jobs
@@ -110,6 +113,7 @@ async fn add_schedule(
             webhook,
             next_run_at,
             tracking,
+            export,
         })
         .await?;
     let mut response = (StatusCode::CREATED, Json(json!(created.body()))).into_response();

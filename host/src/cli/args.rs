@@ -129,6 +129,10 @@ pub(super) struct RequestFlags {
     /// The secret that signs each delivery (16 characters or more).
     #[arg(long, value_name = "SECRET")]
     pub(super) webhook_secret: Option<String>,
+    /// Writes the reviews to the server's object storage when the job (or
+    /// each run) ends, in this format.
+    #[arg(long, value_name = "FORMAT", value_parser = ["parquet", "csv", "ndjson", "json"])]
+    pub(super) export: Option<String>,
 }
 
 #[derive(Subcommand)]

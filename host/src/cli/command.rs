@@ -170,8 +170,14 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                     wait,
                 } => {
                     let body = jobs::request_of(r.request.as_deref(), r.query.as_deref(), r.max)?;
-                    let hook = jobs::webhook_of(r.webhook_url, r.webhook_secret)?;
-                    jobs::submit(&server.client(), &r.endpoint, body, hook, wait).await?
+                    let mut extra = serde_json::Map::new();
+                    if let Some(hook) = jobs::webhook_of(r.webhook_url, r.webhook_secret)? {
+                        extra.insert("webhook".into(), hook);
+                    }
+                    if let Some(format) = r.export {
+                        extra.insert("export".into(), serde_json::json!({ "format": format }));
+                    }
+                    jobs::submit(&server.client(), &r.endpoint, body, extra, wait).await?
                 }
                 JobsCommand::Status { server, id } => {
                     jobs::status(&server.client(), &id).await.map(|_| true)?
@@ -220,6 +226,7 @@ async fn run(cli: Cli, fetch_matches: Option<clap::ArgMatches>) -> anyhow::Resul
                         "track_changes": track_changes.then_some(true),
                         "change_window": change_window.as_deref().map(jobs::window_of),
                         "reconcile_every": reconcile_every,
+                        "export": r.export.map(|format| serde_json::json!({ "format": format })),
                     });
                     let body = serde_json::Value::Object(
                         body.as_object()

@@ -78,18 +78,19 @@ pub fn webhook_of(url: Option<String>, secret: Option<String>) -> anyhow::Result
     }
 }
 
-/// Submits a job; with `wait`, follows it to its end with progress on
-/// stderr. Prints the status; true unless the job failed.
+/// Submits a job, with `extra` fields of its body (`webhook`, `export`);
+/// with `wait`, follows it to its end with progress on stderr. Prints the
+/// status; true unless the job failed.
 pub async fn submit(
     client: &Client,
     endpoint: &str,
     request: Value,
-    webhook: Option<Value>,
+    extra: serde_json::Map<String, Value>,
     wait: bool,
 ) -> anyhow::Result<bool> {
     let mut body = json!({ "endpoint": endpoint, "request": request });
-    if let Some(hook) = webhook {
-        body["webhook"] = hook;
+    if let Some(fields) = body.as_object_mut() {
+        fields.extend(extra);
     }
     let job = client
         .call(reqwest::Method::POST, "/jobs", Some(body))

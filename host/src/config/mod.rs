@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 pub mod plugin_dir;
 pub mod plugin_settings;
+mod secrets;
 pub mod settings;
 
 /// Errors in the configuration; each says which setting is wrong and how to fix it.
@@ -194,6 +195,9 @@ pub struct Config {
     /// Cluster mode on NATS JetStream (`[cluster]`; `GLEANER_NATS_URL` and the
     /// other `GLEANER_NATS_*` settings). Off unless a NATS URL is set.
     pub cluster: gleaner_cluster::settings::ClusterConfig,
+    /// Object storage for job exports (`[export]`; `GLEANER_EXPORT_S3_URL`
+    /// and the other `GLEANER_EXPORT_S3_*` settings). Off unless a URL is set.
+    pub export: crate::export::storage::StorageConfig,
     /// Called with the plugin's name just before each component compile; for
     /// tests that need a compile held. Neither the file nor the environment sets it.
     #[serde(skip)]
@@ -251,6 +255,7 @@ impl Default for Config {
             browser: Default::default(),
             plugins: BTreeMap::new(),
             cluster: Default::default(),
+            export: Default::default(),
             compile_hook: None,
         }
     }
@@ -285,6 +290,14 @@ impl Config {
         }
         self.cluster
             .check(self.token_secret.is_some())
+            .map_err(|e| ConfigError::Invalid {
+                setting: e.setting,
+                value: e.value,
+                hint: e.hint,
+            })?;
+        self.export
+            .exporter()
+            .map(drop)
             .map_err(|e| ConfigError::Invalid {
                 setting: e.setting,
                 value: e.value,
@@ -461,46 +474,6 @@ pub(crate) fn parse_number<T: std::str::FromStr>(
         value: v,
         hint: "use a non-negative whole number",
     })
-}
-
-impl Config {
-    /// Registers the secrets of the configuration with `secrets`: API, admin and metrics keys,
-    /// proxy credentials (the server's and each plugin's) and the LLM key. The
-    /// token secret is registered where it is loaded, and plugin settings where
-    /// each plugin is.
-    pub fn register_secrets(&self, secrets: &crate::secrets::Secrets) {
-        use crate::secrets::{proxy_credentials, Kind};
-        let config = self;
-        secrets.register(Kind::ApiKey, config.api_keys.iter().map(String::as_str));
-        secrets.register(Kind::AdminKey, config.admin_keys.iter().map(String::as_str));
-        secrets.register(
-            Kind::MetricsKey,
-            config.metrics_keys.iter().map(String::as_str),
-        );
-        let proxies = config.proxy_settings();
-        let urls = proxies
-            .urls
-            .iter()
-            .chain(proxies.per_plugin.values().flatten());
-        let credentials: Vec<String> = urls.flat_map(|u| proxy_credentials(u)).collect();
-        secrets.register(
-            Kind::ProxyCredential,
-            credentials.iter().map(String::as_str),
-        );
-        secrets.register(Kind::LlmKey, config.llm.api_key.as_deref());
-        let cluster = &config.cluster;
-        secrets.register(
-            Kind::Cluster,
-            [
-                cluster.nats_token.as_deref(),
-                cluster.nats_password.as_deref(),
-                cluster.seal_key.as_deref(),
-            ]
-            .into_iter()
-            .flatten(),
-        );
-        secrets.register(Kind::ReceiptKey, config.receipt_key.as_deref());
-    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,18 @@
 //! export takes does not grow with the job.
 
 pub mod parquet;
+pub mod storage;
 pub mod table;
 
+use std::sync::Arc;
+
+use futures_util::Stream;
 use serde_json::Value;
+
+use gleaner_jobs::store::Store;
+
+/// Reviews read from the store per batch.
+const BATCH: usize = 500;
 
 /// The formats a job's reviews are exported in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +179,51 @@ impl Encoder {
     pub fn written(&self) -> u64 {
         self.written
     }
+}
+
+/// Every review `store` holds for job `job_id` after review number `after`,
+/// as one file in `format`, a batch of [`BATCH`] reviews per chunk. The same
+/// bytes whether a client reads them (`GET /jobs/{id}/reviews?format=`) or
+/// they go to object storage.
+pub fn chunks(
+    store: Arc<dyn Store>,
+    job_id: String,
+    after: u64,
+    format: Format,
+) -> impl Stream<Item = Result<Vec<u8>, std::io::Error>> + Send + 'static {
+    /// Where the stream is.
+    enum Stage {
+        Begin(u64),
+        Batch(u64),
+        End,
+        Done,
+    }
+    let start = (Stage::Begin(after), format.encoder());
+    futures_util::stream::unfold(start, move |(stage, mut encoder)| {
+        let (store, job_id) = (store.clone(), job_id.clone());
+        async move {
+            let failed = |e: String| (Err(std::io::Error::other(e)), Stage::Done);
+            let (chunk, next) = match stage {
+                Stage::Begin(after) => match encoder.begin() {
+                    Ok(bytes) => (Ok(bytes), Stage::Batch(after)),
+                    Err(e) => failed(e.to_string()),
+                },
+                Stage::Batch(after) => match store.reviews(&job_id, after, BATCH).await {
+                    Ok((reviews, next)) => match encoder.batch(&reviews) {
+                        Ok(bytes) => (Ok(bytes), next.map_or(Stage::End, Stage::Batch)),
+                        Err(e) => failed(e.to_string()),
+                    },
+                    Err(e) => failed(e.to_string()),
+                },
+                Stage::End => match encoder.end() {
+                    Ok(bytes) => (Ok(bytes), Stage::Done),
+                    Err(e) => failed(e.to_string()),
+                },
+                Stage::Done => return None,
+            };
+            Some((chunk, (next, encoder)))
+        }
+    })
 }
 
 #[cfg(test)]

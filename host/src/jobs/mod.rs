@@ -23,12 +23,19 @@ pub fn settings(config: &Config) -> Settings {
         concurrency: config.jobs_concurrency,
         webhook_retry_base: Duration::from_millis(config.webhook_retry_base_ms),
         retention: Duration::from_secs(config.job_retention_secs),
+        export_retry_base: Duration::from_millis(config.export.retry_base_ms),
     }
 }
 
-/// The engine over `store`, running jobs with `runner`'s parts.
-pub fn engine(store: Arc<dyn store::Store>, runner: runner::Runner) -> Arc<Jobs> {
+/// The engine over `store`, running jobs with `runner`'s parts and writing
+/// exports with `exporter`, when the server has object storage.
+pub fn engine(
+    store: Arc<dyn store::Store>,
+    runner: runner::Runner,
+    exporter: Option<Arc<dyn gleaner_jobs::Exporter>>,
+) -> Arc<Jobs> {
     let webhooks = runner.runtime.services().webhooks.clone();
     let sender = Arc::new(sender::HttpSender::new(webhooks));
-    Jobs::new(store, settings(&runner.config), Arc::new(runner), sender)
+    let settings = settings(&runner.config);
+    Jobs::new(store, settings, Arc::new(runner), sender, exporter)
 }

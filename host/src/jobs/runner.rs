@@ -386,6 +386,7 @@ mod tests {
             webhook: None,
             schedule_id: None,
             cancel_requested: false,
+            export: None,
         };
         assert_eq!(wanted(&job, 45_000), Some(5_000));
         assert_eq!(wanted(&job, 0), Some(MAX_REVIEWS_TO_FETCH));

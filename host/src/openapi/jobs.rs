@@ -162,6 +162,7 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         ("request", described(typed(Type::Object, false), "The body that endpoint takes, checked as it checks it; reviews_to_fetch is the job's total, up to job_max_reviews")),
     ]))
     .property("webhook", reference("Webhook"))
+    .property("export", reference("ExportTarget"))
     .description(Some("A job: a fetch with no 30-second budget, run in the background"));
     let submit = op(
         "submit_job",
@@ -170,7 +171,7 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         auth,
         (202, links(location(json("The job, queued", status())), "job_id", &["job_status", "cancel_job", "job_reviews"]).build().into()),
         &[
-            (400, "Invalid body, a key given twice, an endpoint that is not a review source, a request the endpoint refuses, or a webhook URL that is not public or over 2048 bytes"),
+            (400, "Invalid body, a key given twice, an endpoint that is not a review source, a request the endpoint refuses, a webhook URL that is not public or over 2048 bytes, or an export in a format not written or on a server without object storage"),
             (408, "The body did not arrive within the body read timeout"),
             (413, "The body exceeds max_body_bytes, or its request 16384 bytes"),
             (415, "A Content-Type that is not JSON"),
@@ -351,6 +352,7 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
     .property("cron", text(false, "Instead of every: five fields, minute hour day-of-month month day-of-week, e.g. 0 3 * * *"))
     .property("timezone", text(false, "The cron expression's IANA time zone (default UTC)"))
     .property("webhook", reference("Webhook"))
+    .property("export", reference("ExportTarget"))
     .property("track_changes", described(typed(Type::Boolean, false), "Each run also finds edits, replies and removals among the reviews the schedule delivered (GET /schedules/{id}/changes); refused for a source whose review ids are digests of their content"))
     .property("change_window", described(ObjectBuilder::new(), "With track_changes: how many of the newest delivered reviews each run re-reads, 1 to 10000 (default 200), or \"all\""))
     .property("reconcile_every", text(false, "With track_changes: how often a run walks the whole source, which is what finds removals, e.g. 7d"));
@@ -362,7 +364,7 @@ pub fn paths(auth: bool) -> Vec<(&'static str, PathItem)> {
         auth,
         (201, links(location(json("The schedule", schedule())), "schedule_id", &["schedule", "run_schedule", "remove_schedule"]).build().into()),
         &[
-            (400, "Invalid body, a key given twice, an endpoint that is not a review source, a request the endpoint refuses, neither or both of every and cron, an interval over 366 days, a timezone that is not an IANA zone name, or a webhook URL that is not public or over 2048 bytes"),
+            (400, "Invalid body, a key given twice, an endpoint that is not a review source, a request the endpoint refuses, neither or both of every and cron, an interval over 366 days, a timezone that is not an IANA zone name, a webhook URL that is not public or over 2048 bytes, or an export in a format not written or on a server without object storage"),
             (408, "The body did not arrive within the body read timeout"),
             (413, "The body exceeds max_body_bytes, or its request 16384 bytes"),
             (415, "A Content-Type that is not JSON"),

@@ -190,6 +190,7 @@ pub fn public_paths() -> Vec<(&'static str, PathItem)> {
                 "service",
             ),
         ),
+        ("/mcp", mcp_path()),
         (
             "/docs",
             get(
@@ -200,6 +201,40 @@ pub fn public_paths() -> Vec<(&'static str, PathItem)> {
             ),
         ),
     ]
+}
+
+/// `POST /mcp`: JSON-RPC messages of the Model Context Protocol.
+fn mcp_path() -> PathItem {
+    let message = described(
+        typed(Type::Object, false),
+        "A JSON-RPC 2.0 message of the Model Context Protocol: `initialize`, `tools/list`, `tools/call`, …",
+    );
+    PathItem::new(
+        HttpMethod::Post,
+        OperationBuilder::new()
+            .summary(Some("MCP"))
+            .description(Some(
+                "The Model Context Protocol over Streamable HTTP (2025-06-18 and newer), stateless, each answer one JSON message. Its tools are the plugin routes of this document (named by their operation ids) and `submit_job`, `job_status` and `job_reviews`; a call is answered by its route with the caller's key. Send `Accept: application/json, text/event-stream`. With API keys configured, a request without one is answered 401 before it is read. See docs/api.md, \"MCP\".",
+            ))
+            .operation_id(Some("mcp"))
+            .tag("service")
+            .request_body(Some(
+                RequestBodyBuilder::new()
+                    .required(Some(Required::True))
+                    .content("application/json", ContentBuilder::new().schema(Some(message.clone())).build())
+                    .build(),
+            ))
+            .responses(responses(vec![
+                (200, json_response("The JSON-RPC answer", message)),
+                (202, ResponseBuilder::new().description("A notification, accepted").into()),
+                (400, error_response("Not a JSON-RPC message, or one that needs an earlier message")),
+                (401, error_response("API keys are configured and the request carries none of them")),
+                (403, error_response("No API key is configured and the Host header is not a loopback name")),
+                (406, error_response("The Accept header lacks application/json or text/event-stream")),
+                (413, error_response("The message is over max_body_bytes")),
+                (415, error_response("The Content-Type is not application/json")),
+            ])),
+    )
 }
 
 /// The admin API's paths; `enabled` is whether admin keys are configured

@@ -50,6 +50,8 @@ pub enum Kind {
     Cluster,
     /// `receipt_key`.
     ReceiptKey,
+    /// The object storage's access key id or secret access key.
+    ExportCredential,
 }
 
 impl Kind {
@@ -65,6 +67,7 @@ impl Kind {
             Kind::Cookie => "a session cookie",
             Kind::Cluster => "a cluster credential",
             Kind::ReceiptKey => "the receipt key",
+            Kind::ExportCredential => "an object storage credential ([export])",
         }
     }
 }

@@ -47,6 +47,7 @@ async fn fill(store: Arc<dyn Store>, parallel: usize) -> anyhow::Result<Duration
                         webhook: None,
                         next_run_at: day + i as i64,
                         tracking: None,
+                        export: None,
                     })
                     .await?;
             }
@@ -59,6 +60,7 @@ async fn fill(store: Arc<dyn Store>, parallel: usize) -> anyhow::Result<Duration
                         total: Some(20),
                         webhook: None,
                         schedule_id: None,
+                        export: None,
                     })
                     .await?;
                 let end = JobEnd {

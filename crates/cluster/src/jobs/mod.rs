@@ -35,8 +35,8 @@ use crate::resources::{DELIVERED_SUBJECT, REVIEWS_SUBJECT};
 use crate::Link;
 use gleaner_jobs::changes::{Change, ChangeWrite, Fingerprinted};
 use gleaner_jobs::model::{
-    now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Topic,
-    Webhook,
+    now_ms, Delivery, Export, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery,
+    Schedule, Topic, Webhook,
 };
 use gleaner_jobs::store::{
     Attempt, ChangeQuery, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage,
@@ -204,6 +204,7 @@ impl JobStore for JetStreamStore {
             webhook: new.webhook,
             schedule_id: new.schedule_id,
             cancel_requested: false,
+            export: new.export.as_deref().map(Export::pending),
         };
         self.jobs().create(&job.job_id, &job).await?;
         self.by_owner.note(&job.job_id, job_place(&job));
@@ -352,6 +353,15 @@ impl JobStore for JetStreamStore {
             true
         })
         .await
+    }
+
+    async fn record_export(&self, id: &str, export: &Export) -> Result<(), StoreError> {
+        self.update_job(id, |j| {
+            j.export = Some(export.clone());
+            true
+        })
+        .await?;
+        Ok(())
     }
 
     async fn reviews(&self, id: &str, after: u64, limit: usize) -> Result<ReviewPage, StoreError> {

@@ -59,6 +59,7 @@ pub(super) async fn create(
         caught_up: false,
         created_at: now_ms(),
         tracking: new.tracking,
+        export: new.export,
     };
     store
         .schedules()

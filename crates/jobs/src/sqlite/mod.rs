@@ -13,8 +13,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::changes::{Change, ChangeWrite, Fingerprinted};
 use crate::model::{
-    now_ms, Delivery, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery, Schedule, Topic,
-    Webhook,
+    now_ms, Delivery, Export, Job, JobState, Millis, NewJob, NewSchedule, PendingDelivery,
+    Schedule, Topic, Webhook,
 };
 use crate::store::{
     Attempt, ChangeQuery, Claim, DeliveryStore, JobEnd, JobStore, PageWrite, ReviewPage,
@@ -126,7 +126,8 @@ impl JobStore for SqliteStore {
             };
             c.execute(
                 "INSERT INTO jobs (job_id, owner, endpoint, request, total, state, created_at, \
-                 webhook_url, webhook_secret, schedule_id) VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9)",
+                 webhook_url, webhook_secret, schedule_id, export) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9, ?10)",
                 params![
                     id,
                     job.owner,
@@ -136,7 +137,10 @@ impl JobStore for SqliteStore {
                     now_ms(),
                     url,
                     secret,
-                    job.schedule_id
+                    job.schedule_id,
+                    job.export
+                        .as_deref()
+                        .map(|format| serde_json::json!(Export::pending(format)).to_string())
                 ],
             )?;
             Ok(one_job(c, &id)?.expect("the job just inserted"))
@@ -270,6 +274,18 @@ impl JobStore for SqliteStore {
                 params![id, owner],
             )?;
             Ok(one_job(c, &id)?.filter(|j| j.owner == owner))
+        })
+        .await
+    }
+
+    async fn record_export(&self, id: &str, export: &Export) -> Result<(), StoreError> {
+        let (id, text) = (id.to_owned(), serde_json::json!(export).to_string());
+        self.with(move |c| {
+            c.execute(
+                "UPDATE jobs SET export = ?2 WHERE job_id = ?1",
+                params![id, text],
+            )?;
+            Ok(())
         })
         .await
     }

@@ -8,7 +8,7 @@ use crate::model::{Cadence, Job, JobState, Schedule, Webhook};
 /// The columns [`job_of`] reads, in order.
 pub(super) const JOB_COLUMNS: &str = "job_id, owner, endpoint, request, total, state, position, reviews_collected, \
     pages_fetched, stop_reason, error, created_at, started_at, finished_at, webhook_url, webhook_secret, \
-    schedule_id, cancel_requested";
+    schedule_id, cancel_requested, export";
 
 /// Where a list page after (or before) `id` of `table` starts: its
 /// `created_at` and id (`id_column`); none without an id, or for an unknown
@@ -58,6 +58,9 @@ pub(super) fn job_of(row: &Row<'_>) -> rusqlite::Result<Job> {
         webhook: webhook(row.get(14)?, row.get(15)?),
         schedule_id: row.get(16)?,
         cancel_requested: row.get::<_, i64>(17)? != 0,
+        export: row
+            .get::<_, Option<String>>(18)?
+            .and_then(|e| serde_json::from_str(&e).ok()),
     })
 }
 
@@ -65,7 +68,7 @@ pub(super) fn job_of(row: &Row<'_>) -> rusqlite::Result<Job> {
 pub(super) const SCHEDULE_COLUMNS: &str =
     "schedule_id, owner, endpoint, request, every_secs, cron, timezone, \
     webhook_url, webhook_secret, next_run_at, last_job_id, runs, skipped_runs, reviews_delivered, \
-    caught_up, created_at, tracking";
+    caught_up, created_at, tracking, export";
 
 /// A schedule from a row of [`SCHEDULE_COLUMNS`].
 pub(super) fn schedule_of(row: &Row<'_>) -> rusqlite::Result<Schedule> {
@@ -96,6 +99,7 @@ pub(super) fn schedule_of(row: &Row<'_>) -> rusqlite::Result<Schedule> {
         tracking: row
             .get::<_, Option<String>>(16)?
             .and_then(|t| serde_json::from_str(&t).ok()),
+        export: row.get(17)?,
     })
 }
 

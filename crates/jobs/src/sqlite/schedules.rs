@@ -28,8 +28,8 @@ pub(super) fn create(
     };
     c.execute(
         "INSERT INTO schedules (schedule_id, owner, endpoint, request, every_secs, cron, timezone, \
-         webhook_url, webhook_secret, next_run_at, created_at, tracking) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+         webhook_url, webhook_secret, next_run_at, created_at, tracking, export) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             id,
             schedule.owner,
@@ -46,6 +46,7 @@ pub(super) fn create(
                 .tracking
                 .as_ref()
                 .map(|t| serde_json::to_string(t).unwrap_or_default()),
+            schedule.export,
         ],
     )?;
     c.query_row(

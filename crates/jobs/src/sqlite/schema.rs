@@ -42,6 +42,10 @@ const STEPS: &[Step] = &[
         what: "give each webhook delivery its topic",
         run: delivery_topics,
     },
+    Step {
+        what: "add exports to object storage to jobs and schedules",
+        run: exports,
+    },
 ];
 
 /// The schema version this build writes.
@@ -239,5 +243,14 @@ fn delivery_topics(tx: &Transaction<'_>, _: &Seal) -> rusqlite::Result<()> {
          DROP TABLE webhook_deliveries;
          ALTER TABLE webhook_deliveries_topics RENAME TO webhook_deliveries;
          CREATE INDEX deliveries_due ON webhook_deliveries (next_attempt_at);",
+    )
+}
+
+/// Step 6: a job's export to object storage (its format and how writing it
+/// went, as JSON), and the format a schedule's runs export in.
+fn exports(tx: &Transaction<'_>, _: &Seal) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE jobs ADD COLUMN export TEXT;
+         ALTER TABLE schedules ADD COLUMN export TEXT;",
     )
 }
