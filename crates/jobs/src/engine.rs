@@ -43,12 +43,9 @@ pub struct Settings {
     /// How long a finished job is kept.
     pub retention: Duration,
     /// The wait before a failed export's second attempt; it doubles after
-    /// each failure, [`EXPORT_ATTEMPTS`] attempts in all.
+    /// each failure, as a webhook's does ([`webhooks::backoff`]).
     pub export_retry_base: Duration,
 }
-
-/// Attempts at writing an export before it is given up.
-pub const EXPORT_ATTEMPTS: u32 = 8;
 
 /// How a job's run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -285,8 +282,8 @@ impl Jobs {
     }
 
     /// Writes the export job `id` asked for, if any and not written yet:
-    /// attempt after attempt, each recorded, waiting twice as long after
-    /// each failure, until one succeeds or [`EXPORT_ATTEMPTS`] have failed.
+    /// attempt after attempt, each recorded, waiting as [`webhooks::backoff`]
+    /// says after each failure, until one succeeds or it says to stop.
     pub async fn export(&self, id: &str) {
         let job = match self.store.job(None, id).await {
             Ok(Some(job)) => job,
@@ -318,12 +315,12 @@ impl Jobs {
             .settings
             .export_retry_base
             .max(Duration::from_millis(1));
-        while export.attempts < EXPORT_ATTEMPTS {
+        loop {
             let written = exporter
                 .write(self.store.clone(), &job, &export, &key)
                 .await;
             export.attempts += 1;
-            match written {
+            let error = match written {
                 Ok(bytes) => {
                     export.state = ExportState::Written;
                     export.bytes = Some(bytes);
@@ -332,19 +329,18 @@ impl Jobs {
                     self.record_export(id, &export).await;
                     return;
                 }
-                Err(error) => {
-                    let last = export.attempts >= EXPORT_ATTEMPTS;
-                    tracing::warn!(job = %id, %key, attempt = export.attempts, %error, last, "export attempt failed");
-                    export.error = Some(error);
-                    if last {
-                        export.state = ExportState::Failed;
-                    }
-                    self.record_export(id, &export).await;
-                    if !last {
-                        let wait = base.saturating_mul(1 << (export.attempts - 1).min(16));
-                        tokio::time::sleep(wait).await;
-                    }
-                }
+                Err(error) => error,
+            };
+            let wait = webhooks::backoff(export.attempts, base);
+            tracing::warn!(job = %id, %key, attempt = export.attempts, %error, last = wait.is_none(), "export attempt failed");
+            export.error = Some(error);
+            if wait.is_none() {
+                export.state = ExportState::Failed;
+            }
+            self.record_export(id, &export).await;
+            match wait {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => return,
             }
         }
     }

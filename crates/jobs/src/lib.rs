@@ -31,5 +31,5 @@ pub mod store;
 pub mod turns;
 pub mod webhooks;
 
-pub use engine::{End, Exporter, Jobs, Sender, Settings, Worker, EXPORT_ATTEMPTS};
+pub use engine::{End, Exporter, Jobs, Sender, Settings, Worker};
 pub use stop::StopReason;

@@ -15,7 +15,7 @@ use sha2::Sha256;
 
 use crate::model::{Millis, PendingDelivery, Topic};
 
-/// Attempts made before a delivery is given up.
+/// Attempts made before a delivery (or an export) is given up.
 pub const MAX_ATTEMPTS: u32 = 8;
 
 /// Deliveries sent at once, in all.
@@ -52,11 +52,14 @@ pub fn delivery_id(delivery: &PendingDelivery) -> String {
 /// [`MAX_ATTEMPTS`]. With the default base of 30 s the eight attempts span
 /// about an hour.
 pub fn next_attempt(attempts: u32, base: Duration, now: Millis) -> Option<Millis> {
-    if attempts >= MAX_ATTEMPTS {
-        return None;
-    }
-    let delay = base.saturating_mul(1 << attempts.saturating_sub(1).min(20));
-    Some(now.saturating_add(delay.as_millis() as Millis))
+    backoff(attempts, base).map(|delay| now.saturating_add(delay.as_millis() as Millis))
+}
+
+/// The wait before the attempt after `attempts` failed ones, for webhook
+/// deliveries and exports alike: doubling from `base` (1, 2, 4 … times it);
+/// none after [`MAX_ATTEMPTS`].
+pub fn backoff(attempts: u32, base: Duration) -> Option<Duration> {
+    (attempts < MAX_ATTEMPTS).then(|| base.saturating_mul(1 << attempts.saturating_sub(1).min(20)))
 }
 
 /// Who may send now: a pool for all deliveries, and lanes per owner and per

@@ -122,6 +122,7 @@ impl StorageConfig {
         let mut builder = AmazonS3Builder::new()
             .with_bucket_name(bucket)
             .with_region(self.s3_region.as_deref().unwrap_or("us-east-1"))
+            // The connector's client holds the timeouts.
             .with_http_connector(Connector)
             // A few quick retries inside one attempt; the jobs engine spaces
             // out the attempts themselves, each recorded in the job's status.
@@ -129,12 +130,7 @@ impl StorageConfig {
                 max_retries: 2,
                 retry_timeout: Duration::from_secs(30),
                 ..Default::default()
-            })
-            .with_client_options(
-                ClientOptions::new()
-                    .with_connect_timeout(Duration::from_secs(10))
-                    .with_timeout(Duration::from_secs(120)),
-            );
+            });
         if let Some(endpoint) = &self.s3_endpoint {
             let parsed = url::Url::parse(endpoint).ok();
             let scheme = parsed.as_ref().map(url::Url::scheme);

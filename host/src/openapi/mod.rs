@@ -165,7 +165,7 @@ fn value(document: &OpenApi) -> Result<serde_json::Value, serde_json::Error> {
 }
 
 /// A lower-case identifier of a route: `/a-b/reviews` gives `a_b_reviews`.
-fn operation_id(route: &str) -> String {
+pub fn operation_id(route: &str) -> String {
     route
         .trim_matches('/')
         .chars()

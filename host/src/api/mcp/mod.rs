@@ -89,7 +89,7 @@ struct Gleaner {
 
 impl Gleaner {
     /// The tools now, read from the OpenAPI document.
-    fn tools(&self) -> Result<Vec<(rmcp::model::Tool, tools::Target)>, ErrorData> {
+    fn tools(&self) -> Result<Vec<rmcp::model::Tool>, ErrorData> {
         let document = super::openapi::current(&self.state)
             .and_then(|bytes| serde_json::from_slice::<Value>(&bytes))
             .map_err(|e| {
@@ -181,8 +181,7 @@ impl ServerHandler for Gleaner {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.tools()?.into_iter().map(|(tool, _)| tool).collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(ListToolsResult::with_all_items(self.tools()?))
     }
 
     async fn call_tool(
@@ -190,8 +189,10 @@ impl ServerHandler for Gleaner {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tools = self.tools()?;
-        let Some((_, target)) = tools.iter().find(|(tool, _)| tool.name == request.name) else {
+        // Found from the routes serving now, without building the tool list.
+        let plugins = self.state.registry.plugins();
+        let routes = plugins.iter().map(|p| p.manifest.route.as_str());
+        let Some(target) = tools::target(&request.name, routes) else {
             return Err(ErrorData::invalid_params(
                 format!(
                     "no tool {:?}; tools/list names the tools this server has now",

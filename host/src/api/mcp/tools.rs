@@ -95,16 +95,35 @@ const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'~');
 
-/// Every tool, with its target, from the served OpenAPI `document`.
-pub fn all(document: &Value) -> Vec<(Tool, Target)> {
+/// The job tools' names.
+const SUBMIT_JOB: &str = "submit_job";
+const JOB_STATUS: &str = "job_status";
+const JOB_REVIEWS: &str = "job_reviews";
+
+/// What answers the tool `name`: a job tool, or the plugin route among
+/// `routes` (those serving now) whose operation id it is.
+pub fn target<'a>(name: &str, mut routes: impl Iterator<Item = &'a str>) -> Option<Target> {
+    match name {
+        SUBMIT_JOB => Some(Target::Post("/jobs".into())),
+        JOB_STATUS => Some(Target::JobStatus),
+        JOB_REVIEWS => Some(Target::JobReviews),
+        _ => routes
+            .find(|route| crate::openapi::operation_id(route) == name)
+            .map(|route| Target::Post(route.to_owned())),
+    }
+}
+
+/// Every tool, from the served OpenAPI `document`.
+pub fn all(document: &Value) -> Vec<Tool> {
     let components = &document["components"]["schemas"];
     let mut tools = Vec::new();
-    let paths = document["paths"].as_object().into_iter().flatten();
-    for (path, item) in paths {
-        let operation = &item["post"];
-        if operation.get("x-gleaner-plugin").is_none() {
-            continue;
-        }
+    let operations = document["paths"]
+        .as_object()
+        .into_iter()
+        .flat_map(|paths| paths.values())
+        .map(|item| &item["post"])
+        .filter(|operation| operation.get("x-gleaner-plugin").is_some());
+    for operation in operations {
         let Some(name) = operation["operationId"].as_str() else {
             continue;
         };
@@ -113,50 +132,44 @@ pub fn all(document: &Value) -> Vec<(Tool, Target)> {
             .filter_map(|v| v.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        let schema = request_schema(operation, components);
-        tools.push((tool(name, description, schema), Target::Post(path.clone())));
+        tools.push(tool(
+            name,
+            description,
+            request_schema(operation, components),
+        ));
     }
     let submit = request_schema(&document["paths"]["/jobs"]["post"], components);
-    tools.push((
-        tool(
-            "submit_job",
-            "Collects every review of a source in the background, with no time limit: \
-             `endpoint` is a source's route (e.g. /customer-feedback-hub/reviews) and `request` \
-             its request. Answers the job's status; follow it with job_status and read the \
-             reviews with job_reviews."
-                .into(),
-            submit,
-        ),
-        Target::Post("/jobs".into()),
+    tools.push(tool(
+        SUBMIT_JOB,
+        "Collects every review of a source in the background, with no time limit: \
+         `endpoint` is a source's route (e.g. /customer-feedback-hub/reviews) and `request` \
+         its request. Answers the job's status; follow it with job_status and read the \
+         reviews with job_reviews."
+            .into(),
+        submit,
     ));
     let job_id =
         json!({"type": "string", "description": "The job's id, as submit_job answered it"});
-    tools.push((
-        tool(
-            "job_status",
-            "A job's status: its state (queued, running, succeeded, failed, cancelled), \
-             the reviews collected so far, and why it stopped."
-                .into(),
-            object(json!({ "job_id": job_id }), &["job_id"]),
-        ),
-        Target::JobStatus,
+    tools.push(tool(
+        JOB_STATUS,
+        "A job's status: its state (queued, running, succeeded, failed, cancelled), \
+         the reviews collected so far, and why it stopped."
+            .into(),
+        object(json!({ "job_id": job_id }), &["job_id"]),
     ));
-    tools.push((
-        tool(
-            "job_reviews",
-            "A page of a job's reviews, oldest first, while it runs or after: give \
-             `next_cursor` of one page as `cursor` to read the next."
-                .into(),
-            object(
-                json!({
-                    "job_id": job_id,
-                    "cursor": {"type": "string", "description": "`next_cursor` of the page before; none for the first"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Reviews per page (default 100)"},
-                }),
-                &["job_id"],
-            ),
+    tools.push(tool(
+        JOB_REVIEWS,
+        "A page of a job's reviews, oldest first, while it runs or after: give \
+         `next_cursor` of one page as `cursor` to read the next."
+            .into(),
+        object(
+            json!({
+                "job_id": job_id,
+                "cursor": {"type": "string", "description": "`next_cursor` of the page before; none for the first"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Reviews per page (default 100)"},
+            }),
+            &["job_id"],
         ),
-        Target::JobReviews,
     ));
     tools
 }
@@ -238,6 +251,19 @@ mod tests {
             0,
         );
         assert!(!looped.to_string().contains("$ref"), "{looped}");
+    }
+
+    #[test]
+    fn a_tool_is_found_by_its_routes_operation_id() {
+        let routes = ["/customer-feedback-hub/reviews", "/features/review-chunk"];
+        let found = |name| target(name, routes.into_iter());
+        assert_eq!(
+            found("features_review_chunk"),
+            Some(Target::Post("/features/review-chunk".into()))
+        );
+        assert_eq!(found("submit_job"), Some(Target::Post("/jobs".into())));
+        assert_eq!(found("job_reviews"), Some(Target::JobReviews));
+        assert_eq!(found("features_review"), None);
     }
 
     #[test]
