@@ -172,7 +172,7 @@ bench-peers:
 ignored = set -o pipefail; $(CARGO) test --release --workspace --test tests -- --ignored $(2) \
 	2>&1 | tee target/test-$(1).log && scripts/test-summary.sh target/test-$(1).log
 
-.PHONY: test-browser test-cluster test-proxies test-detect test-docker test-contract test-s3 test-mcp fresh-check
+.PHONY: test-browser test-cluster test-proxies test-detect test-docker test-contract test-s3 test-mcp fresh-check fresh-check-demo
 
 ## Headless Chromium (Debian's package): the /docs page in a real browser, pages
 ## visited for plugins, and the browser fingerprint.
@@ -219,12 +219,19 @@ test-docker: host
 	@scripts/test-tools.sh docker
 	$(call ignored,docker,deploy::make_image)
 
-## The fresh-machine check: a clean clone builds and serves the demo in a new
-## Debian bookworm container with an empty cargo home (scripts/fresh-check.sh);
-## prints the time to the first demo reviews. Installs podman and mmdebstrap.
+## The fresh-machine check (scripts/fresh-check.sh): a clean clone in a new
+## Debian bookworm container with an empty cargo home runs every build script
+## of the lean server with nothing installed, then `make native-tools` and
+## BoringSSL's build. Installs podman and mmdebstrap. CI runs this one.
 fresh-check:
 	@scripts/test-tools.sh podman mmdebstrap runc
 	scripts/fresh-check.sh
+
+## The same container builds and serves the whole demo from cold (`make demo`)
+## and prints the time to its first reviews: about half an hour on two cores.
+fresh-check-demo:
+	@scripts/test-tools.sh podman mmdebstrap runc
+	scripts/fresh-check.sh --demo
 
 ## Contract test: schemathesis (pinned in scripts/contract/requirements.txt, installed
 ## into target/contract-venv) against the real server's /openapi.json, with replayed

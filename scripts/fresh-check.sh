@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
-# The fresh-machine check: a clean clone of this repository's HEAD builds and
-# serves the demo in a new container of Debian bookworm that has nothing on it
-# but a C compiler, make, curl and the C++ half of libclang (libclang-cpp14,
-# which Debian's base images ship and which bindgen cannot use): whatever else
-# the build needs, the Makefile must install. The container uses this
-# machine's rustup toolchain (mounted read-only) with an empty cargo home of
-# its own, so every crate comes from the registry, and this machine's CA
-# bundle (read-only), so it trusts the network the way the machine does (a
-# network that inspects TLS has its own root there).
+# The fresh-machine check: a clean clone of this repository's HEAD, in a new
+# container of Debian bookworm that has nothing on it but a C compiler, make,
+# curl and the C++ half of libclang (libclang-cpp14, which Debian's base
+# images ship and which bindgen cannot use): whatever else the build needs,
+# the Makefile must install. The container uses this machine's rustup
+# toolchain (mounted read-only) with an empty cargo home of its own, so every
+# crate comes from the registry, and this machine's CA bundle (read-only), so
+# it trusts the network the way the machine does (a network that inspects TLS
+# has its own root there).
 #
-#   scripts/fresh-check.sh            (make fresh-check)
+#   scripts/fresh-check.sh            (make fresh-check)        the install path
+#   scripts/fresh-check.sh --demo     (make fresh-check-demo)   the whole demo
 #
-# Prints the time from the start of `make demo` to its first reviews (the demo
-# builds no BoringSSL, so it installs no native tool), then runs `make
-# native-tools` and builds BoringSSL and its bindings (btls-sys), which the full
-# server needs, and prints that time too; writes both, with the logs, to
-# target/fresh/. Needs podman and mmdebstrap
-# (`make fresh-check` installs them on Debian) and root.
+# The install path (what CI runs): `make native-tools` for the lean server
+# (it installs nothing), then `cargo check` of the lean server, which runs
+# every build script it has (SQLite, jemalloc, zstd and ring compile their C
+# there) with nothing installed; then `make native-tools` for the full server
+# and a build of BoringSSL and its bindings (btls-sys: CMake, C++, bindgen,
+# libclang). A missing or wrong install step fails here; what this mode skips
+# is the code generation of pure Rust crates, which needs no tool.
+#
+# --demo: `make demo` from the cold clone until the README's fetch returns
+# reviews (a full release build; about half an hour on two cores), then the
+# same BoringSSL step. Prints the time to the first reviews.
+#
+# Both print their times and write them, with the logs, to target/fresh/.
+# Needs podman and mmdebstrap (`make fresh-check` installs them on Debian)
+# and root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=install
+case "${1:-}" in
+  "") ;;
+  --demo) mode=demo ;;
+  *) echo "usage: scripts/fresh-check.sh [--demo]" >&2; exit 2 ;;
+esac
 repo=$PWD
 work=$repo/target/fresh
 base=localhost/gleaner-fresh:bookworm
@@ -72,9 +88,41 @@ port=$((20000 + RANDOM % 20000))
 cleanup() { podman rm --force --time 5 "$name" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
-# Inside: `make demo` in the background (it builds, then serves); the probe
+# The full server's extra step, shared by both modes: what make installs must
+# be what BoringSSL's build (CMake, C++) and its bindings (bindgen, libclang)
+# load.
+tls_step=$(cat <<'TLS'
+tls_start=$(date +%s)
+if make native-tools >/src/target-tls.log 2>&1 &&
+  cargo build --release -p btls-sys >>/src/target-tls.log 2>&1; then
+  echo "fresh-check: make native-tools, then BoringSSL and its bindings (btls-sys) built in $(( $(date +%s) - tls_start )) s"
+  exit 0
+fi
+echo "fresh-check: BoringSSL (btls-sys) did not build after make native-tools; the log's end:" >&2
+tail -n 40 /src/target-tls.log >&2
+exit 1
+TLS
+)
+
+# The install path: the lean server's build scripts with nothing installed.
+install_inner=$(cat <<'INNER'
+set -uo pipefail
+start=$(date +%s)
+cd /src
+if make native-tools HOST_FEATURES=--no-default-features >/src/target-demo.log 2>&1 &&
+  cargo check --release -p gleaner --no-default-features >>/src/target-demo.log 2>&1; then
+  echo "fresh-check: the lean server's build scripts ran and its code checked in $(( $(date +%s) - start )) s, with nothing installed"
+else
+  echo "fresh-check: the lean server did not build with nothing installed; its log's end:" >&2
+  tail -n 40 /src/target-demo.log >&2
+  exit 1
+fi
+INNER
+)
+
+# The demo: `make demo` in the background (it builds, then serves); the probe
 # asks the README's fetch until reviews come back, then prints the seconds.
-inner=$(cat <<'INNER'
+demo_inner=$(cat <<'INNER'
 set -uo pipefail
 start=$(date +%s)
 cd /src
@@ -87,27 +135,27 @@ while kill -0 "$demo" 2>/dev/null; do
   if [[ $answer == *'"all_reviews":[{'* ]]; then
     echo "fresh-check: first demo reviews after $(( $(date +%s) - start )) s"
     kill "$demo"; wait "$demo" 2>/dev/null
-    # The full server's extra build step: what make installs must be what
-    # BoringSSL's build (CMake, C++) and its bindings (bindgen, libclang) load.
-    start=$(date +%s)
-    if make native-tools >/src/target-tls.log 2>&1 &&
-      cargo build --release -p btls-sys >>/src/target-tls.log 2>&1; then
-      echo "fresh-check: make native-tools, then BoringSSL and its bindings (btls-sys) built in $(( $(date +%s) - start )) s"
-      exit 0
-    fi
-    echo "fresh-check: BoringSSL (btls-sys) did not build after make native-tools; the log's end:" >&2
-    tail -n 40 /src/target-tls.log >&2
-    exit 1
+    break
   fi
   sleep 2
 done
-echo "fresh-check: make demo ended without serving reviews; its log's end:" >&2
-tail -n 40 /src/target-demo.log >&2
-exit 1
+if [[ ${answer:-} != *'"all_reviews":[{'* ]]; then
+  echo "fresh-check: make demo ended without serving reviews; its log's end:" >&2
+  tail -n 40 /src/target-demo.log >&2
+  exit 1
+fi
 INNER
 )
 
-echo "fresh-check: building and serving the demo in a clean container (cold build; this takes minutes)"
+if [[ $mode == demo ]]; then
+  inner="$demo_inner
+$tls_step"
+  echo "fresh-check: building and serving the demo in a clean container (cold build; this takes minutes)"
+else
+  inner="$install_inner
+$tls_step"
+  echo "fresh-check: the install path in a clean container (build scripts of the lean server, then BoringSSL; this takes minutes)"
+fi
 started=$(date +%s)
 set +e
 podman run --rm --name "$name" --network host \
