@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
 resolved() {
-  $CARGO tree "$@" --prefix none --format '{p}|{f}' \
+  $CARGO tree "$@" --no-dedupe --prefix none --format '{p}|{f}' \
     | sed -e 's/ (\*)$//' -e 's/ (proc-macro)//' | grep -v '(/' | sort -u
 }
 dir=$(mktemp -d)

@@ -578,6 +578,7 @@ async fn every_answer_matches_the_document() {
         "review-chunk",
         "highlight-review-text",
         "review-enhancement",
+        "review-insights",
         "video-metadata-extraction",
         "video-to-casestudy",
         "domain-to-asset",
@@ -611,6 +612,18 @@ async fn every_answer_matches_the_document() {
             json!({"review_text": review}),
         ),
         ("/features/review-enhancement", json!({"review_text": 5})),
+        (
+            "/features/review-insights",
+            json!({"review_text": review, "review_rating": 4.5, "review_id": "r-2"}),
+        ),
+        (
+            "/features/review-insights",
+            json!({"review_text": "Great stay!"}),
+        ),
+        (
+            "/features/review-insights",
+            json!({"review_text": review, "review_rating": 7}),
+        ),
         (
             "/features/video-metadata-extraction",
             json!({"query": transcript}),

@@ -24,6 +24,7 @@ mod fingerprint;
 mod fresh;
 mod hotswap;
 mod image;
+mod insights;
 mod jobs;
 mod layers;
 mod manifests;

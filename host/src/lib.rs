@@ -21,6 +21,7 @@ pub mod driver;
 pub mod error;
 pub mod export;
 pub mod features;
+pub mod insights;
 pub mod jobs;
 pub mod manifest;
 pub mod openapi;

@@ -122,8 +122,9 @@ impl ReceiptKey {
             "host_version": env!("CARGO_PKG_VERSION"),
             "key_id": self.key_id(),
         });
-        receipt["field_digests"] = json!(field_digests(object, &receipt));
-        let signature = self.signing.sign(&signed_bytes(object, &receipt));
+        let read = as_read(object);
+        receipt["field_digests"] = json!(field_digests(&read, &receipt));
+        let signature = self.signing.sign(&signed_bytes(&read, &receipt));
         receipt["signature"] = json!(URL_SAFE_NO_PAD.encode(signature.to_bytes()));
         object.insert("receipt".into(), receipt);
     }
@@ -177,6 +178,19 @@ fn short_digest(value: &Value) -> String {
     hex::encode(&Sha256::digest(canonical(value).as_bytes())[..6])
 }
 
+/// The fields a receipt covers: what was read, without what Gleaner derives
+/// from it afterwards (a request's `insights`).
+pub const DERIVED_FIELDS: [&str; 3] = ["sentiment", "rating_mismatch", "keywords"];
+
+/// `review` without its [`DERIVED_FIELDS`].
+fn as_read(review: &Map<String, Value>) -> Map<String, Value> {
+    let mut read = review.clone();
+    for field in DERIVED_FIELDS {
+        read.remove(field);
+    }
+    read
+}
+
 /// A short digest of each of the review's fields (`review.<field>`) and the
 /// receipt's (`receipt.<field>`): what names a field that was changed.
 fn field_digests(review: &Map<String, Value>, receipt: &Value) -> BTreeMap<String, String> {
@@ -225,6 +239,7 @@ pub fn verify(review: &Value, public_key: &str) -> Result<(), String> {
         .remove("receipt")
         .filter(Value::is_object)
         .ok_or("the review has no receipt; fetch it with \"receipts\": true")?;
+    let object = as_read(&object);
     if receipt["key_id"].as_str() != Some(key_id(&key).as_str()) {
         return Err(format!(
             "the receipt was signed under key {}, not this one ({}); use that server's public key",

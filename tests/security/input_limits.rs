@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::process::Process;
 
 /// Route, field, its limit, and the other fields the request needs.
-const LIMITS: [(&str, &str, usize, &str); 7] = [
+const LIMITS: [(&str, &str, usize, &str); 8] = [
     ("/features/review-chunk", "review_text", 100_000, "{}"),
     (
         "/features/highlight-review-text",
@@ -22,6 +22,7 @@ const LIMITS: [(&str, &str, usize, &str); 7] = [
         "{}",
     ),
     ("/features/review-enhancement", "review_text", 100_000, "{}"),
+    ("/features/review-insights", "review_text", 20_000, "{}"),
     ("/features/video-to-casestudy", "query", 100_000, "{}"),
     (
         "/features/video-metadata-extraction",
@@ -38,10 +39,11 @@ const LIMITS: [(&str, &str, usize, &str); 7] = [
     ),
 ];
 
-const PLUGINS: [&str; 7] = [
+const PLUGINS: [&str; 8] = [
     "review-chunk",
     "highlight-review-text",
     "review-enhancement",
+    "review-insights",
     "video-to-casestudy",
     "video-metadata-extraction",
     "domain-to-asset",
@@ -153,7 +155,7 @@ async fn each_processor_answers_its_maximum_and_refuses_one_more_at_once() {
         // The text processors, at their maximum, on text no algorithm was
         // written for: no sentence breaks, runs of markup openers, of labels.
         let mut worst = (max_ms, "transcript");
-        if limit == 100_000 {
+        if limit >= 20_000 {
             for (shape, unit) in HOSTILE {
                 let mut body: Value = serde_json::from_str(extra).unwrap();
                 body[field] = json!(unit.repeat(limit / unit.len() + 1)[..limit]);

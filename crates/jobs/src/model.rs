@@ -223,6 +223,7 @@ impl Job {
             schedule_id: self.schedule_id.clone(),
             webhook,
             export: self.export.clone(),
+            insights: None,
         }
     }
 }

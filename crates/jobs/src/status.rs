@@ -45,6 +45,89 @@ pub struct JobStatus {
     /// Its export to object storage, when it asked for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub export: Option<crate::model::Export>,
+    /// The sentiment of its reviews at a glance, when its request asks for
+    /// `insights`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insights: Option<InsightsSummary>,
+}
+
+/// The share of each sentiment label among a job's reviews, and how many
+/// contradict their stars.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InsightsSummary {
+    /// Reviews with a sentiment.
+    pub scored: u64,
+    /// Reviews without one: no text, or a language without a model.
+    pub unscored: u64,
+    /// The share of scored reviews labelled positive, from 0 to 1.
+    pub positive: f64,
+    /// The share labelled neutral.
+    pub neutral: f64,
+    /// The share labelled negative.
+    pub negative: f64,
+    /// Reviews whose sentiment clearly contradicts their stars.
+    pub rating_mismatches: u64,
+}
+
+/// Counts reviews, as stored, into an [`InsightsSummary`].
+#[derive(Debug, Clone, Default)]
+pub struct InsightsTally {
+    labels: [u64; 3],
+    unscored: u64,
+    mismatches: u64,
+}
+
+impl InsightsTally {
+    /// Counts one stored review (its JSON).
+    pub fn add(&mut self, review: &serde_json::Value) {
+        match review["sentiment"]["label"].as_str() {
+            Some("positive") => self.labels[0] += 1,
+            Some("neutral") => self.labels[1] += 1,
+            Some("negative") => self.labels[2] += 1,
+            _ => self.unscored += 1,
+        }
+        self.mismatches += u64::from(review["rating_mismatch"] == true);
+    }
+
+    /// The summary of the reviews counted; shares to four decimals.
+    pub fn summary(&self) -> InsightsSummary {
+        let scored: u64 = self.labels.iter().sum();
+        let share = |n: u64| match scored {
+            0 => 0.0,
+            all => (n as f64 / all as f64 * 10_000.0).round() / 10_000.0,
+        };
+        InsightsSummary {
+            scored,
+            unscored: self.unscored,
+            positive: share(self.labels[0]),
+            neutral: share(self.labels[1]),
+            negative: share(self.labels[2]),
+            rating_mismatches: self.mismatches,
+        }
+    }
+}
+
+#[cfg(test)]
+mod insights_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_tally_counts_labels_and_mismatches() {
+        let mut tally = InsightsTally::default();
+        for review in [
+            json!({"sentiment": {"label": "positive", "score": 0.8}, "rating_mismatch": false}),
+            json!({"sentiment": {"label": "positive", "score": 0.6}, "rating_mismatch": true}),
+            json!({"sentiment": {"label": "negative", "score": -0.6}, "rating_mismatch": null}),
+            json!({"sentiment": null, "rating_mismatch": null}),
+        ] {
+            tally.add(&review);
+        }
+        let s = tally.summary();
+        assert_eq!((s.scored, s.unscored, s.rating_mismatches), (3, 1, 1));
+        assert_eq!((s.positive, s.neutral, s.negative), (0.6667, 0.0, 0.3333));
+    }
 }
 
 /// Where the delivery of a job's webhook stands.

@@ -1,8 +1,11 @@
 //! Text analysis for Gleaner's text processors, kept out of the plugin SDK:
-//! sentence segmentation ([`segment`]) for the review processors, and the
-//! reading of a video transcript ([`transcript`]: who speaks, their role and
-//! organisation, the product) for the video processors. Plain Rust with no
-//! dependency, so it builds for the plugins' target and natively alike.
+//! sentence segmentation ([`segment`]) for the review processors, the
+//! language of a text ([`language`]) for the record and the insights
+//! processor, and the reading of a video transcript ([`transcript`]: who
+//! speaks, their role and organisation, the product) for the video
+//! processors. Plain Rust, so it builds for the plugins' target and natively
+//! alike.
 
+pub mod language;
 pub mod segment;
 pub mod transcript;

@@ -19,7 +19,7 @@ use crate::error::ApiError;
 use crate::export::Format;
 use crate::jobs::model::{Job, JobState, NewJob, Webhook};
 use crate::jobs::sender;
-use crate::jobs::status::WebhookRequest;
+use crate::jobs::status::{InsightsSummary, InsightsTally, WebhookRequest};
 use crate::jobs::store::StoreError;
 use crate::manifest::Kind;
 use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
@@ -149,13 +149,17 @@ pub(super) fn checked_request(
     if let Some(t) = total.filter(|t| *t > MAX_REVIEWS_TO_FETCH) {
         probe["reviews_to_fetch"] = json!(t.min(MAX_REVIEWS_TO_FETCH));
     }
-    validate::source_request(
+    let checked = validate::source_request(
         &state.tokens,
         &endpoint,
         options,
         probe.to_string().as_bytes(),
     )
     .map_err(|e| ApiError::BadRequest(format!("`request`: {e}")))?;
+    if checked.insights {
+        crate::insights::Insights::find(&state.registry, &state.runtime)
+            .map_err(|e| ApiError::BadRequest(format!("`request`: {e}")))?;
+    }
     Ok((endpoint, request, total))
 }
 
@@ -362,7 +366,28 @@ async fn status(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let job = owned_job(&state, &headers, &id).await?;
-    Ok(super::ok(json!(state.jobs.status(&job).await?)))
+    let mut status = state.jobs.status(&job).await?;
+    if job.request["insights"] == true {
+        status.insights = Some(insights_summary(&state, &job.job_id).await?);
+    }
+    Ok(super::ok(json!(status)))
+}
+
+/// Reviews read at a time for a job's insights summary.
+const SUMMARY_PAGE: usize = 1_000;
+
+/// The sentiment of a job's stored reviews at a glance, read page by page.
+async fn insights_summary(state: &AppState, id: &str) -> Result<InsightsSummary, ApiError> {
+    let mut tally = InsightsTally::default();
+    let mut after = 0;
+    loop {
+        let (reviews, next) = state.jobs.store.reviews(id, after, SUMMARY_PAGE).await?;
+        reviews.iter().for_each(|r| tally.add(r));
+        match next {
+            Some(n) if !reviews.is_empty() => after = n,
+            _ => return Ok(tally.summary()),
+        }
+    }
 }
 
 /// `DELETE /jobs/{id}`.

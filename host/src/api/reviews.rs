@@ -2,9 +2,12 @@
 
 use axum::response::Response;
 
+use std::time::Instant;
+
 use super::{ok, AppState, Call};
 use crate::driver;
 use crate::error::ApiError;
+use crate::insights::Insights;
 use crate::validate;
 
 /// Handles `POST /<label>/reviews`.
@@ -20,7 +23,12 @@ pub async fn handle(state: &AppState, call: Call) -> Result<Response, ApiError> 
         validate::source_request(&state.tokens, &plugin.manifest.route, options, &call.body)
             .map_err(ApiError::BadRequest)?;
     let budget = state.config.fetch_budget();
-    let outcome = driver::fetch(
+    // Found before fetching, so a server without the plugin says so at once.
+    let insights = match request.insights {
+        true => Some(Insights::find(&state.registry, &state.runtime)?),
+        false => None,
+    };
+    let mut outcome = driver::fetch(
         &state.runtime,
         plugin,
         &request,
@@ -30,5 +38,11 @@ pub async fn handle(state: &AppState, call: Call) -> Result<Response, ApiError> 
         &|_, _| {},
     )
     .await?;
+    if let Some(insights) = insights {
+        let deadline = Instant::now() + budget;
+        insights
+            .add(&mut outcome.reviews, &call.request_id, deadline)
+            .await?;
+    }
     Ok(ok(outcome.into_body(options.continuation)))
 }

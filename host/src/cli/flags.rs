@@ -148,6 +148,10 @@ pub fn value_of(field: &str, spec: Option<&FieldSpec>, text: &str) -> Value {
     let ty = spec.map(|s| s.ty);
     let parsed = match ty {
         Some(FieldType::Integer) => text.parse::<i64>().ok().map(Value::from),
+        Some(FieldType::Number) => text
+            .parse::<f64>()
+            .ok()
+            .and_then(|v| serde_json::Number::from_f64(v).map(Value::Number)),
         Some(FieldType::Boolean) => text.parse::<bool>().ok().map(Value::from),
         Some(FieldType::Object | FieldType::Array) => serde_json::from_str(text).ok(),
         _ => None,

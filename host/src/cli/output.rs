@@ -115,6 +115,7 @@ mod tests {
             source: "s".into(),
             extra: Value::Null,
             receipt: None,
+            insights: None,
         };
         let value = serde_json::to_value(record).unwrap();
         let mut keys: Vec<&str> = value

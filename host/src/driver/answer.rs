@@ -294,6 +294,7 @@ mod tests {
                 reviews_to_fetch: None,
                 is_text_formatted: true,
                 receipts: false,
+                insights: false,
                 sync_date: None,
                 sort: None,
                 filter: None,

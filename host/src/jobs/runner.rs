@@ -19,6 +19,7 @@ use super::{End, Worker};
 use crate::config::Config;
 use crate::driver::{CommittedPage, Fetch, Known, PageSink, StopAt};
 use crate::error::ApiError;
+use crate::insights::Insights;
 use crate::manifest::SourceOptions;
 use crate::registry::Registry;
 use crate::runtime::bulkhead::{Bulkheads, Reach};
@@ -74,13 +75,24 @@ struct Committer<'a> {
     position: Mutex<Option<String>>,
     committed: AtomicU64,
     tracker: Option<&'a Tracker>,
+    /// The review-insights plugin, when the job's request asks for insights.
+    insights: Option<Insights>,
 }
 
 impl PageSink for Committer<'_> {
     fn commit<'a>(&'a self, page: CommittedPage<'a>) -> BoxFuture<'a, Result<(), ApiError>> {
         Box::pin(async move {
-            let reviews = page
-                .reviews
+            let mut enriched = Vec::new();
+            let stored = match &self.insights {
+                Some(insights) => {
+                    enriched.extend_from_slice(page.reviews);
+                    let deadline = std::time::Instant::now() + CALL_BUDGET;
+                    insights.add(&mut enriched, self.job_id, deadline).await?;
+                    enriched.as_slice()
+                }
+                None => page.reviews,
+            };
+            let reviews = stored
                 .iter()
                 .map(|r| {
                     let text = serde_json::to_string(r).unwrap_or_default();
@@ -171,6 +183,13 @@ async fn drive(
         Ok(request) => request,
         Err(e) => return End::Failed(format!("the job's request is refused: {e}"), None),
     };
+    let insights = match first.insights {
+        true => match Insights::find(&parts.registry, &parts.runtime) {
+            Ok(found) => Some(found),
+            Err(e) => return End::Failed(e.to_string(), None),
+        },
+        false => None,
+    };
     let committer = Committer {
         store,
         lease,
@@ -180,6 +199,7 @@ async fn drive(
         position: Mutex::new(job.position.clone()),
         committed: AtomicU64::new(0),
         tracker: tracker.as_ref(),
+        insights,
     };
     // Only a walk of everything, from the top, can find a review gone.
     let from_top = job.position.is_none()

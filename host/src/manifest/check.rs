@@ -80,9 +80,11 @@ impl Manifest {
 /// Checks one request field's rules: constraints only its type takes,
 /// aliases onto its values, and a default that fits it.
 fn check_field(spec: &FieldSpec) -> Result<(), String> {
-    if (spec.min.is_some() || spec.max.is_some()) && spec.ty != FieldType::Integer {
+    if (spec.min.is_some() || spec.max.is_some())
+        && !matches!(spec.ty, FieldType::Integer | FieldType::Number)
+    {
         return Err(format!(
-            "field {:?} has `min` or `max`, which only integer fields take",
+            "field {:?} has `min` or `max`, which only integer and number fields take",
             spec.field
         ));
     }

@@ -11,6 +11,8 @@ pub enum FieldType {
     String,
     /// A JSON whole number.
     Integer,
+    /// A JSON number, whole or not (a rating of 4.5).
+    Number,
     /// A JSON boolean.
     Boolean,
     /// A JSON object.
@@ -27,6 +29,7 @@ impl FieldType {
         match self {
             FieldType::String => "a string",
             FieldType::Integer => "an integer",
+            FieldType::Number => "a number",
             FieldType::Boolean => "a boolean",
             FieldType::Object => "an object",
             FieldType::Array => "an array",
@@ -64,10 +67,10 @@ pub struct FieldSpec {
     /// longer value is refused at once with 400, before the plugin runs.
     #[serde(default)]
     pub max_length: Option<usize>,
-    /// For integers: the smallest value accepted.
+    /// For integers and numbers: the smallest value accepted.
     #[serde(default)]
     pub min: Option<i64>,
-    /// For integers: the largest value accepted.
+    /// For integers and numbers: the largest value accepted.
     #[serde(default)]
     pub max: Option<i64>,
     /// What the field means and which values it takes, shown in the OpenAPI
@@ -96,6 +99,13 @@ impl FieldSpec {
         self.min.is_none_or(|min| v >= min) && self.max.is_none_or(|max| v <= max)
     }
 
+    /// Whether a number lies within `min` and `max`.
+    pub fn number_in_bounds(&self, v: f64) -> bool {
+        v.is_finite()
+            && self.min.is_none_or(|min| v >= min as f64)
+            && self.max.is_none_or(|max| v <= max as f64)
+    }
+
     /// The default as the JSON value an omitted field means: a string for
     /// strings and enums, the parsed value for booleans and integers; none when
     /// there is no default or it does not fit the type.
@@ -109,6 +119,12 @@ impl FieldSpec {
                 .ok()
                 .map(serde_json::Value::Bool),
             FieldType::Integer => text.trim().parse::<i64>().ok().map(serde_json::Value::from),
+            FieldType::Number => text
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(serde_json::Value::Number),
             FieldType::Object | FieldType::Array => {
                 serde_json::from_str(text)
                     .ok()

@@ -109,7 +109,45 @@ fn review() -> RefOr<Schema> {
         typed(Type::Object, false),
         "With the request's `receipts: true` only: where the review was read (`fetched_at`, `source_url`, `response_sha256` of the upstream body), the `plugin` (name, version, component_sha256), `host_version`, `key_id`, `field_digests`, and an Ed25519 `signature` over the review and the receipt (GET /receipts/public-key; `gleaner receipt verify`)",
     );
-    closed(record(fields).property("receipt", receipt).description(Some(
+    let sentiment = described(
+        typed(Type::Object, true)
+            .property(
+                "label",
+                described(
+                    typed(Type::String, false).enum_values(Some(["positive", "neutral", "negative"])),
+                    "positive for a score of 0.05 or more, negative for -0.05 or less, neutral between",
+                ),
+            )
+            .property(
+                "score",
+                described(
+                    typed(Type::Number, false).minimum(Some(-1)).maximum(Some(1)),
+                    "From -1 (most negative) to 1 (most positive)",
+                ),
+            )
+            .required("label")
+            .required("score")
+            .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false))),
+        "With the request's `insights: true` only: the text's sentiment in its language; null for a language without a model (supported: en, de, fr, es, it, pt, nl) or a review without text",
+    );
+    let rating_mismatch = described(
+        typed(Type::Boolean, true),
+        "With `insights: true` only: true when the sentiment clearly contradicts the stars (a score of at least 0.5 on at most 2 of 5 stars, or at most -0.5 on at least 4 of 5); null without a rating or a sentiment",
+    );
+    let keywords: RefOr<Schema> = (ArrayBuilder::new()
+        .items(typed(Type::String, false))
+        .max_items(Some(5))
+        .description(Some(
+            "With `insights: true` only: up to five key phrases of the text, best first",
+        )))
+    .into();
+    closed(
+        record(fields)
+            .property("receipt", receipt)
+            .property("sentiment", sentiment)
+            .property("rating_mismatch", rating_mismatch)
+            .property("keywords", keywords)
+            .description(Some(
         "One review, the same record with the same meanings on every review-fetch endpoint (record version 2, `extra_information.record_version`). A field is null where the source lacks a value; values are never invented.",
     )))
 }

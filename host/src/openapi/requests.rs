@@ -66,6 +66,15 @@ pub fn source_request(options: &SourceOptions) -> RefOr<Schema> {
     );
     object = add(
         object,
+        "insights",
+        described(
+            typed(Type::Boolean, true).default(Some(Value::Bool(false))),
+            "true gives every review its `sentiment`, `rating_mismatch` and `keywords` from the review-insights processor (POST /features/review-insights), computed offline; 400 when this server has no such plugin",
+        ),
+        false,
+    );
+    object = add(
+        object,
         "sync_date",
         described(
             typed(Type::String, true).format(Some(utoipa::openapi::schema::SchemaFormat::KnownFormat(
@@ -200,6 +209,9 @@ pub fn field(spec: &FieldSpec, role: &str) -> RefOr<Schema> {
         FieldType::String if spec.non_empty => non_blank(nullable).max_length(spec.max_length),
         FieldType::String => typed(Type::String, nullable).max_length(spec.max_length),
         FieldType::Integer => typed(Type::Integer, nullable)
+            .minimum(spec.min)
+            .maximum(spec.max),
+        FieldType::Number => typed(Type::Number, nullable)
             .minimum(spec.min)
             .maximum(spec.max),
         FieldType::Boolean => typed(Type::Boolean, nullable),

@@ -1,15 +1,13 @@
 //! The language of a review: the site's own label (`language_source: site`),
-//! else, for a text of at least [`MIN_CHARS`] characters, what one shared
-//! detector finds (`detected`): whatlang's trigram detector, its ISO 639-3
-//! answer given as the ISO 639-1 code BCP 47 uses where the language has
-//! one (isolang's table); a text mostly in Han, kana or Hangul is placed by
-//! its script first, so Latin names inside it do not decide.
+//! else, for a text of at least [`MIN_CHARS`] characters, what the shared
+//! detector finds (`detected`, [`gleaner_text::language`]: whatlang's
+//! trigram detector, placed by script first for Han, kana and Hangul). The
+//! review-insights processor uses the same detector.
 //! docs/quality.md gives its measured accuracy.
 
 use super::Review;
 
-/// The shortest text whose language is detected, in characters.
-pub const MIN_CHARS: usize = 20;
+pub use gleaner_text::language::{canonical, detect, MIN_CHARS};
 
 /// Sets the record's `language` and `language_source`: the site's label,
 /// in canonical case, or the detected language of its text.
@@ -23,79 +21,6 @@ pub fn settle(record: &mut Review) {
         record.language = Some(tag);
         record.language_source = Some("detected");
     }
-}
-
-/// The BCP 47 primary tag of `text`'s language, or none for a text shorter
-/// than [`MIN_CHARS`] characters or one the detector places in no language.
-pub fn detect(text: &str) -> Option<String> {
-    let text = text.trim();
-    if text.chars().count() < MIN_CHARS {
-        return None;
-    }
-    if let Some(tag) = east_asian(text) {
-        return Some(tag.into());
-    }
-    let code = whatlang::detect(text)?.lang().code();
-    let tag = match code {
-        // Individual languages whose macrolanguage has the ISO 639-1 code.
-        "cmn" => "zh",
-        "pes" => "fa",
-        other => isolang::Language::from_639_3(other)
-            .and_then(|l| l.to_639_1())
-            .unwrap_or(other),
-    };
-    Some(tag.to_owned())
-}
-
-/// Japanese, Korean or Chinese, by script, for a text written mostly in
-/// them: one such character carries about what two letters of an alphabet
-/// do, so
-/// Latin names inside the text (products, brands) do not outweigh it. Kana
-/// are written in Japanese only, Hangul in Korean; Han alone is Chinese.
-fn east_asian(text: &str) -> Option<&'static str> {
-    let (mut letters, mut han, mut kana, mut hangul) = (0usize, 0usize, 0usize, 0usize);
-    for c in text.chars() {
-        match c {
-            '\u{3040}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}' => {
-                kana += 1
-            }
-            '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' => {
-                hangul += 1
-            }
-            '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}' => han += 1,
-            c if c.is_alphabetic() => letters += 1,
-            _ => {}
-        }
-    }
-    let east = han + kana + hangul;
-    if east == 0 || east * 2 < letters {
-        return None;
-    }
-    Some(if kana > 0 {
-        "ja"
-    } else if hangul >= han {
-        "ko"
-    } else {
-        "zh"
-    })
-}
-
-/// `tag` in BCP 47's canonical case: `pt-BR`, `zh-Hant`, `en`.
-pub fn canonical(tag: &str) -> String {
-    tag.split('-')
-        .enumerate()
-        .map(|(i, part)| match (i, part.len()) {
-            (0, _) => part.to_ascii_lowercase(),
-            (_, 2) => part.to_ascii_uppercase(),
-            (_, 4) => {
-                let mut s = part.to_ascii_lowercase();
-                s[..1].make_ascii_uppercase();
-                s
-            }
-            _ => part.to_ascii_lowercase(),
-        })
-        .collect::<Vec<_>>()
-        .join("-")
 }
 
 #[cfg(test)]

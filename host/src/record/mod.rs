@@ -8,6 +8,7 @@
 
 pub use gleaner_contract::country;
 pub mod fingerprint;
+pub mod insights;
 pub mod language;
 mod post;
 pub mod repair;
@@ -139,6 +140,10 @@ pub struct Review {
     /// asked for `receipts` ([`crate::receipts`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<Value>,
+    /// `sentiment`, `rating_mismatch` and `keywords`, when the request asked
+    /// for `insights` (filled by the insights module): derived, so no receipt covers them.
+    #[serde(flatten)]
+    pub insights: Option<insights::ReviewInsights>,
 }
 
 /// Turns WIT text into [`SourceText`].
@@ -241,6 +246,7 @@ impl Review {
             source: source.to_owned(),
             extra: extra_object(&review.extra_json),
             receipt: None,
+            insights: None,
         };
         let fields = gleaner_contract::review_fields!(review);
         let mut lapses = repair::repair(&mut record, &fields, review.author_country.as_deref());

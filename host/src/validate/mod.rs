@@ -187,6 +187,7 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
             .as_str()
             .is_some_and(|s| !spec.non_empty || !s.trim().is_empty()),
         FieldType::Integer => value.as_i64().is_some_and(|v| spec.in_bounds(v)),
+        FieldType::Number => value.as_f64().is_some_and(|v| spec.number_in_bounds(v)),
         FieldType::Boolean => value.is_boolean(),
         FieldType::Object => value.is_object(),
         FieldType::Array => value.is_array(),
@@ -208,7 +209,9 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
     if spec.ty == FieldType::String && value.is_string() {
         return Err(format!("`{name}` is empty; give a non-empty string"));
     }
-    if spec.ty == FieldType::Integer && value.as_i64().is_some() {
+    if (spec.ty == FieldType::Integer && value.as_i64().is_some())
+        || (spec.ty == FieldType::Number && value.is_number())
+    {
         return Err(format!("`{name}` must be {}, not {value}", expected(spec)));
     }
     if spec.ty != FieldType::Enum {
@@ -226,7 +229,7 @@ pub fn field_value(map: &Map<String, Value>, spec: &FieldSpec) -> Result<Option<
 
 fn expected(spec: &FieldSpec) -> String {
     match spec.ty {
-        FieldType::Integer if spec.min.is_some() || spec.max.is_some() => {
+        FieldType::Integer | FieldType::Number if spec.min.is_some() || spec.max.is_some() => {
             let range = match (spec.min, spec.max) {
                 (Some(min), Some(max)) => format!("from {min} to {max}"),
                 (Some(min), None) => format!("of at least {min}"),
@@ -234,7 +237,12 @@ fn expected(spec: &FieldSpec) -> String {
                 (None, None) => String::new(),
             };
             let null = if spec.nullable { ", or null" } else { "" };
-            format!("an integer {range}{null}")
+            let kind = if spec.ty == FieldType::Integer {
+                "an integer"
+            } else {
+                "a number"
+            };
+            format!("{kind} {range}{null}")
         }
         FieldType::Enum => {
             let mut values: Vec<String> = spec.values.iter().map(|v| format!("\"{v}\"")).collect();

@@ -22,6 +22,9 @@ pub struct SourceRequest {
     pub is_text_formatted: bool,
     /// Whether each review carries a signed receipt (`receipts`).
     pub receipts: bool,
+    /// Whether each review carries its sentiment, rating mismatch and key
+    /// phrases (`insights`, [`crate::insights`]).
+    pub insights: bool,
     /// Only reviews of this day (YYYY-MM-DD).
     pub sync_date: Option<time::Date>,
     /// Sort value.
@@ -48,6 +51,7 @@ pub fn source_request(
     let is_text_formatted =
         optional_bool(&map, "is_text_formatted", options.text_formatted_default)?;
     let receipts = optional_bool(&map, "receipts", false)?;
+    let insights = optional_bool(&map, "insights", false)?;
     let sync_date = sync_date(&map)?;
     let sort = match &options.sort {
         Some(spec) => normalised(spec, field_value(&map, spec)?).map(|v| match v {
@@ -84,6 +88,7 @@ pub fn source_request(
         reviews_to_fetch,
         is_text_formatted,
         receipts,
+        insights,
         sync_date,
         sort,
         filter,
@@ -143,6 +148,7 @@ fn accepted_fields(options: &SourceOptions) -> Vec<&str> {
         "reviews_to_fetch",
         "is_text_formatted",
         "receipts",
+        "insights",
         "sync_date",
         "sync_cursor",
     ];

@@ -511,6 +511,10 @@ async fn processor_latency() -> anyhow::Result<()> {
             serde_json::json!({"review_id": "r1", "review_text": review}),
         ),
         (
+            "/features/review-insights",
+            serde_json::json!({"review_id": "r1", "review_text": thousand_characters(), "review_rating": 4}),
+        ),
+        (
             "/features/video-metadata-extraction",
             serde_json::json!({"query": transcript}),
         ),
@@ -546,6 +550,25 @@ async fn processor_latency() -> anyhow::Result<()> {
         report(&format!("processor {route} (instantiate + call)"), samples);
     }
     Ok(())
+}
+
+/// A review of exactly 1,000 characters: a real one (the replayed Trustpilot
+/// fixture's longest English reviews, joined) cut at the thousandth.
+fn thousand_characters() -> String {
+    let path =
+        root().join("plugins/customer-feedback-hub/tests/samples/trustpilot-nextdata-reviews.json");
+    let reviews: Vec<serde_json::Value> = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let mut texts: Vec<&str> = reviews
+        .iter()
+        .filter(|r| r["language"] == "en")
+        .filter_map(|r| r["text"].as_str())
+        .collect();
+    texts.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    let joined = texts.join(" ");
+    joined.chars().take(1_000).collect()
 }
 
 /// Compile time of each plugin component: the staged manifests and components
@@ -695,6 +718,12 @@ async fn main() -> anyhow::Result<()> {
         sources::first_calls(300, only).await?;
         first_call::every_other_plugin(100, only).await?;
         return report::write(&bench_dir().join("first-call.md"));
+    }
+    if args.get(1).map(String::as_str) == Some("--processors") {
+        // The processors section alone, written to target/bench/processors.md.
+        report::header(machine());
+        processor_latency().await?;
+        return report::write(&bench_dir().join("processors.md"));
     }
     if args.get(1).map(String::as_str) == Some("--tax") {
         // The WASM tax section alone, written to target/bench/tax.md.

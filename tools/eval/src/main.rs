@@ -22,6 +22,7 @@ mod server;
 
 mod enhance;
 mod highlight;
+mod insights;
 mod language;
 mod markup;
 mod sites;
@@ -66,6 +67,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if wanted("language") {
         language::run(&data)?;
+    }
+    if wanted("insights") {
+        insights::run(&server, &data).await?;
     }
     score::write(&root().join("target/eval/report.md"))
 }

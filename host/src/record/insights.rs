@@ -1,0 +1,37 @@
+//! What a request's `insights` adds to a review: its sentiment, whether that
+//! contradicts its stars, and its key phrases; the server's insights module fills
+//! them from the review-insights plugin.
+
+use serde::{Deserialize, Serialize};
+
+/// A review's sentiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sentiment {
+    /// `positive`, `neutral` or `negative`.
+    pub label: Label,
+    /// From -1 to 1.
+    pub score: f64,
+}
+
+/// A sentiment label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// A score of 0.05 or more.
+    Positive,
+    /// Between the two.
+    Neutral,
+    /// A score of -0.05 or less.
+    Negative,
+}
+
+/// What `insights: true` adds to a review.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReviewInsights {
+    /// The text's sentiment; null for a language without a model, or no text.
+    pub sentiment: Option<Sentiment>,
+    /// Whether the sentiment clearly contradicts the stars; null without both.
+    pub rating_mismatch: Option<bool>,
+    /// Up to five key phrases, best first.
+    pub keywords: Vec<String>,
+}

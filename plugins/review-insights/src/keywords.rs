@@ -1,0 +1,61 @@
+//! A review's key phrases: YAKE (`yake-rust`), an unsupervised extractor
+//! that scores one- to three-word phrases by where and how their words occur,
+//! with the stop words of the review's language.
+
+use yake_rust::{Config, StopWords};
+
+/// The languages with stop words here, as BCP 47 primary tags.
+pub const LANGUAGES: [&str; 7] = ["en", "de", "fr", "es", "it", "pt", "nl"];
+
+/// The most key phrases an answer carries.
+pub const MOST: usize = 5;
+
+/// Up to [`MOST`] key phrases of `text`, best first, as they are written in
+/// it; none for a language without stop words here.
+pub fn extract(tag: &str, text: &str) -> Option<Vec<String>> {
+    // Read for the call's language only: a few hundred words, and a list
+    // seeds its hash set from the system's randomness, so it cannot be
+    // built ahead in `prepare`.
+    if !LANGUAGES.contains(&tag) {
+        return None;
+    }
+    let stop_words = StopWords::predefined(tag)?;
+    let config = Config {
+        ngrams: 3,
+        ..Config::default()
+    };
+    let mut phrases: Vec<String> = Vec::new();
+    for item in yake_rust::get_n_best(MOST, text, &stop_words, &config) {
+        let phrase = item.raw.trim().to_owned();
+        let duplicate = phrases
+            .iter()
+            .any(|p| p.to_lowercase() == phrase.to_lowercase());
+        if !phrase.is_empty() && !duplicate {
+            phrases.push(phrase);
+        }
+    }
+    Some(phrases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_phrases_come_from_the_text() {
+        let text = "The battery lasts two full days and the screen is gorgeous. \
+                    The battery is the best I have had in a phone.";
+        let found = extract("en", text).unwrap();
+        assert!(!found.is_empty() && found.len() <= MOST, "{found:?}");
+        assert!(found.iter().all(|p| text.contains(p.as_str())), "{found:?}");
+        assert!(
+            found.iter().any(|p| p.to_lowercase().contains("battery")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_language_without_stop_words_has_none() {
+        assert_eq!(extract("ja", "とても良いホテルでした"), None);
+    }
+}

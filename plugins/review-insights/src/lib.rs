@@ -1,0 +1,169 @@
+//! review-insights: what one review's text says, offline. Its language (the
+//! detector the record uses), its sentiment in that language (VADER in
+//! English, lexicons elsewhere), whether that sentiment contradicts the
+//! reviewer's stars, and its key phrases (YAKE). Every table is built into
+//! the component; the lexicons are parsed once, before the first call
+//! (`prepare`).
+
+pub mod keywords;
+pub mod lexicon;
+pub mod sentiment;
+
+use gleaner_sdk::request;
+use gleaner_text::language;
+use serde::{Deserialize, Serialize};
+
+pub use sentiment::{Label, Sentiment};
+
+gleaner_sdk::export_processor!(process, prepare = prepare);
+
+use exports::gleaner::plugin::processor_plugin::{Output, ProcessError};
+
+/// The request, as the manifest declares it (the host has checked types,
+/// bounds and lengths).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Input {
+    /// The caller's id of the review, echoed back.
+    pub review_id: Option<String>,
+    /// The review's plain text.
+    pub review_text: String,
+    /// The reviewer's rating, on `rating_scale_max`'s scale.
+    pub review_rating: Option<f64>,
+    /// The best rating on the scale; 5 when none is given.
+    pub rating_scale_max: Option<f64>,
+    /// The review's language when the caller knows it (BCP 47).
+    pub language: Option<String>,
+}
+
+/// The answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Insights {
+    /// The request's id, or "".
+    pub review_id: String,
+    /// The BCP 47 primary tag, or none for a text too short to tell.
+    pub language: Option<String>,
+    /// The detector's confidence, 1 for a language the caller gave.
+    pub language_confidence: Option<f64>,
+    /// The sentiment, or none for a language without a lexicon here.
+    pub sentiment: Option<Sentiment>,
+    /// Whether the sentiment clearly contradicts the stars.
+    pub rating_mismatch: Option<bool>,
+    /// 0 to 5 key phrases, best first.
+    pub keywords: Vec<String>,
+    /// Why a value is missing, one sentence each.
+    pub notices: Vec<String>,
+}
+
+/// The scale a rating is on when the request names none.
+pub const DEFAULT_SCALE: f64 = 5.0;
+
+/// The sentiment score beyond which a text is clearly positive (or, negated,
+/// clearly negative) for [`Insights::rating_mismatch`].
+pub const CLEAR_SCORE: f64 = 0.5;
+
+fn prepare() {
+    sentiment::prepare();
+}
+
+fn process(input: String) -> Result<Output, ProcessError> {
+    let input: Input = request::input(&input).map_err(ProcessError::InvalidInput)?;
+    let insights = insights(&input).map_err(ProcessError::InvalidInput)?;
+    // Strings, finite numbers and arrays of strings: serialising cannot fail,
+    // and the host checks the answer against the manifest either way.
+    let body = serde_json::to_string(&insights).unwrap_or_default();
+    Ok(Output {
+        body,
+        engine: "rules".into(),
+    })
+}
+
+/// The insights of one review; an error (a 400) names a field whose value
+/// contradicts another.
+pub fn insights(input: &Input) -> Result<Insights, String> {
+    let scale = input.rating_scale_max.unwrap_or(DEFAULT_SCALE);
+    if let Some(rating) = input.review_rating {
+        if rating > scale {
+            return Err(format!(
+                "`review_rating` is {rating}, above the scale's best ({scale}); give a rating from 0 to rating_scale_max (5 when omitted)"
+            ));
+        }
+    }
+    let text = input.review_text.trim();
+    let mut notices = Vec::new();
+    let given = input
+        .language
+        .as_deref()
+        .map(str::trim)
+        .filter(|tag| !tag.is_empty())
+        .map(|tag| primary(&language::canonical(tag)));
+    let (tag, confidence) = match given {
+        Some(tag) => (Some(tag), Some(1.0)),
+        None => match language::detect_with_confidence(text) {
+            Some(found) => (Some(found.tag), Some(round(found.confidence, 3))),
+            None => {
+                notices.push(format!(
+                    "the text is too short to tell its language (under {} characters) or in none the detector knows; give `language` to have it scored",
+                    language::MIN_CHARS
+                ));
+                (None, None)
+            }
+        },
+    };
+    let sentiment = tag.as_deref().and_then(|tag| {
+        let found = sentiment::score(tag, text);
+        if found.is_none() {
+            notices.push(format!(
+                "no sentiment lexicon for `{tag}` here (supported: {}), so sentiment and rating_mismatch are null",
+                sentiment::LANGUAGES.join(", ")
+            ));
+        }
+        found
+    });
+    let rating_mismatch = match (input.review_rating, &sentiment) {
+        (Some(rating), Some(found)) => Some(mismatch(rating, scale, found.score)),
+        _ => None,
+    };
+    let keywords = match tag.as_deref() {
+        Some(tag) => {
+            let found = keywords::extract(tag, text);
+            if found.is_none() {
+                notices.push(format!(
+                    "no stop words for `{tag}` here (supported: {}), so keywords is empty",
+                    keywords::LANGUAGES.join(", ")
+                ));
+            }
+            found.unwrap_or_default()
+        }
+        None => Vec::new(),
+    };
+    Ok(Insights {
+        review_id: input.review_id.clone().unwrap_or_default(),
+        language: tag,
+        language_confidence: confidence,
+        sentiment,
+        rating_mismatch,
+        keywords,
+        notices,
+    })
+}
+
+/// Whether a sentiment `score` clearly contradicts `rating` stars of
+/// `scale`: clearly positive ([`CLEAR_SCORE`]) with at most 2 of 5, or
+/// clearly negative with at least 4 of 5.
+pub fn mismatch(rating: f64, scale: f64, score: f64) -> bool {
+    let stars = rating / scale * 5.0;
+    (stars <= 2.0 && score >= CLEAR_SCORE) || (stars >= 4.0 && score <= -CLEAR_SCORE)
+}
+
+/// The primary subtag of a BCP 47 tag: `pt` for `pt-BR`.
+fn primary(tag: &str) -> String {
+    tag.split('-').next().unwrap_or(tag).to_owned()
+}
+
+fn round(value: f64, places: i32) -> f64 {
+    let factor = 10f64.powi(places);
+    (value * factor).round() / factor
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,81 @@
+//! A text's sentiment in its language: VADER (the reference rule set and
+//! lexicon, `vader-parity`) in English, the lexicon scorer of [`lexicon`]
+//! elsewhere. Both give a score from -1 to 1; the label follows VADER's
+//! published thresholds (±0.05).
+
+use std::sync::OnceLock;
+
+use serde::Serialize;
+use vader_parity::SentimentIntensityAnalyzer;
+
+use crate::lexicon;
+
+/// The languages with a sentiment model here, as BCP 47 primary tags.
+pub const LANGUAGES: [&str; 7] = ["en", "de", "fr", "es", "it", "pt", "nl"];
+
+/// A score at or beyond which a text is labelled positive (or, negated,
+/// negative): VADER's published threshold.
+pub const THRESHOLD: f64 = 0.05;
+
+/// A sentiment label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// A score of at least [`THRESHOLD`].
+    Positive,
+    /// A score between the thresholds.
+    Neutral,
+    /// A score of at most -[`THRESHOLD`].
+    Negative,
+}
+
+/// A text's sentiment.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sentiment {
+    /// The label its score falls under.
+    pub label: Label,
+    /// From -1 to 1, four decimals.
+    pub score: f64,
+}
+
+impl Sentiment {
+    /// The sentiment of a score (clamped to -1..1, rounded to four decimals).
+    pub fn of(score: f64) -> Sentiment {
+        let score = if score.is_finite() {
+            (score.clamp(-1.0, 1.0) * 10_000.0).round() / 10_000.0
+        } else {
+            0.0
+        };
+        let label = if score >= THRESHOLD {
+            Label::Positive
+        } else if score <= -THRESHOLD {
+            Label::Negative
+        } else {
+            Label::Neutral
+        };
+        Sentiment { label, score }
+    }
+}
+
+static VADER: OnceLock<SentimentIntensityAnalyzer> = OnceLock::new();
+
+fn vader() -> &'static SentimentIntensityAnalyzer {
+    VADER.get_or_init(SentimentIntensityAnalyzer::new)
+}
+
+/// Parses the lexicons ahead of every call. VADER's tables are built in the
+/// first English call of each instance instead: they seed their hash maps
+/// from the system's randomness, which preparation does not have.
+pub fn prepare() {
+    lexicon::prepare();
+}
+
+/// The sentiment of `text` in the language `tag` (a primary tag), or none
+/// for a language without a model here.
+pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
+    let score = match tag {
+        "en" => vader().polarity_scores(text).compound,
+        other => lexicon::compound(other, text)?,
+    };
+    Some(Sentiment::of(score))
+}

