@@ -652,11 +652,16 @@ async fn the_page_and_memory_caps_hold() {
     });
     let (a, b) = (Arc::new(Session::new()), Arc::new(Session::new()));
     let (ea, eb) = (direct::egress(&http, &a), direct::egress(&http, &b));
-    // The first visit waits for an element that never comes, and holds the page.
+    // The first visit waits for an element that never comes, and holds the
+    // page. Its deadline leaves room for Chromium's cold start on a busy
+    // machine; the second visit starts once the first holds the page (its
+    // context exists only after it took the page).
     let never = direct::dom(".never");
     let dom = direct::dom(".review");
-    let (first, second) = tokio::join!(one_page.visit(&ea, &never, direct::within(3)), async {
-        tokio::time::sleep(Duration::from_millis(500)).await;
+    let (first, second) = tokio::join!(one_page.visit(&ea, &never, direct::within(10)), async {
+        while one_page.open_contexts().await == 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         one_page.visit(&eb, &dom, direct::within(1)).await
     });
     assert!(
