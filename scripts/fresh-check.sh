@@ -13,12 +13,13 @@
 #   scripts/fresh-check.sh --demo     (make fresh-check-demo)   the whole demo
 #
 # The install path (what CI runs): `make native-tools` for the lean server
-# (it installs nothing), then `cargo check` of the lean server, which runs
-# every build script it has (SQLite, jemalloc, zstd and ring compile their C
-# there) with nothing installed; then `make native-tools` for the full server
-# and a build of BoringSSL and its bindings (btls-sys: CMake, C++, bindgen,
-# libclang). A missing or wrong install step fails here; what this mode skips
-# is the code generation of pure Rust crates, which needs no tool.
+# (it installs nothing), then `cargo check` of every crate in the lean
+# server's tree whose build script compiles or finds native code (the direct
+# dependents of cc, cmake, bindgen and pkg-config: SQLite, jemalloc, zstd,
+# ring, wasmtime's helpers), with nothing installed; then `make native-tools`
+# for the full server and a build of BoringSSL and its bindings (btls-sys:
+# CMake, C++, bindgen, libclang). A missing or wrong install step fails here;
+# what this mode skips is the pure Rust crates, which need no tool.
 #
 # --demo: `make demo` from the cold clone until the README's fetch returns
 # reviews (a full release build; about half an hour on two cores), then the
@@ -109,9 +110,11 @@ install_inner=$(cat <<'INNER'
 set -uo pipefail
 start=$(date +%s)
 cd /src
+packages=()
+for p in $NATIVE_CRATES; do packages+=(-p "$p"); done
 if make native-tools HOST_FEATURES=--no-default-features >/src/target-demo.log 2>&1 &&
-  cargo check --release -p gleaner --no-default-features >>/src/target-demo.log 2>&1; then
-  echo "fresh-check: the lean server's build scripts ran and its code checked in $(( $(date +%s) - start )) s, with nothing installed"
+  cargo check --release "${packages[@]}" >>/src/target-demo.log 2>&1; then
+  echo "fresh-check: the lean server's native build scripts ($NATIVE_CRATES) ran in $(( $(date +%s) - start )) s, with nothing installed"
 else
   echo "fresh-check: the lean server did not build with nothing installed; its log's end:" >&2
   tail -n 40 /src/target-demo.log >&2
@@ -156,6 +159,18 @@ else
 $tls_step"
   echo "fresh-check: the install path in a clean container (build scripts of the lean server, then BoringSSL; this takes minutes)"
 fi
+# The crates whose build scripts compile or look for native code: the direct
+# dependents of the build tools' crates in the lean server's tree (features as
+# the server resolves them: `cargo check -p` of a dependency in this workspace
+# unifies its features the same way).
+native_crates=$(for tool in cc cmake bindgen pkg-config; do
+  cargo tree --offline -p gleaner --no-default-features -e normal,build -i "$tool" \
+    --depth 1 --prefix none -f '{p}' 2>/dev/null || true
+done | awk '{print $1 "@" substr($2, 2)}' | grep -vE '^(cc|cmake|bindgen|pkg-config)@' | sort -u | tr '\n' ' ')
+[[ -n $native_crates ]] || {
+  echo "fresh-check: cargo tree found no crate with a native build step; run cargo fetch first" >&2
+  exit 1
+}
 started=$(date +%s)
 set +e
 podman run --rm --name "$name" --network host \
@@ -167,7 +182,7 @@ podman run --rm --name "$name" --network host \
   --env RUSTUP_HOME=/opt/rustup --env CARGO_HOME=/opt/cargo \
   --env PATH=/opt/rustup-bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env GLEANER_ADDR="127.0.0.1:$port" --env PORT="$port" \
-  --env CARGO_TERM_PROGRESS_WHEN=never \
+  --env CARGO_TERM_PROGRESS_WHEN=never --env NATIVE_CRATES="$native_crates" \
   "$base" bash -c "$inner" 2>&1 | tee "$work/report.txt"
 status=${PIPESTATUS[0]}
 set -e
