@@ -1,10 +1,12 @@
 //! `insights: true` on a fetch and on a job, against a local
 //! Trustpilot-shaped site: every review carries its sentiment, rating
-//! mismatch and key phrases from the review-insights plugin; a job's status
-//! gives their distribution; receipts still verify; and a server without
-//! the plugin refuses the request at once, naming the field.
+//! mismatch and key phrases from the review-insights plugin, and the earlier
+//! review it nearly repeats; a job's status gives their distribution, and a
+//! job resumed after a crash still finds what it stored before; receipts
+//! still verify; and a server without the plugin refuses the request at
+//! once, naming the field.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -72,6 +74,13 @@ async fn a_fetch_with_insights_scores_every_review_and_its_receipts_verify() {
                 "{id}: {k}"
             );
         }
+        // The ten awful reviews differ by a number only: each later one
+        // points at the first.
+        let duplicate_of = match i {
+            1..10 => reviews[0]["review_id"].clone(),
+            _ => Value::Null,
+        };
+        assert_eq!(review["duplicate_of"], duplicate_of, "{id}");
         // What was read is signed; what was derived from it is not.
         gleaner::receipts::verify(review, &key)
             .unwrap_or_else(|e| panic!("{id}'s receipt does not verify: {e}"));
@@ -79,7 +88,7 @@ async fn a_fetch_with_insights_scores_every_review_and_its_receipts_verify() {
     // Without insights, the record is as it was.
     let (_, plain) = jobs::fetch(&s, json!({"query": QUERY, "reviews_to_fetch": 1})).await;
     let review = &plain["all_reviews"][0];
-    for field in ["sentiment", "rating_mismatch", "keywords"] {
+    for field in ["sentiment", "rating_mismatch", "keywords", "duplicate_of"] {
         assert!(review.get(field).is_none(), "{field}: {review}");
     }
 }
@@ -96,7 +105,7 @@ async fn a_job_with_insights_gives_their_distribution() {
     assert_eq!(
         done["insights"],
         json!({"scored": 40, "unscored": 0, "positive": 0.75, "neutral": 0.0,
-               "negative": 0.25, "rating_mismatches": 10}),
+               "negative": 0.25, "rating_mismatches": 10, "near_duplicates": 9}),
         "{done}"
     );
     // The stored reviews carry their insights.
@@ -115,6 +124,77 @@ async fn a_job_with_insights_gives_their_distribution() {
     let id = jobs::submit(&s, jobs::job_request(Some(5))).await;
     let done = jobs::finished(&s, &id, KEY, Duration::from_secs(60)).await;
     assert!(done.get("insights").is_none(), "{done}");
+}
+
+#[tokio::test]
+async fn a_job_resumed_after_a_crash_finds_near_duplicates_of_what_it_stored_before() {
+    use crate::security::process::Process;
+    let site = Site::with(600);
+    let original = "We stayed four nights in the garden room. The staff were friendly, \
+        breakfast was generous and the bed was comfortable; parking was tight.";
+    {
+        let mut reviews = site.reviews.lock().unwrap();
+        reviews[0]["text"] = json!(original);
+        reviews[599]["text"] = json!(original.replace("four nights", "three nights"));
+    }
+    *site.delay.lock().unwrap() = Duration::from_millis(40);
+    let addr = site.serve().await;
+    let data = tempfile::tempdir().unwrap();
+    let env = [
+        ("GLEANER_DATA_DIR", data.path().display().to_string()),
+        (
+            "GLEANER_TOKEN_SECRET",
+            "a-token-secret-of-at-least-32-bytes!!".to_owned(),
+        ),
+        (
+            "GLEANER_UPSTREAM_OVERRIDE",
+            format!("www.trustpilot.com=http://{addr}"),
+        ),
+        ("GLEANER_API_KEYS", KEY.to_owned()),
+    ];
+    let plugins = ["customer-feedback-hub", "review-insights"];
+    let mut server = Process::start(&plugins, &env);
+    let request = json!({"endpoint": HUB, "request": {"query": QUERY, "insights": true}});
+    let r = reqwest::Client::new()
+        .post(server.url("/jobs"))
+        .header("x-api-key", KEY)
+        .json(&request)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let id = r.json::<Value>().await.unwrap()["job_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Killed once the first review is stored, well before the last.
+    let started = Instant::now();
+    loop {
+        let job = jobs::get_keyed(server.url(&format!("/jobs/{id}"))).await;
+        if job["reviews_collected"].as_u64().unwrap_or(0) > 0 {
+            assert_eq!(job["state"], "running", "{job}");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{job}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let server = Process::start(&plugins, &env);
+    let done = loop {
+        let job = jobs::get_keyed(server.url(&format!("/jobs/{id}"))).await;
+        if job["state"] != "running" && job["state"] != "queued" {
+            break job;
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "{job}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(done["state"], "succeeded", "{done}");
+    assert_eq!(done["insights"]["near_duplicates"], 1, "{done}");
+    let page = jobs::get_keyed(server.url(&format!("/jobs/{id}/reviews?limit=1000"))).await;
+    let reviews = page["reviews"].as_array().unwrap();
+    assert_eq!(reviews.len(), 600);
+    assert_eq!(reviews[599]["duplicate_of"], reviews[0]["review_id"]);
 }
 
 #[tokio::test]

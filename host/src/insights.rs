@@ -4,12 +4,19 @@
 //! same plugin and answer the route gives. The host checks what the plugin
 //! answers as it checks any plugin: a label outside the three, a score
 //! outside -1..1 or more than five key phrases is refused, never passed on.
+//!
+//! Each review also carries `duplicate_of`: the earliest review of the same
+//! fetch or job whose text it nearly repeats (MinHash over shingles, in
+//! [`gleaner_text::near_duplicate`]), which the host finds itself, since it
+//! needs every review of the job at once.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::json;
+
+use gleaner_text::near_duplicate::NearDuplicates;
 
 use crate::error::ApiError;
 use crate::record::insights::{ReviewInsights, Sentiment};
@@ -32,6 +39,10 @@ pub const KEYWORD_CHARS: usize = 200;
 /// a longer review is scored on its beginning.
 pub const TEXT_CHARS: usize = 20_000;
 
+/// The most reviews of one fetch or job kept for near-duplicate comparison
+/// (about 0.6 KB each): later ones are compared with these, not kept.
+pub const MOST_COMPARED: usize = 100_000;
+
 /// The processor's answer, as much of it as the record takes.
 #[derive(Debug, Deserialize)]
 struct Answer {
@@ -40,10 +51,12 @@ struct Answer {
     keywords: Vec<String>,
 }
 
-/// The review-insights plugin, found for one fetch.
+/// The review-insights plugin, found for one fetch or job, and the texts
+/// of the reviews it has seen so far.
 pub struct Insights {
     runtime: Arc<Runtime>,
     plugin: Arc<LoadedPlugin>,
+    seen: Mutex<NearDuplicates>,
 }
 
 impl Insights {
@@ -57,7 +70,17 @@ impl Insights {
         Ok(Insights {
             runtime: runtime.clone(),
             plugin,
+            seen: Mutex::new(NearDuplicates::with_limit(MOST_COMPARED)),
         })
+    }
+
+    /// Takes a review stored before (a resumed job's), so later reviews that
+    /// nearly repeat it point at it.
+    pub fn seen_before(&self, review_id: &str, text: &str) {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .check(review_id, text);
     }
 
     /// Adds the insights of each review in `reviews`, before `deadline`.
@@ -68,7 +91,15 @@ impl Insights {
         deadline: Instant,
     ) -> Result<(), ApiError> {
         for review in reviews {
-            review.insights = Some(self.of(review, request_id, deadline).await?);
+            let mut insights = self.of(review, request_id, deadline).await?;
+            if let Some(text) = &review.review_text {
+                insights.duplicate_of = self
+                    .seen
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .check(&review.review_id, text);
+            }
+            review.insights = Some(insights);
         }
         Ok(())
     }
@@ -148,6 +179,7 @@ fn checked(body: &str) -> Result<ReviewInsights, String> {
         sentiment: answer.sentiment,
         rating_mismatch: answer.rating_mismatch,
         keywords,
+        duplicate_of: None,
     })
 }
 

@@ -180,7 +180,7 @@ fn short_digest(value: &Value) -> String {
 
 /// The fields a receipt covers: what was read, without what Gleaner derives
 /// from it afterwards (a request's `insights`).
-pub const DERIVED_FIELDS: [&str; 3] = ["sentiment", "rating_mismatch", "keywords"];
+pub const DERIVED_FIELDS: [&str; 4] = ["sentiment", "rating_mismatch", "keywords", "duplicate_of"];
 
 /// `review` without its [`DERIVED_FIELDS`].
 fn as_read(review: &Map<String, Value>) -> Map<String, Value> {

@@ -51,8 +51,8 @@ pub struct JobStatus {
     pub insights: Option<InsightsSummary>,
 }
 
-/// The share of each sentiment label among a job's reviews, and how many
-/// contradict their stars.
+/// The share of each sentiment label among a job's reviews, how many
+/// contradict their stars, and how many nearly repeat an earlier one.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsightsSummary {
@@ -68,6 +68,9 @@ pub struct InsightsSummary {
     pub negative: f64,
     /// Reviews whose sentiment clearly contradicts their stars.
     pub rating_mismatches: u64,
+    /// Reviews whose text nearly repeats an earlier review's
+    /// (`duplicate_of` set).
+    pub near_duplicates: u64,
 }
 
 /// Counts reviews, as stored, into an [`InsightsSummary`].
@@ -76,6 +79,7 @@ pub struct InsightsTally {
     labels: [u64; 3],
     unscored: u64,
     mismatches: u64,
+    duplicates: u64,
 }
 
 impl InsightsTally {
@@ -88,6 +92,7 @@ impl InsightsTally {
             _ => self.unscored += 1,
         }
         self.mismatches += u64::from(review["rating_mismatch"] == true);
+        self.duplicates += u64::from(review["duplicate_of"].is_string());
     }
 
     /// The summary of the reviews counted; shares to four decimals.
@@ -104,6 +109,7 @@ impl InsightsTally {
             neutral: share(self.labels[1]),
             negative: share(self.labels[2]),
             rating_mismatches: self.mismatches,
+            near_duplicates: self.duplicates,
         }
     }
 }
@@ -118,7 +124,7 @@ mod insights_tests {
         let mut tally = InsightsTally::default();
         for review in [
             json!({"sentiment": {"label": "positive", "score": 0.8}, "rating_mismatch": false}),
-            json!({"sentiment": {"label": "positive", "score": 0.6}, "rating_mismatch": true}),
+            json!({"sentiment": {"label": "positive", "score": 0.6}, "rating_mismatch": true, "duplicate_of": "r1"}),
             json!({"sentiment": {"label": "negative", "score": -0.6}, "rating_mismatch": null}),
             json!({"sentiment": null, "rating_mismatch": null}),
         ] {
@@ -126,6 +132,7 @@ mod insights_tests {
         }
         let s = tally.summary();
         assert_eq!((s.scored, s.unscored, s.rating_mismatches), (3, 1, 1));
+        assert_eq!(s.near_duplicates, 1);
         assert_eq!((s.positive, s.neutral, s.negative), (0.6667, 0.0, 0.3333));
     }
 }

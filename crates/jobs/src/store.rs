@@ -61,6 +61,27 @@ pub struct Attempt {
 /// A page of a job's reviews, and the cursor of the next.
 pub type ReviewPage = (Vec<Value>, Option<u64>);
 
+/// Reviews read at a time by [`each_review`].
+const EACH_PAGE: usize = 1_000;
+
+/// Calls `each` on every review job `id` has stored so far, in order, reading
+/// them a page at a time.
+pub async fn each_review(
+    store: &dyn Store,
+    id: &str,
+    mut each: impl FnMut(&Value) + Send,
+) -> Result<(), StoreError> {
+    let mut after = 0;
+    loop {
+        let (reviews, next) = store.reviews(id, after, EACH_PAGE).await?;
+        reviews.iter().for_each(&mut each);
+        match next {
+            Some(n) if !reviews.is_empty() => after = n,
+            _ => return Ok(()),
+        }
+    }
+}
+
 /// Workers that may take a job and stop without ending it (a crash, a lost
 /// cluster) before the job fails instead of being taken again.
 pub const MAX_INTERRUPTIONS: u32 = 19;

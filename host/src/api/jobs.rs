@@ -20,7 +20,7 @@ use crate::export::Format;
 use crate::jobs::model::{Job, JobState, NewJob, Webhook};
 use crate::jobs::sender;
 use crate::jobs::status::{InsightsSummary, InsightsTally, WebhookRequest};
-use crate::jobs::store::StoreError;
+use crate::jobs::store::{each_review, StoreError};
 use crate::manifest::Kind;
 use crate::validate::{self, MAX_REVIEWS_TO_FETCH};
 
@@ -373,21 +373,11 @@ async fn status(
     Ok(super::ok(json!(status)))
 }
 
-/// Reviews read at a time for a job's insights summary.
-const SUMMARY_PAGE: usize = 1_000;
-
-/// The sentiment of a job's stored reviews at a glance, read page by page.
+/// The sentiment of a job's stored reviews at a glance.
 async fn insights_summary(state: &AppState, id: &str) -> Result<InsightsSummary, ApiError> {
     let mut tally = InsightsTally::default();
-    let mut after = 0;
-    loop {
-        let (reviews, next) = state.jobs.store.reviews(id, after, SUMMARY_PAGE).await?;
-        reviews.iter().for_each(|r| tally.add(r));
-        match next {
-            Some(n) if !reviews.is_empty() => after = n,
-            _ => return Ok(tally.summary()),
-        }
-    }
+    each_review(state.jobs.store.as_ref(), id, |r| tally.add(r)).await?;
+    Ok(tally.summary())
 }
 
 /// `DELETE /jobs/{id}`.

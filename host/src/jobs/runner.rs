@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use futures_util::future::BoxFuture;
 
 use super::model::{now_ms, Job};
-use super::store::{Lease, PageWrite, Store, StoreError};
+use super::store::{each_review, Lease, PageWrite, Store, StoreError};
 use super::tracking::Tracker;
 use super::{End, Worker};
 use crate::config::Config;
@@ -132,6 +132,20 @@ impl PageSink for Committer<'_> {
     }
 }
 
+/// Shows `insights` the reviews job `id` stored before it resumed, in their
+/// order, so a later near-duplicate points at them.
+async fn seen_before(store: &dyn Store, id: &str, insights: &Insights) -> Result<(), ApiError> {
+    each_review(store, id, |review| {
+        if let (Some(review_id), Some(text)) =
+            (review["review_id"].as_str(), review["review_text"].as_str())
+        {
+            insights.seen_before(review_id, text);
+        }
+    })
+    .await
+    .map_err(ApiError::from)
+}
+
 /// Whether an error will not go away by asking again.
 fn is_permanent(e: &ApiError) -> bool {
     matches!(
@@ -185,7 +199,10 @@ async fn drive(
     };
     let insights = match first.insights {
         true => match Insights::find(&parts.registry, &parts.runtime) {
-            Ok(found) => Some(found),
+            Ok(found) => match seen_before(store, &job.job_id, &found).await {
+                Ok(()) => Some(found),
+                Err(e) => return End::Failed(e.to_string(), None),
+            },
             Err(e) => return End::Failed(e.to_string(), None),
         },
         false => None,

@@ -141,12 +141,17 @@ fn review() -> RefOr<Schema> {
             "With `insights: true` only: up to five key phrases of the text, best first",
         )))
     .into();
+    let duplicate_of = described(
+        typed(Type::String, true),
+        "With `insights: true` only: the `review_id` of the earliest review of the same fetch or job whose text this one's nearly repeats (at least 0.7 estimated Jaccard similarity of their 5-character shingles; texts under 64 letters and digits are never compared); null when there is none",
+    );
     closed(
         record(fields)
             .property("receipt", receipt)
             .property("sentiment", sentiment)
             .property("rating_mismatch", rating_mismatch)
             .property("keywords", keywords)
+            .property("duplicate_of", duplicate_of)
             .description(Some(
         "One review, the same record with the same meanings on every review-fetch endpoint (record version 2, `extra_information.record_version`). A field is null where the source lacks a value; values are never invented.",
     )))

@@ -69,7 +69,7 @@ pub fn source_request(options: &SourceOptions) -> RefOr<Schema> {
         "insights",
         described(
             typed(Type::Boolean, true).default(Some(Value::Bool(false))),
-            "true gives every review its `sentiment`, `rating_mismatch` and `keywords` from the review-insights processor (POST /features/review-insights), computed offline; 400 when this server has no such plugin",
+            "true gives every review its `sentiment`, `rating_mismatch` and `keywords` from the review-insights processor (POST /features/review-insights), computed offline, and `duplicate_of`, the earlier review of the same fetch or job it nearly repeats; 400 when this server has no such plugin",
         ),
         false,
     );

@@ -1,6 +1,7 @@
 //! What a request's `insights` adds to a review: its sentiment, whether that
-//! contradicts its stars, and its key phrases; the server's insights module fills
-//! them from the review-insights plugin.
+//! contradicts its stars, its key phrases, and the earlier review it nearly
+//! repeats; the server's insights module fills them, the first three from the
+//! review-insights plugin.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,4 +35,7 @@ pub struct ReviewInsights {
     pub rating_mismatch: Option<bool>,
     /// Up to five key phrases, best first.
     pub keywords: Vec<String>,
+    /// The id of the earliest review in the same fetch or job whose text
+    /// this one's is a near-duplicate of; null when there is none.
+    pub duplicate_of: Option<String>,
 }

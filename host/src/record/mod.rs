@@ -140,7 +140,7 @@ pub struct Review {
     /// asked for `receipts` ([`crate::receipts`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<Value>,
-    /// `sentiment`, `rating_mismatch` and `keywords`, when the request asked
+    /// `sentiment`, `rating_mismatch`, `keywords` and `duplicate_of`, when the request asked
     /// for `insights` (filled by the insights module): derived, so no receipt covers them.
     #[serde(flatten)]
     pub insights: Option<insights::ReviewInsights>,

