@@ -127,6 +127,34 @@ async fn a_job_with_insights_gives_their_distribution() {
 }
 
 #[tokio::test]
+async fn a_schedule_with_insights_gives_each_run_its_distribution() {
+    let site = site();
+    let s = server(&site).await;
+    let body =
+        json!({"endpoint": HUB, "request": {"query": QUERY, "insights": true}, "every": "1d"});
+    let (status, schedule) =
+        jobs::send(&s, reqwest::Method::POST, "/schedules", KEY, Some(body)).await;
+    assert_eq!(status, 201, "{schedule}");
+    let id = schedule["schedule_id"].as_str().unwrap();
+    let (run, ids) = jobs::run_once(&s, id).await;
+    assert_eq!(run["state"], "succeeded", "{run}");
+    assert_eq!(ids.len(), 40);
+    assert_eq!(run["insights"]["rating_mismatches"], 10, "{run}");
+    assert_eq!(run["insights"]["near_duplicates"], 9, "{run}");
+    // A schedule's request is checked as a job's: no plugin, no schedule.
+    let plain = jobs::keyed(&site).await;
+    let body =
+        json!({"endpoint": HUB, "request": {"query": QUERY, "insights": true}, "every": "1d"});
+    let (status, answer) =
+        jobs::send(&plain, reqwest::Method::POST, "/schedules", KEY, Some(body)).await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer["error"].as_str().unwrap().contains("`insights`"),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
 async fn a_job_resumed_after_a_crash_finds_near_duplicates_of_what_it_stored_before() {
     use crate::security::process::Process;
     let site = Site::with(600);
