@@ -549,7 +549,48 @@ async fn processor_latency() -> anyhow::Result<()> {
         .await?;
         report(&format!("processor {route} (instantiate + call)"), samples);
     }
+    near_duplicate_check(10_000);
     Ok(())
+}
+
+/// What `insights: true` adds per review for `duplicate_of`, in the host: the
+/// near-duplicate check of a 1,000-character review against a job's earlier
+/// ones, `n` reviews in all (each a seeded shuffle of the same words, so
+/// most pairs share many shingles and bands: more candidates to compare than
+/// unrelated reviews give).
+fn near_duplicate_check(n: usize) {
+    use gleaner_text::near_duplicate::NearDuplicates;
+    let words: Vec<String> = thousand_characters()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    let mut state = 1u64;
+    let texts: Vec<String> = (0..n)
+        .map(|_| {
+            let mut shuffled = words.clone();
+            for i in (1..shuffled.len()).rev() {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                shuffled.swap(i, (state >> 33) as usize % (i + 1));
+            }
+            shuffled.join(" ")
+        })
+        .collect();
+    let mut index = NearDuplicates::default();
+    let mut samples = Vec::with_capacity(n);
+    let mut found = 0;
+    for (i, text) in texts.iter().enumerate() {
+        let started = Instant::now();
+        found += usize::from(index.check(&i.to_string(), text).is_some());
+        samples.push(started.elapsed());
+    }
+    report(
+        &format!(
+            "near-duplicate check per 1,000-character review, {n} in one job ({found} flagged)"
+        ),
+        samples,
+    );
 }
 
 /// A review of exactly 1,000 characters: a real one (the replayed Trustpilot
