@@ -1,6 +1,6 @@
-//! A plugin that traps, loops forever, bombs memory or floods host calls fails
-//! only its own request; the server keeps serving. Plus the version check and
-//! the on-disk compile cache.
+//! A plugin that traps, overflows its stack, loops forever, bombs memory or
+//! floods host calls fails only its own request; the server keeps serving.
+//! Plus the version check and the on-disk compile cache.
 
 use crate::common;
 
@@ -19,6 +19,8 @@ async fn trap_loop_memory_and_host_data_are_contained() {
     let s = common::start(&["test-misbehave", "review-chunk"], |_| {}).await;
     for (mode, status, needle) in [
         ("trap", 500, "plugin test-misbehave failed"),
+        // Its stack runs out of linear memory: a trap, not a write into its data.
+        ("stack", 500, "out of bounds memory access"),
         ("loop", 504, "did not finish within"),
         ("memory", 500, "memory"),
         ("host-data", 500, "host calls"),

@@ -123,11 +123,7 @@ async fn snapshot(engine: &Engine, bytes: &[u8]) -> Result<Vec<u8>, String> {
         .map_err(|e| {
             format!("its {EXPORT} failed (it may not call the host, and has {DEADLINE:?}): {e:#}")
         })?;
-    let mut state = State {
-        store: &mut store,
-        instance,
-        failed: None,
-    };
+    let mut state = Accessed::new(&mut store, instance);
     let rewritten = wizer
         .snapshot_component(&context, &mut state)
         .await
@@ -138,16 +134,43 @@ async fn snapshot(engine: &Engine, bytes: &[u8]) -> Result<Vec<u8>, String> {
     }
 }
 
-/// The prepared instance, as the snapshot reads it: through the accessor
-/// functions the instrumentation exported.
-struct State<'a> {
-    store: &'a mut Store<()>,
+/// A live instance as Wizer's snapshot reads it: through the accessor
+/// functions its instrumentation exported. Preparation reads the instance it
+/// snapshots; with [`Accessed::recording`], what was read is kept too (the
+/// bench reads a plugin's stack from it).
+pub struct Accessed<'a, T: Send + 'static> {
+    store: &'a mut Store<T>,
     instance: Instance,
     /// The first accessor call that failed (the snapshot is then not used).
-    failed: Option<String>,
+    pub failed: Option<String>,
+    record: bool,
+    /// Every memory read, in the order read (when recording).
+    pub memories: Vec<Vec<u8>>,
+    /// Every 32-bit global read, in the order read (when recording).
+    pub globals: Vec<i32>,
 }
 
-impl State<'_> {
+impl<'a, T: Send + 'static> Accessed<'a, T> {
+    /// `instance` of an instrumented component, in `store`.
+    pub fn new(store: &'a mut Store<T>, instance: Instance) -> Self {
+        Accessed {
+            store,
+            instance,
+            failed: None,
+            record: false,
+            memories: Vec::new(),
+            globals: Vec::new(),
+        }
+    }
+
+    /// The same, keeping every memory and 32-bit global it reads.
+    pub fn recording(store: &'a mut Store<T>, instance: Instance) -> Self {
+        Accessed {
+            record: true,
+            ..Accessed::new(store, instance)
+        }
+    }
+
     async fn call<R: Lift + Send + Sync + 'static>(
         &mut self,
         instance: &str,
@@ -185,7 +208,7 @@ impl State<'_> {
     }
 }
 
-impl ComponentInstanceState for State<'_> {
+impl<T: Send + 'static> ComponentInstanceState for Accessed<'_, T> {
     async fn call_func_ret_list_u8(
         &mut self,
         instance: &str,
@@ -193,13 +216,23 @@ impl ComponentInstanceState for State<'_> {
         contents: impl FnOnce(&[u8]) + Send,
     ) {
         match self.call::<WasmList<u8>>(instance, func).await {
-            Some(list) => contents(list.as_le_slice(&*self.store)),
+            Some(list) => {
+                let bytes = list.as_le_slice(&*self.store);
+                if self.record {
+                    self.memories.push(bytes.to_vec());
+                }
+                contents(bytes);
+            }
             None => contents(&[]),
         }
     }
 
     async fn call_func_ret_s32(&mut self, instance: &str, func: &str) -> i32 {
-        self.call(instance, func).await.unwrap_or_default()
+        let value = self.call(instance, func).await.unwrap_or_default();
+        if self.record {
+            self.globals.push(value);
+        }
+        value
     }
 
     async fn call_func_ret_s64(&mut self, instance: &str, func: &str) -> i64 {

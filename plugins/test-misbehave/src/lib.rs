@@ -1,5 +1,5 @@
 //! A purpose-built misbehaving processor for the host's containment tests.
-//! `{"mode": "trap" | "loop" | "memory" | "host-data" | "ok"}`, or
+//! `{"mode": "trap" | "loop" | "memory" | "host-data" | "stack" | "ok"}`, or
 //! `{"mode": "fetch", "url": "...", "headers": {...}}` (or `"urls": [...]` for a
 //! concurrent batch), which reports what the host's HTTP capability answered, for
 //! the sandbox tests. `{"mode": "leak"}` logs its `leak_secret` setting and
@@ -36,6 +36,13 @@ impl Guest for Misbehave {
                     std::hint::black_box(&hoard);
                 }
             }
+            "stack" => {
+                let depth = deeper(0);
+                Ok(Output {
+                    body: serde_json::json!({ "depth": depth }).to_string(),
+                    engine: "rules".into(),
+                })
+            }
             "host-data" => {
                 let line = "x".repeat(1024 * 1024);
                 loop {
@@ -63,6 +70,16 @@ impl Guest for Misbehave {
 }
 
 export!(Misbehave);
+
+/// Recurses until the stack in linear memory runs out: every frame keeps
+/// 16 KiB on it, so the plugin's stack overflows long before wasmtime's.
+fn deeper(n: u64) -> u64 {
+    if std::hint::black_box(n) == u64::MAX {
+        return 0;
+    }
+    let frame = std::hint::black_box([n as u8; 16 * 1024]);
+    u64::from(frame[(n as usize) % frame.len()]) + deeper(n + 1)
+}
 
 fn fetch(input: &Value) -> Value {
     if let Some(urls) = input["urls"].as_array() {

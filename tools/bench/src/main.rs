@@ -15,7 +15,7 @@
 //! BODY CONNECTIONS SECONDS` loads a running server and prints what it saw, for
 //! profiling a server by hand (`perf record -p <pid>` meanwhile).
 //! `bench --paging` runs the paging section alone (`target/bench/paging.md`);
-//! `--jobs`, `--changes`, `--cluster` and `--idle` likewise.
+//! `--jobs`, `--changes`, `--cluster`, `--idle` and `--stack` likewise.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -43,6 +43,7 @@ mod proxy;
 mod report;
 mod session;
 mod sources;
+mod stack;
 mod tax;
 mod upstream;
 mod web_page;
@@ -765,6 +766,13 @@ async fn main() -> anyhow::Result<()> {
         report::header(machine());
         processor_latency().await?;
         return report::write(&bench_dir().join("processors.md"));
+    }
+    if args.get(1).map(String::as_str) == Some("--stack") {
+        // How deep each plugin's stack goes over its cases (or only the one
+        // named after it), written to target/bench/stack.md.
+        report::header(machine());
+        stack::report(args.get(2).map(String::as_str)).await?;
+        return report::write(&bench_dir().join("stack.md"));
     }
     if args.get(1).map(String::as_str) == Some("--tax") {
         // The WASM tax section alone, written to target/bench/tax.md.
