@@ -36,7 +36,7 @@ use wasmtime_wizer::Wizer;
 use crate::report::{self, Row};
 use crate::root;
 
-/// Pages followed per source case.
+/// Pages followed per source case (a processor's case is one call).
 const PAGES: usize = 5;
 
 #[derive(serde::Deserialize, Default)]
@@ -176,7 +176,11 @@ async fn plugin(dir: &Path, manifest: &Manifest) -> anyhow::Result<Depths> {
         let Some(loaded) = app.state.registry.get(&manifest.route) else {
             continue;
         };
-        let calls = calls_of(manifest, &request);
+        let calls = if manifest.kind == Kind::Source {
+            PAGES
+        } else {
+            1
+        };
         let session = Arc::new(Session::default());
         let mut cursor = None;
         for page in 0..calls {
@@ -200,15 +204,6 @@ async fn plugin(dir: &Path, manifest: &Manifest) -> anyhow::Result<Depths> {
         }
     }
     Ok(depths)
-}
-
-/// Calls one case makes at most: a source's pages, else one.
-fn calls_of(manifest: &Manifest, _request: &str) -> usize {
-    if manifest.kind == Kind::Source {
-        PAGES
-    } else {
-        1
-    }
 }
 
 /// One call's stack: how deep it went, the stack's size, and whether the
