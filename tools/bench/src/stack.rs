@@ -15,23 +15,20 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use gleaner::bindings::types::PageRequest;
 use gleaner::capabilities::http::session::Session;
-use gleaner::capabilities::{CallContext, Services};
 use gleaner::config::Config;
 use gleaner::manifest::{Kind, Manifest};
-use gleaner::runtime::memory::{MemoryBudget, MemoryPool};
 use gleaner::runtime::prepare::{self, Accessed};
 use gleaner::runtime::state::{self, CallState};
-use gleaner::runtime::{engine, LoadedPlugin};
+use gleaner::runtime::{engine, LoadedPlugin, Runtime};
 use gleaner::{bindings, App};
 use serde_json::Value;
 use wasmtime::component::{Component, Instance, InstancePre};
 use wasmtime::Store;
-use wasmtime_wizer::Wizer;
+use wasmtime_wizer::{ComponentContext, Wizer};
 
 use crate::report::{self, Row};
 use crate::root;
@@ -151,7 +148,9 @@ fn replay_dir(dir: &Path) -> PathBuf {
 
 async fn plugin(dir: &Path, manifest: &Manifest) -> anyhow::Result<Depths> {
     let mut depths = Depths::default();
-    let mut apps: BTreeMap<String, (App, Probe)> = BTreeMap::new();
+    // A server per set of settings the cases run under; one probe for all.
+    let mut apps: BTreeMap<String, (App, Arc<LoadedPlugin>)> = BTreeMap::new();
+    let mut probe = None;
     for (request, settings) in cases(dir, manifest)? {
         let key = serde_json::to_string(&settings)?;
         if !apps.contains_key(&key) {
@@ -167,14 +166,14 @@ async fn plugin(dir: &Path, manifest: &Manifest) -> anyhow::Result<Depths> {
             let Some(loaded) = app.state.registry.get(&manifest.route) else {
                 anyhow::bail!("not loaded (make plugins)");
             };
-            let probe = Probe::new(&loaded)?;
-            apps.insert(key.clone(), (app, probe));
+            apps.insert(key.clone(), (app, loaded));
         }
-        let Some((app, probe)) = apps.get(&key) else {
+        let Some((app, loaded)) = apps.get(&key) else {
             continue;
         };
-        let Some(loaded) = app.state.registry.get(&manifest.route) else {
-            continue;
+        let probe = match &mut probe {
+            Some(probe) => probe,
+            empty => empty.insert(Probe::new(loaded)?),
         };
         let calls = if manifest.kind == Kind::Source {
             PAGES
@@ -186,8 +185,8 @@ async fn plugin(dir: &Path, manifest: &Manifest) -> anyhow::Result<Depths> {
         for page in 0..calls {
             let (measured, next) = probe
                 .call(
-                    &loaded,
-                    app.state.runtime.services(),
+                    &app.state.runtime,
+                    loaded,
                     &request,
                     cursor.take(),
                     session.clone(),
@@ -247,33 +246,19 @@ impl Probe {
     /// later pages) in a fresh instance: its stack, and the next cursor.
     async fn call(
         &self,
+        runtime: &Runtime,
         plugin: &LoadedPlugin,
-        services: &Services,
         request: &str,
         cursor: Option<String>,
         session: Arc<Session>,
     ) -> anyhow::Result<(Measured, Option<String>)> {
-        let memory = MemoryBudget::new(
-            MemoryPool::new(2048 << 20, 100),
-            plugin.grant.name.as_str().into(),
-            plugin.grant.memory_bytes,
-        );
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let call = CallContext::new(
-            plugin.grant.clone(),
-            "stack".into(),
-            deadline,
-            Some(session),
-        );
-        let mut store = Store::new(
-            self.pre.engine(),
-            CallState::new(call, services.clone(), memory),
-        );
-        store.limiter_async(|s| &mut s.memory);
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(|_| Ok(wasmtime::UpdateDeadline::Yield(1)));
+        let mut store = crate::tax::call_store(runtime, plugin, self.pre.engine(), Some(session));
+        // What Wizer needs to read the instance, found once for both reads.
+        let (context, _) = Wizer::new()
+            .instrument_component(&self.bytes)
+            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
         let instance = self.pre.instantiate_async(&mut store).await?;
-        let before = self.read(&mut store, instance).await?;
+        let before = read(&context, &mut store, instance).await?;
         let body: Value = serde_json::from_str(request).unwrap_or_default();
         let (failed, next) = match self.kind {
             Kind::Processor => {
@@ -314,7 +299,7 @@ impl Probe {
                 }
             }
         };
-        let after = self.read(&mut store, instance).await?;
+        let after = read(&context, &mut store, instance).await?;
         let size = before.stack_top;
         let changed = before
             .memory
@@ -332,41 +317,39 @@ impl Probe {
             next,
         ))
     }
+}
 
-    /// The instance's main memory and its stack's top, through the accessors.
-    async fn read(
-        &self,
-        store: &mut Store<CallState>,
-        instance: Instance,
-    ) -> anyhow::Result<Snapshot> {
-        let (context, _) = Wizer::new()
-            .instrument_component(&self.bytes)
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
-        // Wizer's snapshot reads the instance; the rewritten component it
-        // gives is not needed.
-        let mut state = Accessed::recording(store, instance);
-        Wizer::new()
-            .snapshot_component(&context, &mut state)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
-        if let Some(failed) = state.failed {
-            anyhow::bail!("reading the instance failed: {failed}");
-        }
-        // The main memory is the largest; the stack pointer is the module's
-        // first global, its value between calls the stack's top.
-        let memory = state
-            .memories
-            .into_iter()
-            .max_by_key(Vec::len)
-            .unwrap_or_default();
-        let stack_top = state
-            .globals
-            .first()
-            .and_then(|g| usize::try_from(*g).ok())
-            .filter(|top| *top <= memory.len())
-            .context("no stack pointer among the globals")?;
-        Ok(Snapshot { memory, stack_top })
+/// The instance's main memory and its stack's top, through the accessors
+/// `context` names.
+async fn read(
+    context: &ComponentContext<'_>,
+    store: &mut Store<CallState>,
+    instance: Instance,
+) -> anyhow::Result<Snapshot> {
+    // Wizer's snapshot reads the instance; the rewritten component it
+    // gives is not needed.
+    let mut state = Accessed::recording(store, instance);
+    Wizer::new()
+        .snapshot_component(context, &mut state)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    if let Some(failed) = state.failed {
+        anyhow::bail!("reading the instance failed: {failed}");
     }
+    // The main memory is the largest; the stack pointer is the module's
+    // first global, its value between calls the stack's top.
+    let memory = state
+        .memories
+        .into_iter()
+        .max_by_key(Vec::len)
+        .unwrap_or_default();
+    let stack_top = state
+        .globals
+        .first()
+        .and_then(|g| usize::try_from(*g).ok())
+        .filter(|top| *top <= memory.len())
+        .context("no stack pointer among the globals")?;
+    Ok(Snapshot { memory, stack_top })
 }
 
 /// What the accessors read.

@@ -81,18 +81,24 @@ impl Phases {
 }
 
 /// A store as the runtime makes one for a call: the plugin's memory cap under a
-/// pool, its grant, the epoch deadline that yields every tick.
-fn call_store(
+/// pool, its grant, the epoch deadline that yields every tick; in `session`,
+/// else a session of its own.
+pub fn call_store(
     runtime: &Runtime,
     plugin: &LoadedPlugin,
     engine: &wasmtime::Engine,
+    session: Option<Arc<Session>>,
 ) -> wasmtime::Store<CallState> {
     let memory = MemoryBudget::new(
         MemoryPool::new(2048 << 20, 100),
         plugin.grant.name.as_str().into(),
         plugin.grant.memory_bytes,
     );
-    let state = CallState::new(call_context(plugin), runtime.services().clone(), memory);
+    let state = CallState::new(
+        call_context(plugin, session),
+        runtime.services().clone(),
+        memory,
+    );
     let mut store = wasmtime::Store::new(engine, state);
     store.limiter_async(|s| &mut s.memory);
     // Fuel counts one unit per operation on an engine that meters it (the
@@ -103,10 +109,10 @@ fn call_store(
     store
 }
 
-/// A call's context in a session of its own, ten seconds to run.
-fn call_context(plugin: &LoadedPlugin) -> CallContext {
+/// A call's context in `session` (else one of its own), ten seconds to run.
+fn call_context(plugin: &LoadedPlugin, session: Option<Arc<Session>>) -> CallContext {
     let deadline = Instant::now() + Duration::from_secs(10);
-    CallContext::new(plugin.grant.clone(), "bench".into(), deadline, None)
+    CallContext::new(plugin.grant.clone(), "bench".into(), deadline, session)
 }
 
 /// What runs between the first call in an instance and the call again.
@@ -147,7 +153,7 @@ pub async fn phases(
     macro_rules! timed_pair {
         ($pre:expr, $iface:ident, $call:ident, $($arg:expr),*) => {{
             let t = Instant::now();
-            let mut store = call_store(runtime, plugin, $pre.engine());
+            let mut store = call_store(runtime, plugin, $pre.engine(), None);
             let setup = t.elapsed();
             let t = Instant::now();
             let instance = $pre.instantiate_async(&mut store).await?;
@@ -161,9 +167,9 @@ pub async fn phases(
             let grown = store.data().memory.held() - before;
             let fuel_after_call = store.get_fuel().ok();
             std::hint::black_box(out.map_err(|e| anyhow::anyhow!("{e:?}"))?);
-            store.data_mut().call = call_context(plugin);
+            store.data_mut().call = call_context(plugin, None);
             if between == Between::Instantiation {
-                let mut other = call_store(runtime, plugin, $pre.engine());
+                let mut other = call_store(runtime, plugin, $pre.engine(), None);
                 std::hint::black_box($pre.instantiate_async(&mut other).await?);
             }
             let t = Instant::now();
