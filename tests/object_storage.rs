@@ -148,20 +148,22 @@ fn no_credentials(text: &str) {
 
 /// The review ids of a Parquet file, in order.
 fn parquet_ids(file: Vec<u8>) -> Vec<String> {
-    use arrow_array::{Array, StringArray};
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(file))
-        .unwrap()
-        .build()
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::RowAccessor;
+    let reader = SerializedFileReader::new(bytes::Bytes::from(file)).unwrap();
+    let column = reader
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .position(|c| c.name() == "review_id")
         .unwrap();
-    let mut ids = Vec::new();
-    for batch in reader {
-        let batch = batch.unwrap();
-        let column = batch.column_by_name("review_id").unwrap();
-        let column = column.as_any().downcast_ref::<StringArray>().unwrap();
-        ids.extend((0..column.len()).map(|i| column.value(i).to_owned()));
-    }
-    ids
+    reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| row.unwrap().get_string(column).unwrap().clone())
+        .collect()
 }
 
 #[tokio::test]

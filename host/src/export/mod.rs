@@ -125,7 +125,7 @@ impl Encoder {
             return Ok(Vec::new());
         }
         let mut writer = parquet::ParquetWriter::new()?;
-        let head = writer.take();
+        let head = writer.take()?;
         self.parquet = Some(writer);
         Ok(head)
     }

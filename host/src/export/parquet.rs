@@ -3,17 +3,20 @@
 //! votes as integers, flags as booleans, the nested values as JSON text.
 //! Each batch of reviews is one row group, written out as soon as it is
 //! complete, so an export holds one batch at a time.
+//!
+//! The columns are written with the parquet crate's own column writers, with
+//! no Arrow arrays in between: the record is flat, so a column is its present
+//! values plus one definition level per review (1 present, 0 null).
 
 use std::sync::Arc;
 
-use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray,
-    TimestampMillisecondArray,
-};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
+use parquet::basic::{Compression, LogicalType, Repetition, TimeUnit, Type as Physical};
+use parquet::column::writer::{ColumnWriter, ColumnWriterImpl};
+use parquet::data_type::{ByteArray, DataType};
+use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
 use serde_json::Value;
 
 use super::table::COLUMNS;
@@ -40,24 +43,32 @@ fn kind(column: &str) -> Kind {
     }
 }
 
-/// The Arrow schema of an export: every record field, typed and nullable
+/// The Parquet schema of an export: every record field, typed and optional
 /// (a record that lacks a field is still written).
-pub fn schema() -> Schema {
-    Schema::new(
-        COLUMNS
-            .iter()
-            .map(|c| {
-                let data_type = match kind(c) {
-                    Kind::Text | Kind::Json => DataType::Utf8,
-                    Kind::Double => DataType::Float64,
-                    Kind::Integer => DataType::Int64,
-                    Kind::Flag => DataType::Boolean,
-                    Kind::Time => DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
-                };
-                Field::new(*c, data_type, true)
-            })
-            .collect::<Vec<_>>(),
-    )
+pub fn schema() -> Result<Type, ParquetError> {
+    let fields = COLUMNS
+        .iter()
+        .map(|c| {
+            let (physical, logical) = match kind(c) {
+                Kind::Text | Kind::Json => (Physical::BYTE_ARRAY, Some(LogicalType::String)),
+                Kind::Double => (Physical::DOUBLE, None),
+                Kind::Integer => (Physical::INT64, None),
+                Kind::Flag => (Physical::BOOLEAN, None),
+                Kind::Time => (
+                    Physical::INT64,
+                    Some(LogicalType::timestamp(true, TimeUnit::MILLIS)),
+                ),
+            };
+            Type::primitive_type_builder(c, physical)
+                .with_repetition(Repetition::OPTIONAL)
+                .with_logical_type(logical)
+                .build()
+                .map(Arc::new)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Type::group_type_builder("review")
+        .with_fields(fields)
+        .build()
 }
 
 /// An RFC 3339 time as Unix milliseconds.
@@ -68,28 +79,49 @@ fn millis(value: &Value) -> Option<i64> {
     i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
-fn column(name: &str, reviews: &[Value]) -> ArrayRef {
+/// Writes one column's values, `None` for a review that lacks the field.
+fn put<T: DataType>(
+    writer: &mut ColumnWriterImpl<'_, T>,
+    values: impl Iterator<Item = Option<T::T>>,
+) -> Result<(), ParquetError> {
+    let mut present = Vec::new();
+    let mut levels = Vec::new();
+    for value in values {
+        levels.push(i16::from(value.is_some()));
+        present.extend(value);
+    }
+    writer.write_batch(&present, Some(&levels), None)?;
+    Ok(())
+}
+
+/// Writes field `name` of every review into its column.
+fn column(
+    writer: &mut ColumnWriter<'_>,
+    name: &str,
+    reviews: &[Value],
+) -> Result<(), ParquetError> {
     let values = reviews.iter().map(|r| &r[name]);
-    match kind(name) {
-        Kind::Text => Arc::new(StringArray::from_iter(
-            values.map(|v| v.as_str().map(str::to_owned)),
-        )),
-        Kind::Json => Arc::new(StringArray::from_iter(
-            values.map(|v| (!v.is_null()).then(|| v.to_string())),
-        )),
-        Kind::Double => Arc::new(Float64Array::from_iter(values.map(Value::as_f64))),
-        Kind::Integer => Arc::new(Int64Array::from_iter(values.map(Value::as_i64))),
-        Kind::Flag => Arc::new(BooleanArray::from_iter(values.map(Value::as_bool))),
-        Kind::Time => {
-            Arc::new(TimestampMillisecondArray::from_iter(values.map(millis)).with_timezone("UTC"))
+    match (kind(name), writer) {
+        (Kind::Text, ColumnWriter::ByteArrayColumnWriter(w)) => {
+            put(w, values.map(|v| v.as_str().map(ByteArray::from)))
         }
+        (Kind::Json, ColumnWriter::ByteArrayColumnWriter(w)) => put(
+            w,
+            values.map(|v| (!v.is_null()).then(|| ByteArray::from(v.to_string().into_bytes()))),
+        ),
+        (Kind::Double, ColumnWriter::DoubleColumnWriter(w)) => put(w, values.map(Value::as_f64)),
+        (Kind::Integer, ColumnWriter::Int64ColumnWriter(w)) => put(w, values.map(Value::as_i64)),
+        (Kind::Time, ColumnWriter::Int64ColumnWriter(w)) => put(w, values.map(millis)),
+        (Kind::Flag, ColumnWriter::BoolColumnWriter(w)) => put(w, values.map(Value::as_bool)),
+        (kind, _) => Err(ParquetError::General(format!(
+            "column {name} ({kind:?}) does not have the type the export's schema gives it"
+        ))),
     }
 }
 
 /// Writes reviews as one Parquet file, a row group per batch.
 pub struct ParquetWriter {
-    writer: ArrowWriter<Vec<u8>>,
-    schema: Arc<Schema>,
+    writer: SerializedFileWriter<Vec<u8>>,
 }
 
 impl std::fmt::Debug for ParquetWriter {
@@ -100,36 +132,42 @@ impl std::fmt::Debug for ParquetWriter {
 
 impl ParquetWriter {
     /// A writer with the file's opening bytes ready to take.
-    pub fn new() -> Result<ParquetWriter, parquet::errors::ParquetError> {
-        let schema = Arc::new(schema());
+    pub fn new() -> Result<ParquetWriter, ParquetError> {
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             .build();
-        let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))?;
-        Ok(ParquetWriter { writer, schema })
+        let writer = SerializedFileWriter::new(Vec::new(), Arc::new(schema()?), Arc::new(props))?;
+        Ok(ParquetWriter { writer })
     }
 
     /// The bytes written so far and not yet taken.
-    pub fn take(&mut self) -> Vec<u8> {
-        std::mem::take(self.writer.inner_mut())
+    pub fn take(&mut self) -> Result<Vec<u8>, ParquetError> {
+        self.writer.flush()?;
+        Ok(std::mem::take(self.writer.inner_mut()))
     }
 
     /// Writes `reviews` as one row group; the bytes it produced.
-    pub fn batch(&mut self, reviews: &[Value]) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+    pub fn batch(&mut self, reviews: &[Value]) -> Result<Vec<u8>, ParquetError> {
         if reviews.is_empty() {
-            return Ok(self.take());
+            return self.take();
         }
-        let columns: Vec<ArrayRef> = COLUMNS.iter().map(|c| column(c, reviews)).collect();
-        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
-        self.writer.write(&batch)?;
-        self.writer.flush()?;
-        Ok(self.take())
+        let mut group = self.writer.next_row_group()?;
+        let mut names = COLUMNS.iter();
+        while let Some(mut writer) = group.next_column()? {
+            let name = names.next().ok_or_else(|| {
+                ParquetError::General("the schema has more columns than the record".into())
+            })?;
+            column(writer.untyped(), name, reviews)?;
+            writer.close()?;
+        }
+        group.close()?;
+        self.take()
     }
 
     /// Ends the file: the last bytes (its footer).
-    pub fn finish(&mut self) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+    pub fn finish(&mut self) -> Result<Vec<u8>, ParquetError> {
         self.writer.finish()?;
-        Ok(self.take())
+        self.take()
     }
 }
 
@@ -142,7 +180,7 @@ mod tests {
     #[test]
     fn reviews_come_back_typed() {
         let mut w = ParquetWriter::new().unwrap();
-        let mut file = w.take();
+        let mut file = w.take().unwrap();
         let first = vec![
             json!({"review_id": "a", "source": "s", "review_rating": 4.5,
             "review_date": "2026-03-01T10:00:00Z", "helpful_votes": 3, "verified": true,
