@@ -58,3 +58,7 @@ sentences=$(curl -s -X POST "http://127.0.0.1:$port/features/outside-processor" 
 echo "$sentences" | grep -q '"sentences":2' || { echo "the standalone processor answered: $sentences" >&2; exit 1; }
 end=$(date +%s%N)
 echo "standalone plugins: created, built outside the workspace, swapped into a running server and answering in $(( (end - start) / 1000000 )) ms"
+# Built outside the workspace, they still link the workspace's plugin stack.
+GLEANER_STACK_CHECK_DIR="$outside/plugins" cargo test --release --workspace --test tests -- guest_stack:: 2>&1 \
+  | grep -E '^(test |test result)|FAILED|panicked'
+

@@ -20,6 +20,33 @@ use crate::runtime::artifact;
 /// The target plugins are built for.
 const WASM_TARGET: &str = "wasm32-wasip2";
 
+/// The workspace's cargo configuration. Its `[target.wasm32-wasip2]`
+/// rustflags (SIMD, the initial heap, the 128 KiB stack) are what every plugin
+/// is linked with, in this repository or outside it.
+const CARGO_CONFIG: &str = include_str!("../../../.cargo/config.toml");
+
+/// The rustflags plugins are built with, as `.cargo/config.toml` gives them.
+fn plugin_rustflags() -> anyhow::Result<Vec<String>> {
+    let config: toml::Value =
+        toml::from_str(CARGO_CONFIG).context("the built-in .cargo/config.toml is not TOML")?;
+    let flags = config
+        .get("target")
+        .and_then(|t| t.get(WASM_TARGET))
+        .and_then(|t| t.get("rustflags"))
+        .and_then(toml::Value::as_array)
+        .with_context(|| {
+            format!("the built-in .cargo/config.toml has no [target.{WASM_TARGET}] rustflags")
+        })?;
+    flags
+        .iter()
+        .map(|f| {
+            f.as_str()
+                .map(str::to_owned)
+                .context("a rustflag in the built-in .cargo/config.toml is not a string")
+        })
+        .collect()
+}
+
 /// What was staged.
 pub struct Staged {
     /// The plugin's manifest as read from its crate.
@@ -105,10 +132,20 @@ fn require_wasm_target() -> anyhow::Result<()> {
 }
 
 /// Runs cargo (its progress on stderr); the `.wasm` of the crate's cdylib.
+///
+/// The plugin is compiled with the workspace's plugin rustflags, passed as
+/// `CARGO_ENCODED_RUSTFLAGS` (which replaces `RUSTFLAGS` and any cargo
+/// configuration's): a plugin built anywhere links the same stack and heap as
+/// the plugins in this repository, and, with `--target-dir` shared, reuses
+/// the dependencies they compiled.
 fn cargo_build(cargo_toml: &Path, target_dir: Option<&Path>) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(&cargo);
     command
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            plugin_rustflags()?.join("\u{1f}"),
+        )
         .args(["build", "--release", "--target", WASM_TARGET])
         .arg("--manifest-path")
         .arg(cargo_toml)
@@ -234,5 +271,17 @@ mod tests {
         assert_eq!(cdylib_wasm("not json"), None);
         let done = r#"{"reason":"build-finished","success":true}"#;
         assert_eq!(cdylib_wasm(done), None);
+    }
+
+    #[test]
+    fn plugins_are_built_with_the_workspaces_stack_and_heap() {
+        let flags = plugin_rustflags().unwrap();
+        for wanted in [
+            "target-feature=+simd128",
+            "link-arg=--initial-heap=524288",
+            "link-arg=-zstack-size=131072",
+        ] {
+            assert!(flags.iter().any(|f| f == wanted), "{wanted} in {flags:?}");
+        }
     }
 }
