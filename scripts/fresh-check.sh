@@ -108,7 +108,6 @@ TLS
 # The install path: the lean server's build scripts with nothing installed.
 install_inner=$(cat <<'INNER'
 set -uo pipefail
-echo "$NICENESS" > /proc/self/autogroup 2>/dev/null || true
 start=$(date +%s)
 cd /src
 packages=()
@@ -128,7 +127,6 @@ INNER
 # asks the README's fetch until reviews come back, then prints the seconds.
 demo_inner=$(cat <<'INNER'
 set -uo pipefail
-echo "$NICENESS" > /proc/self/autogroup 2>/dev/null || true
 start=$(date +%s)
 cd /src
 make demo >/src/target-demo.log 2>&1 &
@@ -152,16 +150,13 @@ fi
 INNER
 )
 
-# The container runs at this script's priority. Its processes start in a new
-# session, and where the kernel groups each session's processes for
-# scheduling (autogroups), a nice value counts only within the group: so the
-# group itself is given this script's niceness (`nice -n 19 make fresh-check`
-# then takes only idle CPU, as CI runs it).
+# The container runs at this script's priority. Its processes sit in a cgroup
+# of their own, which competes with the caller's processes as an equal
+# whatever their nice values; so a niced check (`nice -n 19 make
+# fresh-check`, as CI runs it) puts its container in a cgroup marked idle
+# (cpu.idle), made beside the others when missing, which gets only the CPU
+# nothing else wants.
 niceness=$(nice)
-# A niced check also runs its container in a cgroup marked idle (cpu.idle),
-# made beside the others when missing: the container is in a cgroup of its
-# own, which competes with the caller's processes as an equal whatever their
-# nice values, and an idle cgroup gets only the CPU nothing else wants.
 cgroup_args=()
 if (( niceness > 0 )); then
   for idle in /sys/fs/cgroup/cpu/gleaner-idle /sys/fs/cgroup/gleaner-idle; do
@@ -210,7 +205,6 @@ podman run --rm --name "$name" --network host "${cgroup_args[@]}" \
   --env PATH=/opt/rustup-bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env GLEANER_ADDR="127.0.0.1:$port" --env PORT="$port" \
   --env CARGO_TERM_PROGRESS_WHEN=never --env NATIVE_CRATES="$native_crates" \
-  --env NICENESS="$niceness" \
   "$base" bash -c "$inner" 2>&1 | tee "$work/report.txt"
 status=${PIPESTATUS[0]}
 set -e
