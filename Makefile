@@ -94,11 +94,18 @@ native-tools:
 test-tools:
 	@scripts/test-tools.sh chromium nats-server squid microsocks openssl podman mmdebstrap runc
 
+## The plugins' own unit tests are built natively without optimisation:
+## optimisation is for the components `make plugins` builds for wasm32-wasip2,
+## and no native build of a plugin is linked by anything but a test (the
+## benchmarks build theirs apart). Every other crate of the test build is
+## shared with the server's build, so it stays as optimised as the server.
+PLUGIN_TESTS_UNOPTIMISED := $(foreach p,$(ALL_PLUGINS),--config 'profile.release.package.plugin-$(p).opt-level=0')
+
 ## Every test that needs no tool or service: unit tests of host and plugins,
 ## then the integration tests against the real server. Prints
 ## `N passed, N failed, N ignored`; the ignored ones say which target runs them.
 test: plugins
-	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test-output.log
+	set -o pipefail; $(CARGO) test --release --workspace $(PLUGIN_TESTS_UNOPTIMISED) 2>&1 | tee target/test-output.log
 	@scripts/test-summary.sh target/test-output.log
 
 ## Fuzzes the token decoder, manifest parser, HAR reader and text formatter
@@ -109,7 +116,7 @@ fuzz: native-tools
 
 ## The fast path: unit tests of host and plugins only, no server.
 test-unit: native-tools
-	set -o pipefail; $(CARGO) test --release --workspace --lib --bins 2>&1 | tee target/test-unit-output.log
+	set -o pipefail; $(CARGO) test --release --workspace --lib --bins $(PLUGIN_TESTS_UNOPTIMISED) 2>&1 | tee target/test-unit-output.log
 	@scripts/test-summary.sh target/test-unit-output.log
 
 ## Creates plugins/NAME from a template: make new-plugin NAME=my-source KIND=source|processor

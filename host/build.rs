@@ -1,7 +1,7 @@
 //! The host builds nothing at build time. This script exists so that its
-//! build dependency `gleaner-unify` gives proc macros and build scripts one
+//! build dependency `gleaner-unify-build` gives proc macros and build scripts one
 //! feature set across `make run`, `make demo` and `make test` (see
-//! `crates/unify/Cargo.toml`).
+//! `crates/unify-build/Cargo.toml`).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

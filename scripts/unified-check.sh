@@ -4,7 +4,9 @@
 # workspace's tests (`make test`) must resolve every crate they share alike, or
 # cargo compiles that crate and everything above it (wasmtime, cranelift) once
 # per build. Names each crate that drifted and the features each build wants;
-# add the union to crates/unify/Cargo.toml. Resolves only (cargo tree): no compile.
+# add the union to crates/unify/Cargo.toml, or to crates/unify-build/Cargo.toml
+# for a crate of the proc macros' and build scripts' side. Resolves only
+# (cargo tree): no compile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
@@ -35,7 +37,8 @@ for name in ("demo", "test"):
             drift.append(f"  {package}\n    make run:  {sorted(run[package])}\n    make {name}: {sorted(other[package])}")
 if drift:
     print("these crates are resolved with different features in different builds, so each is compiled more than once;")
-    print("add the union of their features to crates/unify/Cargo.toml:")
+    print("add the union of their features to crates/unify/Cargo.toml (the server's side),")
+    print("or to crates/unify-build/Cargo.toml (a crate of the proc macros and build scripts):")
     print("\n".join(drift))
     sys.exit(1)
 print(f"one feature set per shared crate across make run, make demo and make test ({len(run)} crates)")

@@ -596,7 +596,7 @@ async fn sources_list_their_sorts_and_fill_rates() {
     );
 
     let dir = common::plugin_dir(&["hostel-site", "review-chunk"]);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+    let out = std::process::Command::new(crate::common::server_binary())
         .arg("coverage")
         .env("GLEANER_PLUGIN_DIR", dir.path())
         .output()

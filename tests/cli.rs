@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 
 fn gleaner() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gleaner"));
+    let mut c = Command::new(crate::common::server_binary());
     c.current_dir(common::root())
         .env(
             "GLEANER_CACHE_DIR",

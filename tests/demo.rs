@@ -37,7 +37,7 @@ async fn start_demo_with(env: &[(&str, &str)], stderr: Stdio) -> Demo {
         .port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let data = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gleaner"));
+    let mut command = Command::new(crate::common::server_binary());
     command
         .current_dir(common::root())
         .args(["demo", "--addr", &addr.to_string()])

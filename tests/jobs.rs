@@ -1021,7 +1021,7 @@ async fn a_run_is_skipped_while_the_previous_one_is_going() {
 /// Runs the `gleaner` binary against `s` with `args`; its exit status,
 /// stdout and stderr.
 async fn cli(s: &common::Server, args: &[&str]) -> (bool, String, String) {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"));
+    let mut command = std::process::Command::new(crate::common::server_binary());
     command
         .args(args)
         .env("GLEANER_SERVER", s.url(""))

@@ -765,7 +765,7 @@ async fn the_command_prints_the_document_the_server_serves() {
     let s = common::start(&names, |_| {}).await;
     let served = document(&s).await;
     let dir = common::plugin_dir(&names);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+    let out = std::process::Command::new(crate::common::server_binary())
         .arg("openapi")
         .current_dir(common::root())
         .env("GLEANER_PLUGIN_DIR", dir.path())
@@ -785,7 +785,7 @@ async fn the_command_prints_the_document_the_server_serves() {
 
     // A broken manifest is named on stderr and left out.
     std::fs::write(dir.path().join("broken.toml"), "name = \"broken\"\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+    let out = std::process::Command::new(crate::common::server_binary())
         .arg("openapi")
         .env("GLEANER_PLUGIN_DIR", dir.path())
         .env_remove("GLEANER_CONFIG")

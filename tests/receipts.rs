@@ -85,7 +85,7 @@ async fn every_review_carries_a_receipt_that_verifies_and_names_what_changed() {
     let file = dir.path().join("answer.json");
     std::fs::write(&file, answer.to_string()).unwrap();
     let verify = |path: &std::path::Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+        std::process::Command::new(crate::common::server_binary())
             .args(["receipt", "verify"])
             .arg(path)
             .args(["--public-key", &key])
@@ -178,7 +178,7 @@ async fn a_recording_holds_the_body_each_receipt_names() {
     let answer = fetched_with_receipts(&s).await;
     let file = dir.path().join("answer.json");
     std::fs::write(&file, answer.to_string()).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+    let out = std::process::Command::new(crate::common::server_binary())
         .args(["receipt", "evidence"])
         .arg(&file)
         .arg(&har)

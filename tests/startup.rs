@@ -22,7 +22,7 @@ const ADMIN_KEY: &str = "adm-startup";
 
 /// Runs `gleaner precompile DIR`; returns its stdout.
 fn precompile(dir: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_gleaner"))
+    let out = Command::new(crate::common::server_binary())
         .current_dir(common::root())
         .env_remove("GLEANER_CONFIG")
         .arg("precompile")

@@ -7,7 +7,7 @@ use crate::common;
 /// Runs `gleaner serve` with `env` until it exits; its stderr.
 pub(crate) fn refused(env: &[(&str, &str)]) -> String {
     let dir = common::plugin_dir(&["review-chunk"]);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gleaner"));
+    let mut command = Command::new(crate::common::server_binary());
     command
         .current_dir(common::root())
         .env("GLEANER_ADDR", "127.0.0.1:0")

@@ -18,6 +18,25 @@ pub fn root() -> PathBuf {
         .to_owned()
 }
 
+/// The server binary these tests start as a process: the one `make host` (and
+/// so `make test`) builds in the same target directory and profile as this
+/// test binary (`<target>/<profile>/deps/tests-…` → `<target>/<profile>/gleaner`).
+/// Like the staged plugins, it is built before the tests run, never by them.
+pub fn server_binary() -> PathBuf {
+    let test_binary = std::env::current_exe().expect("the test binary knows its path");
+    let binary = test_binary
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary lies in <target>/<profile>/deps")
+        .join("gleaner");
+    assert!(
+        binary.is_file(),
+        "{} is missing: build the server first (`make host`, or `make test`, which builds it)",
+        binary.display()
+    );
+    binary
+}
+
 /// The staged production plugins (`target/plugins/*.toml`), by name.
 pub fn staged_plugins() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(root().join("target/plugins"))

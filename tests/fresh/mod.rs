@@ -3,12 +3,11 @@
 //! llvm's folder holds only `libclang-cpp` and `apt-get` is a shim that
 //! records what it was asked.
 
-use std::path::Path;
 use std::process::Command;
 
 /// The packages `make native-tools` asked apt-get for in `scenario`.
 fn asked(scenario: &str) -> Vec<String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fresh/detect.sh");
+    let script = crate::common::root().join("tests/fresh/detect.sh");
     let out = Command::new("unshare")
         .args(["--mount", "--propagation", "private"])
         .arg(&script)

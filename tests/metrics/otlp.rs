@@ -54,7 +54,7 @@ async fn a_request_trace_shows_its_plugin_calls_and_upstream_requests() {
     let addr: SocketAddr = format!("127.0.0.1:{}", common::free_port())
         .parse()
         .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gleaner"))
+    let mut child = Command::new(crate::common::server_binary())
         .current_dir(common::root())
         .env("GLEANER_ADDR", addr.to_string())
         .env("GLEANER_PLUGIN_DIR", dir.path())

@@ -79,7 +79,7 @@ impl Process {
         let addr: SocketAddr = format!("127.0.0.1:{}", common::free_port())
             .parse()
             .unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gleaner"));
+        let mut command = Command::new(crate::common::server_binary());
         command
             .current_dir(common::root())
             .env("GLEANER_ADDR", addr.to_string())
