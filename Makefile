@@ -94,11 +94,12 @@ native-tools:
 test-tools:
 	@scripts/test-tools.sh chromium nats-server squid microsocks openssl podman mmdebstrap runc
 
-## The plugins' own unit tests are built natively without optimisation:
-## optimisation is for the components `make plugins` builds for wasm32-wasip2,
-## and no native build of a plugin is linked by anything but a test (the
-## benchmarks build theirs apart). Every other crate of the test build is
-## shared with the server's build, so it stays as optimised as the server.
+## The plugins' native builds, which only their tests link, are built without
+## optimisation (every test harness already is: .cargo/config.toml):
+## optimisation is for the components `make plugins` builds for wasm32-wasip2
+## (the benchmarks build their native plugins apart). Every other crate of the
+## test build is shared with the server's build, so it stays as optimised as
+## the server.
 PLUGIN_TESTS_UNOPTIMISED := $(foreach p,$(ALL_PLUGINS),--config 'profile.release.package.plugin-$(p).opt-level=0')
 
 ## Every test that needs no tool or service: unit tests of host and plugins,
@@ -206,19 +207,21 @@ test-detect: native-tools host
 	$(call ignored,detect,fresh::)
 
 ## Exports to object storage against moto's S3 server (PyPI, pinned in
-## scripts/s3/requirements.txt, installed into target/s3-venv), which each
-## test starts on a free loopback port: objects written, read back, retried.
-test-s3: export GLEANER_MOTO_PYTHON = $(CURDIR)/target/s3-venv/bin/python3
+## scripts/s3/requirements.txt, installed into the virtual environment `s3`:
+## scripts/python-venv.sh), which each test starts on a free loopback port:
+## objects written, read back, retried.
+test-s3: export GLEANER_MOTO_PYTHON = $(shell scripts/python-venv.sh --dir s3)/bin/python3
 test-s3: plugins
-	@scripts/python-venv.sh target/s3-venv scripts/s3/requirements.txt moto.server
+	@scripts/python-venv.sh s3 scripts/s3/requirements.txt moto.server
 	$(call ignored,s3,object_storage::)
 
 ## POST /mcp with a real MCP client: the MCP Python SDK (PyPI, pinned in
-## scripts/mcp/requirements.txt, installed into target/mcp-venv), driven by
-## scripts/mcp/client.py against a server of every staged plugin.
-test-mcp: export GLEANER_MCP_PYTHON = $(CURDIR)/target/mcp-venv/bin/python3
+## scripts/mcp/requirements.txt, installed into the virtual environment `mcp`:
+## scripts/python-venv.sh), driven by scripts/mcp/client.py against a server of
+## every staged plugin.
+test-mcp: export GLEANER_MCP_PYTHON = $(shell scripts/python-venv.sh --dir mcp)/bin/python3
 test-mcp: plugins
-	@scripts/python-venv.sh target/mcp-venv scripts/mcp/requirements.txt mcp.client.streamable_http
+	@scripts/python-venv.sh mcp scripts/mcp/requirements.txt mcp.client.streamable_http
 	$(call ignored,mcp,mcp::)
 
 ## `make image` with the docker command but no Docker daemon: the error says so.
@@ -240,9 +243,9 @@ fresh-check-demo:
 	@scripts/test-tools.sh podman mmdebstrap runc
 	scripts/fresh-check.sh --demo
 
-## Contract test: schemathesis (pinned in scripts/contract/requirements.txt, installed
-## into target/contract-venv) against the real server's /openapi.json, with replayed
-## fixtures; CONTRACT_EXAMPLES per operation (default 100). Reports in target/contract/.
+## Contract test: schemathesis (pinned in scripts/contract/requirements.txt,
+## installed into the virtual environment `contract`: scripts/python-venv.sh)
+## against the real server's /openapi.json, with replayed fixtures; CONTRACT_EXAMPLES per operation (default 100). Reports in target/contract/.
 test-contract: plugins
 	scripts/contract.sh
 

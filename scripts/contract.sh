@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Contract test: schemathesis (pinned in scripts/contract/requirements.txt, installed
-# into target/contract-venv) generates requests from the server's own
+# into the virtual environment `contract`: scripts/python-venv.sh) generates requests from the server's own
 # /openapi.json and checks every answer against it: response schemas, documented
 # statuses and headers, content types, negative inputs refused, authentication
 # honoured, and no 5xx but the documented 502 of a page that is not recorded.
@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=target/contract-venv
+VENV="$(scripts/python-venv.sh --dir contract)"
 OUT=target/contract
 REQUIREMENTS=scripts/contract/requirements.txt
 EXAMPLES="${CONTRACT_EXAMPLES:-100}"
@@ -37,7 +37,7 @@ test -x "$BINARY" || { echo "contract: $BINARY is missing; build it with 'make h
 ls target/plugins/*.toml >/dev/null 2>&1 || { echo "contract: no plugin staged in target/plugins; run 'make plugins'" >&2; exit 2; }
 
 # The virtual environment, (re)built whenever the pinned requirements change.
-scripts/python-venv.sh "$VENV" "$REQUIREMENTS" schemathesis
+scripts/python-venv.sh contract "$REQUIREMENTS" schemathesis
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
