@@ -36,7 +36,7 @@ async fn every_call_of_a_prepared_source_starts_with_what_it_built() {
     for call in 0..2 {
         let body = page(&server, "test-prepared-source").await;
         assert!(
-            body.contains("prepared: true; selector parsed: true"),
+            body.contains("prepared: true; selector parsed: true; table: 3"),
             "call {call}: {body}"
         );
     }
@@ -58,9 +58,10 @@ fn only_a_component_that_exports_gleaner_prepare_is_prepared() {
 
 #[test]
 fn processors_and_sources_that_export_gleaner_prepare_are_prepared() {
-    // A processor built for world `prepared-processor` and a source for
-    // `prepared-source`; each prepares its HTML parser (and the source its selectors).
-    for name in ["domain-to-asset", "theme-market"] {
+    // Processors built for world `prepared-processor` and a source for
+    // `prepared-source`; each prepares its HTML parser (and the source its
+    // selectors), or its lexicons and VADER's hash maps (review-insights).
+    for name in ["domain-to-asset", "theme-market", "review-insights"] {
         assert!(
             gleaner::runtime::prepare::prepared(&engine(), &component(name))
                 .unwrap()
@@ -68,6 +69,20 @@ fn processors_and_sources_that_export_gleaner_prepare_are_prepared() {
             "{name} exports gleaner-prepare"
         );
     }
+}
+
+#[test]
+fn each_preparation_seeds_the_hash_maps_anew() {
+    // The one import preparation answers is the hash maps' seed; it is drawn
+    // for each preparation, so two compiles of the same component differ.
+    let engine = engine();
+    let bytes = component("test-prepared-source");
+    let prepare = || {
+        gleaner::runtime::prepare::prepared(&engine, &bytes)
+            .unwrap()
+            .expect("it exports gleaner-prepare")
+    };
+    assert_ne!(prepare(), prepare());
 }
 
 #[tokio::test]
@@ -79,7 +94,7 @@ async fn a_preparation_that_calls_the_host_leaves_the_plugin_unprepared_but_serv
     let server = common::start(&["test-prepare-fails"], |_| {}).await;
     let body = page(&server, "test-prepare-fails").await;
     assert!(
-        body.contains("prepared: false; selector parsed: false"),
+        body.contains("prepared: false; selector parsed: false; table: 0"),
         "{body}"
     );
 }

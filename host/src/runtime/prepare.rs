@@ -1,9 +1,19 @@
 //! Pre-initialisation. What a plugin builds that is the same for every call
 //! (the HTML sources' parsed CSS selectors) it may build in a top-level
 //! `gleaner-prepare` export (the SDK's `prepare = …`). Before the component is
-//! compiled, the host runs that export once, in a throwaway instance whose
-//! every import traps, and writes the memory it leaves into the component's
-//! data (wasmtime's Wizer), so every call's fresh instance starts with it built.
+//! compiled, the host runs that export once, in a throwaway instance, and
+//! writes the memory it leaves into the component's data (wasmtime's Wizer),
+//! so every call's fresh instance starts with it built.
+//!
+//! Every import of that instance traps but one: `wasi:random/insecure-seed`,
+//! from which Rust's `HashMap` seeds its hasher, so tables built with std's
+//! hash maps can be prepared too. It answers one seed drawn from the system
+//! for this preparation. The seed, and the hasher keys derived from it, are
+//! then the same in every instance of the prepared component instead of new
+//! in each call: a secret kept in the compiled code (in memory and in the
+//! artifact files `gleaner precompile` and the compile cache write), never
+//! sent anywhere, and drawn anew by each compile. Hash flooding a plugin's
+//! maps needs those keys.
 //!
 //! A component without the export is compiled as it is. One whose preparation
 //! fails (it traps, calls the host, or runs past [`DEADLINE`]) is too, with a
@@ -102,6 +112,7 @@ async fn snapshot(engine: &Engine, bytes: &[u8]) -> Result<Vec<u8>, String> {
     let component = Component::new(engine, &instrumented)
         .map_err(|e| format!("the prepared component does not compile: {e:#}"))?;
     let mut linker = Linker::<()>::new(engine);
+    link_seed(engine, &component, &mut linker)?;
     linker
         .define_unknown_imports_as_traps(&component)
         .map_err(|e| format!("{e:#}"))?;
@@ -132,6 +143,39 @@ async fn snapshot(engine: &Engine, bytes: &[u8]) -> Result<Vec<u8>, String> {
         Some(failed) => Err(format!("reading its memory failed: {failed}")),
         None => Ok(rewritten),
     }
+}
+
+/// The interface preparation answers (any 0.2 version the component imports).
+const SEED_INTERFACE: &str = "wasi:random/insecure-seed@0.2.";
+
+/// Defines `insecure-seed` for every version of [`SEED_INTERFACE`] the
+/// component imports, answering one seed drawn from the system.
+fn link_seed(
+    engine: &Engine,
+    component: &Component,
+    linker: &mut Linker<()>,
+) -> Result<(), String> {
+    let mut bytes = [0u8; 16];
+    getrandom::getrandom(&mut bytes)
+        .map_err(|e| format!("no randomness from the system to seed its hash maps: {e}"))?;
+    let (low, high) = bytes.split_at(8);
+    let seed = (
+        u64::from_le_bytes(low.try_into().unwrap_or_default()),
+        u64::from_le_bytes(high.try_into().unwrap_or_default()),
+    );
+    let imports = component.component_type();
+    for (name, _) in imports.imports(engine) {
+        if !name.starts_with(SEED_INTERFACE) {
+            continue;
+        }
+        linker
+            .instance(name)
+            .and_then(|mut instance| {
+                instance.func_wrap("insecure-seed", move |_, (): ()| Ok((seed,)))
+            })
+            .map_err(|e| format!("linking {name} for preparation failed: {e:#}"))?;
+    }
+    Ok(())
 }
 
 /// A live instance as Wizer's snapshot reads it: through the accessor

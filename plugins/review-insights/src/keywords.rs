@@ -2,6 +2,9 @@
 //! that scores one- to three-word phrases by where and how their words occur,
 //! with the stop words of the review's language.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use yake_rust::{Config, StopWords};
 
 /// The languages with stop words here, as BCP 47 primary tags.
@@ -10,22 +13,33 @@ pub const LANGUAGES: [&str; 7] = ["en", "de", "fr", "es", "it", "pt", "nl"];
 /// The most key phrases an answer carries.
 pub const MOST: usize = 5;
 
+static STOP_WORDS: OnceLock<HashMap<&'static str, StopWords>> = OnceLock::new();
+
+/// The stop words of every language in [`LANGUAGES`], read once.
+fn stop_words() -> &'static HashMap<&'static str, StopWords> {
+    STOP_WORDS.get_or_init(|| {
+        LANGUAGES
+            .iter()
+            .filter_map(|&tag| Some((tag, StopWords::predefined(tag)?)))
+            .collect()
+    })
+}
+
+/// Reads every language's stop words, so that a call starts with them.
+pub fn prepare() {
+    stop_words();
+}
+
 /// Up to [`MOST`] key phrases of `text`, best first, as they are written in
 /// it; none for a language without stop words here.
 pub fn extract(tag: &str, text: &str) -> Option<Vec<String>> {
-    // Read for the call's language only: a few hundred words, and a list
-    // seeds its hash set from the system's randomness, so it cannot be
-    // built ahead in `prepare`.
-    if !LANGUAGES.contains(&tag) {
-        return None;
-    }
-    let stop_words = StopWords::predefined(tag)?;
+    let stop_words = stop_words().get(tag)?;
     let config = Config {
         ngrams: 3,
         ..Config::default()
     };
     let mut phrases: Vec<String> = Vec::new();
-    for item in yake_rust::get_n_best(MOST, text, &stop_words, &config) {
+    for item in yake_rust::get_n_best(MOST, text, stop_words, &config) {
         let phrase = item.raw.trim().to_owned();
         let duplicate = phrases
             .iter()

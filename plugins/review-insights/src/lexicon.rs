@@ -16,9 +16,8 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
-/// A fixed hasher: the tables are built in `prepare`, where the randomness a
-/// default `HashMap` seeds itself with is not available; their keys are the
-/// lexicons' own words, so no caller chooses them.
+/// A fixed hasher: the tables' keys are the lexicons' own words, so no caller
+/// chooses them, and a fixed hasher needs no seed.
 type Fixed = BuildHasherDefault<DefaultHasher>;
 
 /// The words of one language: polarities and function words.

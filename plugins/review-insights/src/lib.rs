@@ -2,8 +2,8 @@
 //! detector the record uses), its sentiment in that language (VADER in
 //! English, lexicons elsewhere), whether that sentiment contradicts the
 //! reviewer's stars, and its key phrases (YAKE). Every table is built into
-//! the component; the lexicons are parsed once, before the first call
-//! (`prepare`).
+//! the component; the lexicons, VADER's tables, the stop words and the
+//! tokenizer's patterns are built once, before the first call (`prepare`).
 
 pub mod keywords;
 pub mod lexicon;
@@ -63,6 +63,17 @@ pub const CLEAR_SCORE: f64 = 0.5;
 
 fn prepare() {
     sentiment::prepare();
+    keywords::prepare();
+    // One review through every step, language detection included: what each
+    // builds on its first use is built now, not in every call's instance.
+    let _ = insights(&Input {
+        review_id: None,
+        review_text: "The room was clean and the staff were friendly, but breakfast was cold."
+            .into(),
+        review_rating: Some(4.0),
+        rating_scale_max: None,
+        language: None,
+    });
 }
 
 fn process(input: String) -> Result<Output, ProcessError> {

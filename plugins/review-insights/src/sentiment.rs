@@ -63,11 +63,11 @@ fn vader() -> &'static SentimentIntensityAnalyzer {
     VADER.get_or_init(SentimentIntensityAnalyzer::new)
 }
 
-/// Parses the lexicons ahead of every call. VADER's tables are built in the
-/// first English call of each instance instead: they seed their hash maps
-/// from the system's randomness, which preparation does not have.
+/// Parses the lexicons and builds VADER's tables ahead of every call (their
+/// hash maps take their seed from the one import preparation answers).
 pub fn prepare() {
     lexicon::prepare();
+    vader();
 }
 
 /// The sentiment of `text` in the language `tag` (a primary tag), or none
