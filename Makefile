@@ -245,7 +245,8 @@ fresh-check-demo:
 
 ## Contract test: schemathesis (pinned in scripts/contract/requirements.txt,
 ## installed into the virtual environment `contract`: scripts/python-venv.sh)
-## against the real server's /openapi.json, with replayed fixtures; CONTRACT_EXAMPLES per operation (default 100). Reports in target/contract/.
+## against the real server's /openapi.json, with replayed fixtures;
+## CONTRACT_EXAMPLES per operation (default 100). Reports in target/contract/.
 test-contract: plugins
 	scripts/contract.sh
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Contract test: schemathesis (pinned in scripts/contract/requirements.txt, installed
-# into the virtual environment `contract`: scripts/python-venv.sh) generates requests from the server's own
-# /openapi.json and checks every answer against it: response schemas, documented
-# statuses and headers, content types, negative inputs refused, authentication
-# honoured, and no 5xx but the documented 502 of a page that is not recorded.
+# Contract test: schemathesis (pinned in scripts/contract/requirements.txt,
+# installed into the virtual environment `contract`: scripts/python-venv.sh)
+# generates requests from the server's own /openapi.json and checks every
+# answer against it: response schemas, documented statuses and headers,
+# content types, negative inputs refused, authentication honoured, and no 5xx
+# but the documented 502 of a page that is not recorded.
 #
 # Two passes, each on a fresh real server (target/release/gleaner, every staged
 # plugin, the recorded upstream traffic as `make demo` replays it, a free

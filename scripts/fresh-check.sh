@@ -197,14 +197,10 @@ tree() {
 }
 native_crates=$(for tool in cc cmake bindgen pkg-config; do
   dependents=$(tree -i "$tool" --depth 1 | grep -vE "^$tool@" || true)
+  # Every crate that depends on one of them, apart from that one itself.
+  covered=$(for other in $dependents; do tree -i "$other" | grep -vxF "$other"; done)
   for crate in $dependents; do
-    covered=
-    for other in $dependents; do
-      [[ $other == "$crate" ]] && continue
-      # The crates that depend on $other, $other itself included.
-      if tree -i "$other" | grep -qxF "$crate"; then covered=1; break; fi
-    done
-    [[ -n $covered ]] || echo "$crate"
+    grep -qxF "$crate" <<<"$covered" || echo "$crate"
   done
 done | sort -u | tr '\n' ' ')
 [[ -n $native_crates ]] || {

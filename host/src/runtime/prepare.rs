@@ -158,11 +158,8 @@ fn link_seed(
     let mut bytes = [0u8; 16];
     getrandom::getrandom(&mut bytes)
         .map_err(|e| format!("no randomness from the system to seed its hash maps: {e}"))?;
-    let (low, high) = bytes.split_at(8);
-    let seed = (
-        u64::from_le_bytes(low.try_into().unwrap_or_default()),
-        u64::from_le_bytes(high.try_into().unwrap_or_default()),
-    );
+    let drawn = u128::from_le_bytes(bytes);
+    let seed = (drawn as u64, (drawn >> 64) as u64);
     let imports = component.component_type();
     for (name, _) in imports.imports(engine) {
         if !name.starts_with(SEED_INTERFACE) {
