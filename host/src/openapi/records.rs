@@ -128,7 +128,7 @@ fn review() -> RefOr<Schema> {
             .required("label")
             .required("score")
             .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false))),
-        "With the request's `insights: true` only: the text's sentiment in its language; null for a language without a model (supported: en, de, fr, es, it, pt, nl) or a review without text",
+        "With the request's `insights: true` only: the text's sentiment in its language; null for a language without a model (supported: en, de, fr, es, it, pt, nl, zh, ja) or a review without text",
     );
     let rating_mismatch = described(
         typed(Type::Boolean, true),

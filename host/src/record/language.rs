@@ -1,7 +1,8 @@
 //! The language of a review: the site's own label (`language_source: site`),
 //! else, for a text of at least [`MIN_CHARS`] characters, what the shared
 //! detector finds (`detected`, [`gleaner_text::language`]: whatlang's
-//! trigram detector, placed by script first for Han, kana and Hangul). The
+//! trigram detector, placed by script first for Han, kana and Hangul, an
+//! answer it is unsure of placed again among the most used languages). The
 //! review-insights processor uses the same detector.
 //! docs/quality.md gives its measured accuracy.
 

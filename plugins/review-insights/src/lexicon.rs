@@ -31,13 +31,13 @@ pub struct Lexicon {
 }
 
 /// VADER's scale: a lexicon polarity of 1 weighs as a VADER valence of 4.
-const SCALE: f64 = 4.0;
+pub(crate) const SCALE: f64 = 4.0;
 /// VADER's scaling of a negated word.
-const NEGATED: f64 = -0.74;
+pub(crate) const NEGATED: f64 = -0.74;
 /// VADER's booster increment.
-const BOOST: f64 = 0.293;
+pub(crate) const BOOST: f64 = 0.293;
 /// VADER's normalisation constant.
-const ALPHA: f64 = 15.0;
+pub(crate) const ALPHA: f64 = 15.0;
 /// How many words before a polar word a negation reaches.
 const NEGATION_REACH: usize = 3;
 
@@ -249,7 +249,12 @@ pub fn compound(tag: &str, text: &str) -> Option<f64> {
         }
         sum += valence;
     }
-    Some(sum / (sum * sum + ALPHA).sqrt())
+    Some(normalise(sum, ALPHA))
+}
+
+/// A sum of valences brought into -1..1 as VADER does: `s / sqrt(s² + alpha)`.
+pub(crate) fn normalise(sum: f64, alpha: f64) -> f64 {
+    sum / (sum * sum + alpha).sqrt()
 }
 
 /// `word` with the accents of Latin letters dropped: "horrível" → "horrivel".

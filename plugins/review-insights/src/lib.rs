@@ -1,12 +1,15 @@
 //! review-insights: what one review's text says, offline. Its language (the
-//! detector the record uses), its sentiment in that language (VADER in
-//! English, lexicons elsewhere), whether that sentiment contradicts the
-//! reviewer's stars, and its key phrases (YAKE). Every table is built into
-//! the component; the lexicons, VADER's tables, the stop words and the
-//! tokenizer's patterns are built once, before the first call (`prepare`).
+//! detector the record uses), its sentiment in that language (a trained
+//! model with VADER in English, lexicons elsewhere), whether that sentiment
+//! contradicts the reviewer's stars, and its key phrases (YAKE). Every table
+//! is built into the component; the model, the lexicons, VADER's tables, the
+//! stop words and the tokenizer's patterns are built once, before the first
+//! call (`prepare`).
 
+pub mod cjk;
 pub mod keywords;
 pub mod lexicon;
+pub mod model;
 pub mod sentiment;
 
 use gleaner_sdk::request;

@@ -83,14 +83,47 @@ fn a_short_text_has_no_language_unless_given() {
 fn a_language_without_a_model_answers_null_with_notices() {
     let found = insights(&Input {
         review_rating: Some(5.0),
-        ..input("部屋はとても清潔で、スタッフの対応も素晴らしかったです。")
+        ..input("호텔 방은 매우 깨끗했고 직원들은 아주 친절했습니다. 다시 오고 싶어요.")
     })
     .unwrap();
-    assert_eq!(found.language.as_deref(), Some("ja"));
+    assert_eq!(found.language.as_deref(), Some("ko"));
     assert_eq!(found.sentiment, None);
     assert_eq!(found.rating_mismatch, None);
     assert!(found.keywords.is_empty());
     assert_eq!(found.notices.len(), 2, "{:?}", found.notices);
+}
+
+#[test]
+fn chinese_and_japanese_are_scored_without_keywords() {
+    for (text, tag, label) in [
+        (
+            "房间非常干净，服务员也很热情，下次还会再来。",
+            "zh",
+            Label::Positive,
+        ),
+        (
+            "质量太差了，用了两天就坏了，非常失望，不推荐。",
+            "zh",
+            Label::Negative,
+        ),
+        (
+            "部屋はとても清潔で、スタッフの対応も素晴らしかったです。",
+            "ja",
+            Label::Positive,
+        ),
+    ] {
+        let found = insights(&Input {
+            review_rating: Some(3.0),
+            ..input(text)
+        })
+        .unwrap();
+        assert_eq!(found.language.as_deref(), Some(tag), "{text}");
+        assert_eq!(found.sentiment.unwrap().label, label, "{text}");
+        assert_eq!(found.rating_mismatch, Some(false));
+        // YAKE's stop words cover no language written without spaces.
+        assert!(found.keywords.is_empty());
+        assert_eq!(found.notices.len(), 1, "{:?}", found.notices);
+    }
 }
 
 #[test]

@@ -329,11 +329,13 @@ async fn per_call() -> anyhow::Result<()> {
 /// Calls per second with one caller per core at once, natively and as a
 /// plugin, against one caller: how each scales across the machine's cores.
 ///
-/// Two comparisons: against the median of one call alone (the rows kept from
-/// the first reports, so figures stay comparable), and against one caller in
-/// the same loop over the same window. The first flatters one caller, since a
-/// median leaves out the slow calls a loop pays for; the second is the
-/// scaling.
+/// Three comparisons: against the median of one call alone (the rows kept
+/// from the first reports, so figures stay comparable); against one caller in
+/// the same loop over the same window; and the median over [`ROUNDS`] rounds
+/// that each run one caller and then all callers, so a burst of noise on a
+/// shared machine moves one round's ratio, not the figure. The first flatters
+/// one caller, since a median leaves out the slow calls a loop pays for; the
+/// last is the scaling.
 async fn parallel(
     runtime: &Arc<Runtime>,
     plugin: &Arc<LoadedPlugin>,
@@ -384,14 +386,20 @@ async fn parallel(
         }
         anyhow::Ok(calls)
     };
-    let (native_loop, native_all) = (native_calls(1), native_calls(callers));
-    let (wasm_loop, wasm_all) = (wasm_calls(1).await?, wasm_calls(callers).await?);
+    // Round 0 gives the rows kept from earlier reports; every round gives a
+    // ratio of all callers to one.
+    let (mut native_rounds, mut wasm_rounds) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        native_rounds.push((native_calls(1), native_calls(callers)));
+        wasm_rounds.push((wasm_calls(1).await?, wasm_calls(callers).await?));
+    }
     let name = name_of(&plugin.manifest.route).to_owned();
     let per_second = |calls: usize| calls as f64 / window.as_secs_f64();
-    for (form, all, one_loop, one) in [
-        ("native", native_all, native_loop, native_one),
-        ("plugin", wasm_all, wasm_loop, wasm_one),
+    for (form, rounds, one) in [
+        ("native", &native_rounds, native_one),
+        ("plugin", &wasm_rounds, wasm_one),
     ] {
+        let (one_loop, all) = rounds[0];
         let single = 1.0 / one.as_secs_f64().max(1e-12);
         report::row(Row {
             what: format!("{name}: {form}, {callers} callers at once"),
@@ -410,9 +418,30 @@ async fn parallel(
             )),
             ..Row::default()
         });
+        let ratios: Vec<f64> = rounds
+            .iter()
+            .map(|&(one, all)| all as f64 / (one as f64).max(1.0))
+            .collect();
+        let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = ratios.iter().copied().fold(0.0, f64::max);
+        report::row(Row {
+            what: format!(
+                "{name}: {form}, {callers} callers against 1, median of {ROUNDS} alternating rounds"
+            ),
+            n: Some(rounds.iter().map(|&(one, all)| one + all).sum()),
+            value: Some(format!("rounds: {} to {}", times(low), times(high))),
+            ratio: Some(format!(
+                "{} one caller (rounds)",
+                times(report::median(ratios).unwrap_or(0.0))
+            )),
+            ..Row::default()
+        });
     }
     Ok(())
 }
+
+/// Rounds of one caller, then every caller, in the two-caller comparison.
+const ROUNDS: usize = 5;
 
 /// What passing a string in and parsing it as JSON costs, on test-misbehave's
 /// `ok` mode (it parses its input and answers `{"ok":true}`): the same call
