@@ -6,14 +6,14 @@
 //! first, so Latin names inside it do not decide. A text shorter than
 //! [`MIN_CHARS`] characters gets no answer rather than a guess.
 //!
-//! When whatlang says its answer is not reliable (a short text whose
-//! trigrams two languages explain about as well), the text is placed again
-//! among [`COMMON`], the languages most web content is written in: weak
-//! evidence for a rarely written language gives way to a commoner one (an
-//! English sentence of five words, read as Estonian or Afrikaans by the
-//! trigrams alone, often comes back as English; not always). A
-//! short text in a language outside that list is then placed in one of
-//! it; a site that labels its reviews' language avoids this.
+//! When whatlang says its answer is not reliable (a confidence of 0.9 or
+//! less: a short text, or one in a language close to another), the text is
+//! placed again among [`COMMON`], the languages most web content is written
+//! in: weak evidence for a rarely written language gives way to a commoner
+//! one (an English sentence of five words, read as Estonian or Afrikaans by
+//! the trigrams alone, often comes back as English; not always). An unsure
+//! text in a language outside that list is then placed in one of it; a site
+//! that labels its reviews' language avoids this.
 
 use whatlang::Lang;
 
