@@ -4,7 +4,9 @@
 //! the ISO 639-1 code BCP 47 uses where the language has one (isolang's
 //! table); a text mostly in Han, kana or Hangul is placed by its script
 //! first, so Latin names inside it do not decide. A text shorter than
-//! [`MIN_CHARS`] characters gets no answer rather than a guess.
+//! [`MIN_CHARS`] characters gets no answer rather than a guess; a Han, kana
+//! or Hangul character counts as two, as it carries about what two letters
+//! of an alphabet do ("很好，物流很快，推荐购买。" is long enough).
 //!
 //! When whatlang says its answer is not reliable (a confidence of 0.9 or
 //! less: a short text, or one in a language close to another), the text is
@@ -17,7 +19,8 @@
 
 use whatlang::Lang;
 
-/// The shortest text whose language is detected, in characters.
+/// The shortest text whose language is detected, in characters (a Han, kana
+/// or Hangul character counts as two).
 pub const MIN_CHARS: usize = 20;
 
 /// A detected language: its BCP 47 primary tag and how sure the detector is.
@@ -39,7 +42,7 @@ pub fn detect(text: &str) -> Option<String> {
 /// [`detect`] with the detector's confidence.
 pub fn detect_with_confidence(text: &str) -> Option<Detected> {
     let text = text.trim();
-    if text.chars().count() < MIN_CHARS {
+    if length(text) < MIN_CHARS {
         return None;
     }
     if let Some((tag, share)) = east_asian(text) {
@@ -105,6 +108,30 @@ fn common() -> &'static whatlang::Detector {
     COMMON_DETECTOR.get_or_init(|| whatlang::Detector::with_allowlist(COMMON.to_vec()))
 }
 
+/// `text`'s length as [`MIN_CHARS`] counts it: characters, a Han, kana or
+/// Hangul character as two.
+pub fn length(text: &str) -> usize {
+    text.chars()
+        .map(|c| if is_east_asian(c) { 2 } else { 1 })
+        .sum()
+}
+
+fn is_east_asian(c: char) -> bool {
+    is_kana(c) || is_hangul(c) || is_han(c)
+}
+
+fn is_kana(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}')
+}
+
+fn is_hangul(c: char) -> bool {
+    matches!(c, '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}')
+}
+
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}')
+}
+
 /// Japanese, Korean or Chinese, by script, for a text written mostly in
 /// them, with the share of its letters in East Asian scripts: one such
 /// character carries about what two letters of an alphabet do, so Latin
@@ -113,16 +140,14 @@ fn common() -> &'static whatlang::Detector {
 fn east_asian(text: &str) -> Option<(&'static str, f64)> {
     let (mut letters, mut han, mut kana, mut hangul) = (0usize, 0usize, 0usize, 0usize);
     for c in text.chars() {
-        match c {
-            '\u{3040}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}' => {
-                kana += 1
-            }
-            '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' => {
-                hangul += 1
-            }
-            '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}' => han += 1,
-            c if c.is_alphabetic() => letters += 1,
-            _ => {}
+        if is_kana(c) {
+            kana += 1;
+        } else if is_hangul(c) {
+            hangul += 1;
+        } else if is_han(c) {
+            han += 1;
+        } else if c.is_alphabetic() {
+            letters += 1;
         }
     }
     let east = han + kana + hangul;
@@ -171,6 +196,15 @@ mod tests {
         assert!(COMMON.contains(&again));
         let tag = isolang::Language::from_639_3(again.code()).and_then(|l| l.to_639_1());
         assert_eq!(detect(text).as_deref(), tag);
+    }
+
+    #[test]
+    fn a_han_kana_or_hangul_character_counts_as_two() {
+        assert_eq!(length("很好，物流很快，推荐购买。"), 23);
+        assert_eq!(detect("很好，物流很快，推荐购买。").as_deref(), Some("zh"));
+        assert_eq!(detect("とても良いホテルでした"), Some("ja".into()));
+        assert_eq!(detect("很好"), None);
+        assert_eq!(detect("Great stay!"), None);
     }
 
     #[test]

@@ -92,7 +92,7 @@ fn review() -> RefOr<Schema> {
         ("review_media", array_of(reference("Media"), "Attached images and videos")),
         ("review_reply", nullable_reference("Reply")),
         ("helpful_votes", described(typed(Type::Integer, true).minimum(Some(0)), "Helpful votes or likes")),
-        ("language", text(true, "BCP 47 language tag: the site's own label, else detected for texts of 20 characters or more")),
+        ("language", text(true, "BCP 47 language tag: the site's own label, else detected for texts of 20 characters or more (a Han, kana or Hangul character counts as two)")),
         ("language_source", described(
             typed(Type::String, true).enum_values(Some([json!("site"), json!("detected"), Value::Null])),
             "Where `language` comes from",

@@ -116,7 +116,7 @@ pub fn insights(input: &Input) -> Result<Insights, String> {
             Some(found) => (Some(found.tag), Some(round(found.confidence, 3))),
             None => {
                 notices.push(format!(
-                    "the text is too short to tell its language (under {} characters) or in none the detector knows; give `language` to have it scored",
+                    "the text is too short to tell its language (under {} characters, a Han, kana or Hangul character counting as two) or in none the detector knows; give `language` to have it scored",
                     language::MIN_CHARS
                 ));
                 (None, None)
