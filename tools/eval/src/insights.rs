@@ -7,7 +7,9 @@
 //! below 0, one labelled positive when it is above; a score of 0 or no
 //! sentiment is wrong. `label` is stricter: the answer's label must be the
 //! set's, so a neutral label is wrong too. No `language` is sent, so the
-//! detector's errors count against both.
+//! detector's errors count against both. Each text is sent a second time
+//! with the set's language, as a fetch sends a site's label: `polarity,
+//! language given` measures the scorer without the detector.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -48,6 +50,9 @@ struct Tally {
     polarity_right: usize,
     label_right: usize,
     answered: usize,
+    /// Polarity right when the set's language is sent, as a fetch sends a
+    /// site's label: the scorer alone, without the detector.
+    polarity_given: usize,
 }
 
 /// Runs the benchmark and records its scores.
@@ -58,8 +63,10 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
          `language` is the share placed in the set's language; `polarity` the share \
          whose score has the sign of the set's label (a score of 0, or none, is wrong); \
          `label` the share whose label is the set's (neutral is wrong); `answered` the \
-         share with any sentiment. `rating_mismatch` is scored on real reviews \
-         labelled by reading before the processor ran (`eval/insights/`).",
+         share with any sentiment; `polarity, language given` the polarity when the \
+         set's language is sent, as a fetch sends a site's label. `rating_mismatch` is \
+         scored on real reviews labelled by reading before the processor ran \
+         (`eval/insights/`).",
     );
     mismatch(server, data).await?;
     let Some(dir) = data.third_party(&SETS) else {
@@ -88,30 +95,46 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
                 "negative"
             };
             tally.label_right += usize::from(label == Some(wanted));
-            let score = answer["sentiment"]["score"].as_f64().unwrap_or(0.0);
-            let signed = if sample.positive {
-                score > 0.0
-            } else {
-                score < 0.0
-            };
-            tally.polarity_right += usize::from(signed);
+            tally.polarity_right += usize::from(signed(&answer, sample.positive));
+            let (status, given) = server
+                .post(
+                    ROUTE,
+                    &json!({ "review_text": sample.text, "language": set.language }),
+                )
+                .await?;
+            if status == 200 {
+                tally.polarity_given += usize::from(signed(&given, sample.positive));
+            }
         }
         score::rate(set.name, "language", tally.language_right, tally.n);
         score::rate(set.name, "polarity", tally.polarity_right, tally.n);
         score::rate(set.name, "label", tally.label_right, tally.n);
         score::rate(set.name, "answered", tally.answered, tally.n);
+        score::rate(
+            set.name,
+            "polarity, language given",
+            tally.polarity_given,
+            tally.n,
+        );
         let lang = by_language.entry(set.language).or_default();
         lang.n += tally.n;
         lang.language_right += tally.language_right;
         lang.polarity_right += tally.polarity_right;
         lang.label_right += tally.label_right;
         lang.answered += tally.answered;
+        lang.polarity_given += tally.polarity_given;
     }
     for (language, tally) in &by_language {
         score::rate(
             &format!("all {language}"),
             "polarity",
             tally.polarity_right,
+            tally.n,
+        );
+        score::rate(
+            &format!("all {language}"),
+            "polarity, language given",
+            tally.polarity_given,
             tally.n,
         );
         if tally.n > 0 {
@@ -121,9 +144,16 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         all.n += tally.n;
         all.language_right += tally.language_right;
         all.polarity_right += tally.polarity_right;
+        all.polarity_given += tally.polarity_given;
     }
     score::rate("every set", "language", all.language_right, all.n);
     score::rate("every set", "polarity", all.polarity_right, all.n);
+    score::rate(
+        "every set",
+        "polarity, language given",
+        all.polarity_given,
+        all.n,
+    );
     if languages > 0 {
         score::value(
             "every language",
@@ -133,6 +163,17 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Whether an answer's score has the sign of the label (a score of 0, or
+/// none, is wrong).
+fn signed(answer: &Value, positive: bool) -> bool {
+    let score = answer["sentiment"]["score"].as_f64().unwrap_or(0.0);
+    if positive {
+        score > 0.0
+    } else {
+        score < 0.0
+    }
 }
 
 /// `rating_mismatch` on `eval/insights/mismatch.jsonl`: precision (flags
