@@ -493,6 +493,40 @@ async fn swap_latency() -> anyhow::Result<()> {
 
 /// Latency of every processor's instantiate + call, with realistic inputs (the
 /// website processors answered from the HAR fixtures).
+/// `--loop ROUTE BODY SECONDS`: calls the processor at ROUTE with BODY
+/// in-process, one call after another, for SECONDS, and prints the calls
+/// made: a steady load on the call path alone (no HTTP) for `perf record`.
+async fn call_loop(args: &[String]) -> anyhow::Result<()> {
+    let [route, body, seconds] = args else {
+        anyhow::bail!("usage: bench --loop ROUTE BODY SECONDS (e.g. /features/review-chunk '{{\"review_text\":\"…\"}}' 10)");
+    };
+    let seconds: u64 = seconds
+        .parse()
+        .map_err(|_| anyhow::anyhow!("SECONDS is {seconds:?}; give a whole number of seconds"))?;
+    let app = replay_app().await?;
+    let runtime = app.state.runtime.clone();
+    let plugin = app.state.registry.get(route).ok_or_else(|| {
+        anyhow::anyhow!(
+            "no plugin serves {route}; give a processor's route, such as /features/review-chunk"
+        )
+    })?;
+    let until = Instant::now() + Duration::from_secs(seconds);
+    let mut calls = 0u64;
+    while Instant::now() < until {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        runtime
+            .process(&plugin, "bench", body, deadline)
+            .await?
+            .map_err(|e| anyhow::anyhow!("{route} answered an error: {e:?}"))?;
+        calls += 1;
+    }
+    println!(
+        "{calls} calls in {seconds} s: {:.1} µs a call",
+        seconds as f64 * 1e6 / calls.max(1) as f64
+    );
+    Ok(())
+}
+
 async fn processor_latency() -> anyhow::Result<()> {
     let app = replay_app().await?;
     let runtime = app.state.runtime.clone();
@@ -695,6 +729,9 @@ async fn main() -> anyhow::Result<()> {
         };
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port.parse()?));
         return native_server::run(addr, Path::new(replay)).await;
+    }
+    if args.get(1).map(String::as_str) == Some("--loop") {
+        return call_loop(&args[2..]).await;
     }
     if args.get(1).map(String::as_str) == Some("--load") {
         return load::command(&args[2..]).await;
