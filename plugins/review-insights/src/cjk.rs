@@ -17,15 +17,10 @@
 //!
 //! [`lexicon`]: crate::lexicon
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
-use crate::lexicon::{normalise, ALPHA, BOOST, NEGATED, SCALE};
-
-/// A fixed hasher: the keys are the lexicons' own entries.
-type Fixed = BuildHasherDefault<DefaultHasher>;
+use crate::lexicon::{normalise, rows, Fixed, ALPHA, BOOST, NEGATED, SCALE};
 
 /// What an entry is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,13 +117,7 @@ fn lexicons() -> &'static [(&'static str, Lexicon)] {
 
 fn build(source: &Source) -> Lexicon {
     let mut entries: HashMap<String, Entry, Fixed> = HashMap::default();
-    for line in source.table.lines() {
-        let Some((word, value)) = line.split_once('\t') else {
-            continue;
-        };
-        let Ok(value) = value.trim().parse::<f64>() else {
-            continue;
-        };
+    for (word, value) in rows(source.table) {
         if source.stems {
             for stem in stems(word) {
                 entries.entry(stem).or_insert(Entry::Polar(value));

@@ -16,9 +16,19 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
-/// A fixed hasher: the tables' keys are the lexicons' own words, so no caller
-/// chooses them, and a fixed hasher needs no seed.
-type Fixed = BuildHasherDefault<DefaultHasher>;
+/// A fixed hasher, for every table of this plugin (lexicons, the model): the
+/// keys are the tables' own words, so no caller chooses them, and a fixed
+/// hasher needs no seed.
+pub(crate) type Fixed = BuildHasherDefault<DefaultHasher>;
+
+/// The rows of a `word<TAB>value` table built into the plugin (a lexicon or
+/// the model's weights); a line without a tab or a number is passed over.
+pub(crate) fn rows(table: &'static str) -> impl Iterator<Item = (&'static str, f64)> {
+    table.lines().filter_map(|line| {
+        let (word, value) = line.split_once('\t')?;
+        Some((word, value.trim().parse::<f64>().ok()?))
+    })
+}
 
 /// The words of one language: polarities and function words.
 pub struct Lexicon {
@@ -172,16 +182,7 @@ fn lexicons() -> &'static [(&'static str, Lexicon)] {
         SOURCES
             .iter()
             .map(|source| {
-                let mut polarity = HashMap::with_hasher(Fixed::default());
-                for line in source.table.lines() {
-                    let Some((word, value)) = line.split_once('\t') else {
-                        continue;
-                    };
-                    let Ok(value) = value.trim().parse::<f64>() else {
-                        continue;
-                    };
-                    polarity.insert(word, value);
-                }
+                let polarity = rows(source.table).collect();
                 let lexicon = Lexicon {
                     polarity,
                     negations: source.negations,

@@ -10,14 +10,10 @@
 //! off its verb, and the words after a negation, up to the next
 //! punctuation, marked `NOT_`.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
-/// A fixed hasher: the keys are the model's own features, so no caller
-/// chooses them.
-type Fixed = BuildHasherDefault<DefaultHasher>;
+use crate::lexicon::{rows, Fixed};
 
 const TABLE: &str = include_str!("../models/en.tsv");
 
@@ -37,21 +33,8 @@ static MODEL: OnceLock<Model> = OnceLock::new();
 
 fn model() -> &'static Model {
     MODEL.get_or_init(|| {
-        let mut bias = 0.0;
-        let mut weights = HashMap::with_capacity_and_hasher(32_768, Fixed::default());
-        for line in TABLE.lines() {
-            let Some((feature, weight)) = line.split_once('\t') else {
-                continue;
-            };
-            let Ok(weight) = weight.parse::<f64>() else {
-                continue;
-            };
-            if feature == "#bias" {
-                bias = weight;
-            } else {
-                weights.insert(feature, weight);
-            }
-        }
+        let mut weights: HashMap<_, _, Fixed> = rows(TABLE).collect();
+        let bias = weights.remove("#bias").unwrap_or(0.0);
         Model { bias, weights }
     })
 }
@@ -71,16 +54,24 @@ pub fn features() -> usize {
 pub fn score(text: &str) -> Option<f64> {
     let model = model();
     let words = tokens(text);
-    let mut seen: HashSet<String, Fixed> = HashSet::default();
+    // Each known feature counts once (the model reads presence), keyed by
+    // the table's own string.
+    let mut seen: HashSet<&'static str, Fixed> = HashSet::default();
     let mut sum = 0.0;
-    let bigrams = words
-        .windows(2)
-        .map(|pair| format!("{} {}", pair[0], pair[1]));
-    for feature in words.iter().cloned().chain(bigrams) {
-        if let Some(weight) = model.weights.get(feature.as_str()) {
-            if seen.insert(feature) {
-                sum += weight;
-            }
+    let mut bigram = String::new();
+    let bigrams = words.windows(2).map(|pair| {
+        bigram.clear();
+        bigram.push_str(&pair[0]);
+        bigram.push(' ');
+        bigram.push_str(&pair[1]);
+        model.weights.get_key_value(bigram.as_str())
+    });
+    let unigrams = words
+        .iter()
+        .map(|w| model.weights.get_key_value(w.as_str()));
+    for (&feature, weight) in unigrams.chain(bigrams).flatten() {
+        if seen.insert(feature) {
+            sum += weight;
         }
     }
     if seen.is_empty() {
