@@ -899,15 +899,12 @@ async fn a_job_survives_sigkill_three_times_with_every_review_once() {
     let mut server = Process::start(&["customer-feedback-hub"], &env);
     let id = submit_to(server.url("/jobs")).await;
     // Kill points spread over the run, from a seed printed for a rerun.
-    let mut seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
+    let seed = fastrand::u64(..);
     eprintln!("sigkill seed {seed}");
+    let mut rng = fastrand::Rng::with_seed(seed);
     let mut resumed_in = Vec::new();
     for _ in 0..3 {
-        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-        tokio::time::sleep(Duration::from_millis(150 + (seed >> 33) % 350)).await;
+        tokio::time::sleep(Duration::from_millis(rng.u64(150..500))).await;
         let before = get(server.url(&format!("/jobs/{id}"))).await;
         server.child.kill().unwrap();
         server.child.wait().unwrap();

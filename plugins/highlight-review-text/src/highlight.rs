@@ -224,13 +224,20 @@ pub fn acceptable(text: &str, range: Range<usize>) -> bool {
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .count();
     let chars = span.chars().count();
-    let piece_text = &text[piece.clone()];
-    let first = piece_text.find(char::is_alphanumeric).unwrap_or(0);
-    let last = piece_text
+    // Whole as `candidates` counts it: from the sentence's first word a span
+    // may start with (after a leading "But" or a list marker) to its end.
+    let piece_toks = tokens(text, piece.clone());
+    let first = (0..piece_toks.len())
+        .find(|&k| !leads_in(text, &piece_toks, k))
+        .map_or(piece.end, |k| {
+            let t = &piece_toks[k].range;
+            t.start + text[t.clone()].find(char::is_alphanumeric).unwrap_or(0)
+        });
+    let last = text[piece.clone()]
         .char_indices()
         .rfind(|(_, c)| c.is_alphanumeric())
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let whole = range.start <= piece.start + first && range.end >= piece.start + last;
+        .map_or(piece.start, |(i, c)| piece.start + i + c.len_utf8());
+    let whole = range.start <= first && range.end >= last;
     let min_chars = if whole { MIN_WHOLE_CHARS } else { MIN_CHARS };
     let toks = tokens(text, range.clone());
     clear_of(&markup(text), range)
@@ -484,10 +491,12 @@ fn candidates(text: &str, sentence: Range<usize>) -> Vec<Highlight> {
     // first_content[k]: the first token at or after k that a span may start
     // with (a word that is neither a leading conjunction nor a list marker).
     let mut first_content = vec![toks.len(); toks.len() + 1];
-    for (k, t) in toks.iter().enumerate().rev() {
-        let marker = k + 1 < toks.len() && is_list_marker(&text[t.range.clone()]);
-        let skip = t.word.is_empty() || LEADING_CONJUNCTIONS.contains(&t.word.as_str()) || marker;
-        first_content[k] = if skip { first_content[k + 1] } else { k };
+    for k in (0..toks.len()).rev() {
+        first_content[k] = if leads_in(text, &toks, k) {
+            first_content[k + 1]
+        } else {
+            k
+        };
     }
     let n = piece_starts.len();
     let mut out = Vec::new();
@@ -524,6 +533,14 @@ fn candidates(text: &str, sentence: Range<usize>) -> Vec<Highlight> {
         }
     }
     out
+}
+
+/// Whether token `k` of `toks` is one a span does not start with: no word, a
+/// leading conjunction ("but", "and") or a list marker.
+fn leads_in(text: &str, toks: &[Token], k: usize) -> bool {
+    let t = &toks[k];
+    let marker = k + 1 < toks.len() && is_list_marker(&text[t.range.clone()]);
+    t.word.is_empty() || LEADING_CONJUNCTIONS.contains(&t.word.as_str()) || marker
 }
 
 /// Bounds-checks and scores a run of tokens starting with a word.

@@ -151,18 +151,12 @@ fn noisy_inputs() -> Vec<String> {
         "the", "team", "excellent", "。", "：", "•", "\n", "🙌", "❤️", "useful.Great", "from", "to",
         "nine", "never", "failed", "I'd love", "would be nice", "the slickest", "ever seen", "worth",
     ];
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut rng = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
     (0..400)
         .map(|_| {
-            let mut s = String::new();
-            for _ in 0..(state % 60) {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                s.push_str(PALETTE[(state >> 33) as usize % PALETTE.len()]);
-                s.push(' ');
-            }
-            s
+            (0..rng.usize(..60))
+                .map(|_| format!("{} ", PALETTE[rng.usize(..PALETTE.len())]))
+                .collect()
         })
         .collect()
 }
@@ -253,4 +247,14 @@ fn markup_is_never_cut() {
             "a span starting in markup at {i}"
         );
     }
+}
+
+#[test]
+fn a_sentence_after_a_leading_conjunction_is_whole_for_both_checks() {
+    // 34 characters: long enough only as a whole sentence, which the span
+    // is once the leading "But" is left out, for `acceptable` as for `best_span`.
+    let text = "But the support team was very helpful.";
+    let start = text.find("the").unwrap();
+    assert!(acceptable(text, start..text.len()));
+    assert!(!acceptable(text, start..text.find(" helpful").unwrap()));
 }

@@ -351,6 +351,11 @@ fn spelling(t: &Text, changes: &mut Vec<String>) -> Option<String> {
         else {
             continue;
         };
+        // A correction never adds or drops a negation: "nota" is a word of
+        // its own, not a typo of "not".
+        if is_negation(&right) != is_negation(&w.lower) {
+            continue;
+        }
         if let Some(fixed) = match_case(&w.text, &right) {
             changes.push(format!("spelling: {} → {fixed}", w.text));
             edits.push((w.start..w.end, fixed));

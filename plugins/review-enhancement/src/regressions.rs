@@ -189,18 +189,15 @@ fn generated() -> Vec<String> {
         "shop.example.com/a-tpyo", "`teh dont`", "#teh", "@dont_loose", "x@y.io", "of", "welcome",
         "going", "family", "cheese", "fit", "batteries", "doesn't", "isnt", "grated",
     ];
-    let mut state: u64 = 0x1234_5678_9ABC_DEF1;
+    let mut rng = fastrand::Rng::with_seed(0x1234_5678_9ABC_DEF1);
     (0..400)
         .map(|_| {
             let mut s = String::new();
-            for _ in 0..(state % 30 + 3) {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                if !s.is_empty() && !state.is_multiple_of(5) {
+            for _ in 0..rng.usize(3..33) {
+                if !s.is_empty() && rng.u8(..5) != 0 {
                     s.push(' ');
                 }
-                s.push_str(PALETTE[(state >> 33) as usize % PALETTE.len()]);
+                s.push_str(PALETTE[rng.usize(..PALETTE.len())]);
             }
             s
         })

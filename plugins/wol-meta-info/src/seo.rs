@@ -730,14 +730,11 @@ mod tests {
             "",
             " ",
         ];
-        let mut seed: u64 = 7;
+        let mut rng = fastrand::Rng::with_seed(7);
         for _ in 0..400 {
-            let mut pick = |n: u64| {
-                seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                (0..(seed >> 60) * n)
-                    .map(|i| words[((seed >> (i % 48)) % words.len() as u64) as usize])
+            let mut pick = |n: usize| {
+                (0..rng.usize(..16) * n)
+                    .map(|_| words[rng.usize(..words.len())])
                     .collect::<Vec<_>>()
                     .join(" ")
             };

@@ -491,8 +491,6 @@ async fn swap_latency() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Latency of every processor's instantiate + call, with realistic inputs (the
-/// website processors answered from the HAR fixtures).
 /// `--loop ROUTE BODY SECONDS`: calls the processor at ROUTE with BODY
 /// in-process, one call after another, for SECONDS, and prints the calls
 /// made: a steady load on the call path alone (no HTTP) for `perf record`.
@@ -527,6 +525,8 @@ async fn call_loop(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Latency of every processor's instantiate + call, with realistic inputs (the
+/// website processors answered from the HAR fixtures).
 async fn processor_latency() -> anyhow::Result<()> {
     let app = replay_app().await?;
     let runtime = app.state.runtime.clone();
@@ -599,16 +599,11 @@ fn near_duplicate_check(n: usize) {
         .split_whitespace()
         .map(str::to_owned)
         .collect();
-    let mut state = 1u64;
+    let mut rng = fastrand::Rng::with_seed(1);
     let texts: Vec<String> = (0..n)
         .map(|_| {
             let mut shuffled = words.clone();
-            for i in (1..shuffled.len()).rev() {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                shuffled.swap(i, (state >> 33) as usize % (i + 1));
-            }
+            rng.shuffle(&mut shuffled);
             shuffled.join(" ")
         })
         .collect();

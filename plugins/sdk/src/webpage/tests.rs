@@ -304,18 +304,14 @@ fn fuzz_inputs() -> Vec<String> {
         <svg><image href=¦<title>¦!important¦body{background:¦.btn{background:¦%"
             .split('¦')
             .collect();
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
     let mut out = vec![String::new(), "[".repeat(5000), "{\"a\":".repeat(3000)];
     for _ in 0..300 {
-        let mut s = String::new();
-        for _ in 0..(seed % 60) {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            s.push_str(tokens[(seed >> 33) as usize % tokens.len()]);
-        }
-        seed = seed.wrapping_add(7);
-        out.push(s);
+        out.push(
+            (0..rng.usize(..60))
+                .map(|_| tokens[rng.usize(..tokens.len())])
+                .collect(),
+        );
     }
     out
 }
