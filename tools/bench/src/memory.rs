@@ -41,16 +41,29 @@ fn field(pid: u32, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Minor page faults of a process so far (`/proc/<pid>/stat`, field 10).
-pub fn minor_faults(pid: u32) -> u64 {
+/// Field `n` of `/proc/<pid>/stat` (numbered from 1, as proc(5) does), or 0.
+fn stat_field(pid: u32, n: usize) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| {
-            // The fields after the command name, which is in parentheses.
+            // The fields after the command name (field 2, in parentheses).
             let rest = stat.rsplit_once(')')?.1;
-            rest.split_whitespace().nth(7)?.parse().ok()
+            rest.split_whitespace().nth(n - 3)?.parse().ok()
         })
         .unwrap_or(0)
+}
+
+/// Minor page faults of a process so far (`/proc/<pid>/stat`, field 10).
+pub fn minor_faults(pid: u32) -> u64 {
+    stat_field(pid, 10)
+}
+
+/// CPU time a process has used so far, in user and kernel mode, every thread
+/// together (`/proc/<pid>/stat`, fields 14 and 15, in clock ticks).
+pub fn cpu_time(pid: u32) -> Duration {
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    Duration::from_secs_f64((stat_field(pid, 14) + stat_field(pid, 15)) as f64 / ticks)
 }
 
 /// TLB shootdown interrupts so far, every core together (`/proc/interrupts`):

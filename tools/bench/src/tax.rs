@@ -659,12 +659,15 @@ async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::R
         json!({"query": TRUSTPILOT_QUERY, "reviews_to_fetch": 20}).to_string(),
     ));
     let run_for = Duration::from_secs(seconds);
-    // Per route, per run: (native requests/s, plugin requests/s).
+    // Per route, per run: (native requests/s, plugin requests/s), and the
+    // servers' CPU time per request in µs (native, plugin).
     let mut rates: Vec<Vec<(f64, f64)>> = vec![Vec::new(); cases.len()];
+    let mut cpu: Vec<Vec<(f64, f64)>> = vec![Vec::new(); cases.len()];
     for round in 1..=runs {
         for (case, (route, body)) in cases.iter().enumerate() {
             let bodies = Arc::new(vec![body.clone()]);
             let mut pair = Vec::new();
+            let mut cpu_pair = Vec::new();
             let servers = [
                 ("native route", native_port, native_server.0.id()),
                 ("plugin route", plugin_port, plugin_server.0.id()),
@@ -680,10 +683,17 @@ async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::R
                 )
                 .await?;
                 let (faults, tlb) = (memory::minor_faults(pid), memory::tlb_shootdowns());
+                let cpu_before = memory::cpu_time(pid);
                 let run = load::drive(&client, &url, bodies.clone(), connections, run_for).await?;
                 let per_request = |n: u64| n as f64 / run.ok().max(1) as f64;
                 let faults = per_request(memory::minor_faults(pid).saturating_sub(faults));
                 let tlb = per_request(memory::tlb_shootdowns().saturating_sub(tlb));
+                let server_cpu = per_request(1)
+                    * memory::cpu_time(pid)
+                        .saturating_sub(cpu_before)
+                        .as_secs_f64()
+                    * 1e6;
+                cpu_pair.push(server_cpu);
                 let s = Summary::of(&run.latencies);
                 let baseline: Option<f64> = pair.first().copied();
                 report::row(Row {
@@ -692,8 +702,8 @@ async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::R
                     median: Some(duration_or_dash(s)),
                     p99: Some(duration(s.p99)),
                     value: Some(format!(
-                        "{:.0} requests/s, {} failed; per request {faults:.1} page faults in the server, \
-                         {tlb:.1} TLB shootdowns (machine-wide)",
+                        "{:.0} requests/s, {} failed; per request {server_cpu:.1} µs of the server's CPU, \
+                         {faults:.1} page faults in the server, {tlb:.1} TLB shootdowns (machine-wide)",
                         run.rate(),
                         run.failed()
                     )),
@@ -712,32 +722,31 @@ async fn per_request(connections: usize, seconds: u64, runs: usize) -> anyhow::R
             if let &[native_rate, plugin_rate] = pair.as_slice() {
                 rates[case].push((native_rate, plugin_rate));
             }
+            if let &[native_cpu, plugin_cpu] = cpu_pair.as_slice() {
+                cpu[case].push((native_cpu, plugin_cpu));
+            }
             if round == runs {
-                per_call_note(route, rates[case].last().copied());
+                per_call_note(route, cpu[case].last().copied());
             }
         }
     }
-    Ok(summary_table(&cases, &rates, connections, seconds))
+    Ok(summary_table(&cases, &rates, &cpu, connections, seconds))
 }
 
-/// The note comparing the CPU a plugin request costs over a native one with
-/// what the in-process calls measured.
-fn per_call_note(route: &str, rates: Option<(f64, f64)>) {
+/// The note comparing the server CPU a plugin request costs over a native
+/// one (µs, from the last run) with what the in-process calls measured.
+fn per_call_note(route: &str, cpu: Option<(f64, f64)>) {
     let per_call = PER_CALL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .get(route)
         .copied();
-    if let (Some((native_rate, plugin_rate)), Some((native, wasm))) = (rates, per_call) {
-        // At saturation the machine's cores are shared by server and load
-        // generator: cores × (1 / rate) is the CPU time one request costs.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-        let extra = cores * (1.0 / plugin_rate.max(1e-9) - 1.0 / native_rate.max(1e-9));
+    if let (Some((native_cpu, plugin_cpu)), Some((native, wasm))) = (cpu, per_call) {
         report::note(format!(
-            "{route}: the plugin route costs about {:.0} µs more CPU per request than the native route \
-             ({cores:.0} cores × the difference of 1/requests-per-second); in-process, one call at a time, \
+            "{route}: the plugin server spends {:.0} µs more CPU per request than the native one \
+             ({plugin_cpu:.0} against {native_cpu:.0} µs, read from /proc); in-process, one call at a time, \
              the plugin call costs {:.0} µs more than the native one",
-            extra * 1e6,
+            plugin_cpu - native_cpu,
             wasm.saturating_sub(native).as_secs_f64() * 1e6
         ));
     }
@@ -749,6 +758,7 @@ fn per_call_note(route: &str, rates: Option<(f64, f64)>) {
 fn summary_table(
     cases: &[(String, String)],
     rates: &[Vec<(f64, f64)>],
+    cpu: &[Vec<(f64, f64)>],
     connections: usize,
     seconds: u64,
 ) -> String {
@@ -756,22 +766,29 @@ fn summary_table(
     let runs = rates.iter().map(Vec::len).max().unwrap_or(0);
     let mut table = format!(
         "Per HTTP request, {connections} connections, {seconds} s per form and run, {runs} runs \
-         (medians; the spread is the lowest and highest ratio of the runs):\n\n\
-         | route | native req/s | plugin req/s | ratio | spread over {runs} runs | goal ≤ {ROUTE_GOAL}× |\n\
-         |---|---:|---:|---:|---:|---|\n"
+         (medians; the spread is the lowest and highest ratio of the runs). The load generator \
+         shares the machine's cores, so the last columns give the server's own CPU time per \
+         request (from /proc, median of the runs):\n\n\
+         | route | native req/s | plugin req/s | ratio | spread over {runs} runs | goal ≤ {ROUTE_GOAL}× \
+         | server CPU per request: native | plugin | ratio |\n\
+         |---|---:|---:|---:|---:|---|---:|---:|---:|\n"
     );
-    for ((route, _), runs) in cases.iter().zip(rates) {
+    for (((route, _), runs), cpu) in cases.iter().zip(rates).zip(cpu) {
         let ratios: Vec<f64> = runs.iter().map(|(n, p)| n / p.max(1e-9)).collect();
         let lowest = ratios.iter().copied().fold(f64::INFINITY, f64::min);
         let highest = ratios.iter().copied().fold(0.0, f64::max);
         let ratio = median(ratios.clone());
+        let native_cpu = median(cpu.iter().map(|c| c.0).collect());
+        let plugin_cpu = median(cpu.iter().map(|c| c.1).collect());
         let _ = std::fmt::Write::write_fmt(
             &mut table,
             format_args!(
-                "| {route} | {:.0} | {:.0} | {ratio:.2}× | {lowest:.2}–{highest:.2}× | {} |\n",
+                "| {route} | {:.0} | {:.0} | {ratio:.2}× | {lowest:.2}–{highest:.2}× | {} \
+                 | {native_cpu:.1} µs | {plugin_cpu:.1} µs | {:.2}× |\n",
                 median(runs.iter().map(|r| r.0).collect()),
                 median(runs.iter().map(|r| r.1).collect()),
                 if ratio <= ROUTE_GOAL { "met" } else { "missed" },
+                plugin_cpu / native_cpu.max(1e-9),
             ),
         );
     }
