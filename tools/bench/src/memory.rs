@@ -170,14 +170,14 @@ pub async fn report(seconds: u64) -> anyhow::Result<()> {
     instance_needs().await?;
     let tests = root().join("plugins/customer-feedback-hub/tests");
     let upstream = Upstream::start(UPSTREAM_DELAY, upstream::har(&tests)?).await?;
-    let port = crate::free_port();
+    let port = crate::server::free_port();
     let overrides = format!(
         "customer-feedback-hub:www.trustpilot.com={}",
         upstream.base()
     );
     // Connection caps and the per-plugin bulkhead are lifted so that only the
     // instance pool and the memory cap can refuse a request.
-    let server = crate::spawn_server_env(
+    let server = crate::server::spawn_server_env(
         port,
         &root().join("target/gleaner-cache"),
         &crate::staged_plugins(),
@@ -190,7 +190,7 @@ pub async fn report(seconds: u64) -> anyhow::Result<()> {
     );
     let pid = server.0.id();
     let client = load::client(256)?;
-    crate::wait_ready(&client, port).await;
+    crate::server::wait_ready(&client, port).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let idle = field(pid, "VmRSS");
     let (count, reserved) = reservations(pid);

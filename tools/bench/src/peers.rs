@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::report::{self, duration, times, Row, Summary};
+use crate::server::ServerProcess;
 use crate::upstream::{self, Upstream};
-use crate::{bench_dir, root, ServerProcess};
+use crate::{bench_dir, root};
 
 /// The delay the local upstream adds to every request.
 const UPSTREAM_DELAY: Duration = Duration::from_millis(100);
@@ -218,7 +219,7 @@ fn spawn_forum_site(port: u16, upstream: &Upstream, oauth: bool) -> ServerProces
         env.push(("GLEANER_PLUGIN_FORUM_SITE_CLIENT_SECRET", "bench".into()));
     }
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    crate::spawn_server_env(
+    crate::server::spawn_server_env(
         port,
         &root().join("target/gleaner-cache"),
         &crate::staged_plugins(),
@@ -231,10 +232,10 @@ async fn forum_site_series(
     upstream: &Upstream,
     oauth: bool,
 ) -> anyhow::Result<(Vec<Duration>, Vec<upstream::Seen>)> {
-    let port = crate::free_port();
+    let port = crate::server::free_port();
     let _server = spawn_forum_site(port, upstream, oauth);
     let client = reqwest::Client::builder().no_proxy().build()?;
-    crate::wait_ready(&client, port).await;
+    crate::server::wait_ready(&client, port).await;
     let url = format!("http://127.0.0.1:{port}/forum-site/post");
     let body = json!({ "query": POST_URL }).to_string();
     let fetch = || async {
