@@ -10,7 +10,9 @@
 //! manifest and logo are not fetched.
 
 pub mod assets;
+pub mod color;
 pub mod logo;
+pub mod sniff;
 
 pub use gleaner_sdk::webpage;
 
@@ -92,7 +94,7 @@ fn find_assets(query: &str, favicon_only: bool) -> Result<Value, ProcessError> {
             .and_then(|(_, (bytes, mime))| logo_color(bytes, mime))
         {
             Some(brand) => {
-                let (bg, button) = assets::widget_colors(&brand, None);
+                let (bg, button) = color::widget_colors(&brand, None);
                 (Some(bg), Some(button))
             }
             None => (None, None),
@@ -142,14 +144,14 @@ fn image_at(url: &str) -> Option<(Vec<u8>, &'static str)> {
     let response = http::get(url, &[("accept", "image/*")])
         .ok()
         .filter(Response::is_success)?;
-    let mime = assets::sniff_image(&response.body)?;
+    let mime = sniff::sniff_image(&response.body)?;
     Some((response.body, mime))
 }
 
 /// The dominant colour of a PNG or SVG logo.
 fn logo_color(bytes: &[u8], mime: &str) -> Option<String> {
     match mime {
-        "image/png" => assets::dominant_color(&png_rgba(bytes)?),
+        "image/png" => color::dominant_color(&png_rgba(bytes)?),
         "image/svg+xml" => svg_color(&String::from_utf8_lossy(bytes)),
         _ => None,
     }
@@ -196,7 +198,7 @@ fn svg_color(svg: &str) -> Option<String> {
                 .filter_map(|k| u8::from_str_radix(&color[1 + 2 * k..3 + 2 * k], 16).ok())
                 .chain([255])
                 .collect();
-            if assets::dominant_color(&rgba).is_none() {
+            if color::dominant_color(&rgba).is_none() {
                 continue;
             }
             match counts.iter_mut().find(|(c, _)| *c == color) {
