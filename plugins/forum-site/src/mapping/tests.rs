@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// Parses a recorded sample from `tests/samples/`.
