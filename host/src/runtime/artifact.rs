@@ -4,7 +4,7 @@
 //! Compiled code is native code that wasmtime maps without validating it again,
 //! so each file carries a header recording what it is: the SHA-256 of the
 //! component it was compiled from, the [`EngineKey`] of the engine that compiled
-//! it, and the length and SHA-256 of the code. Loading opens the file once, maps
+//! it, and the length and BLAKE3 hash of the code. Loading opens the file once, maps
 //! it through that handle, checks every field against the component and this
 //! engine and hashes the code; only then does wasmtime map that same open file
 //! (on Linux through `/proc/self/fd`, so a rename meanwhile cannot swap it;
@@ -23,7 +23,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
@@ -33,7 +32,7 @@ use super::mapped::Mapped;
 /// The last bytes of every compiled-component file.
 const MAGIC: &[u8] = b"gleaner-compiled-component-v1";
 /// The header format this host writes and reads.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// The longest header line accepted.
 const MAX_HEADER_BYTES: usize = 4096;
 /// The extension of compiled-component files.
@@ -53,8 +52,9 @@ pub struct Header {
     pub engine: String,
     /// Length of the code that follows the header, in bytes.
     pub code_len: u64,
-    /// Hex SHA-256 of that code.
-    pub code_sha256: String,
+    /// Hex BLAKE3 hash of that code (format 1 had its SHA-256: BLAKE3 checks the
+    /// same at load several times faster).
+    pub code_blake3: String,
     /// The host that wrote it, e.g. `gleaner 0.1.0` (for people; the engine key
     /// covers the wasmtime version and settings).
     pub written_by: String,
@@ -222,7 +222,7 @@ pub fn encode(component: &str, component_sha256: &str, key: &EngineKey, code: &[
         component_sha256: component_sha256.to_owned(),
         engine: key.to_string(),
         code_len: code.len() as u64,
-        code_sha256: hex::encode(Sha256::digest(code)),
+        code_blake3: blake3::hash(code).to_hex().to_string(),
         written_by: concat!("gleaner ", env!("CARGO_PKG_VERSION")).to_owned(),
     };
     let line = serde_json::to_vec(&header).unwrap_or_default();
@@ -272,14 +272,19 @@ pub fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Header, &'a [u8]), Ar
         return Err(malformed("its header length is out of bounds"));
     }
     let (code, line) = rest.split_at(rest.len() - len);
-    let header: Header = serde_json::from_slice(line)
-        .map_err(|e| malformed(&format!("its header is not readable: {e}")))?;
-    if header.format != FORMAT {
+    // The format first, so a header of another format is named as such.
+    #[derive(Deserialize)]
+    struct Format {
+        format: u32,
+    }
+    let unreadable = |e: serde_json::Error| malformed(&format!("its header is not readable: {e}"));
+    let Format { format } = serde_json::from_slice(line).map_err(unreadable)?;
+    if format != FORMAT {
         return Err(malformed(&format!(
-            "header format {} where this host reads {FORMAT}",
-            header.format
+            "header format {format} where this host reads {FORMAT}"
         )));
     }
+    let header: Header = serde_json::from_slice(line).map_err(unreadable)?;
     Ok((header, code))
 }
 
@@ -309,8 +314,8 @@ pub fn verify<'a>(
             found: header.engine,
         });
     }
-    let digest = hex::encode(Sha256::digest(code));
-    if code.len() as u64 != header.code_len || !digest.eq_ignore_ascii_case(&header.code_sha256) {
+    let digest = blake3::hash(code).to_hex();
+    if code.len() as u64 != header.code_len || !digest.eq_ignore_ascii_case(&header.code_blake3) {
         return Err(ArtifactError::Tampered {
             path: path.to_owned(),
         });
@@ -377,6 +382,7 @@ fn reopen_path(file: &std::fs::File) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::{Digest, Sha256};
 
     /// The smallest component: the preamble alone.
     const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\0\x01\0";
@@ -462,5 +468,38 @@ mod tests {
         .unwrap();
         let why = why_none_fits(&component, &sha, &key).unwrap();
         assert!(why.contains("other engine configurations"), "{why}");
+    }
+
+    #[test]
+    fn an_artifact_of_the_first_header_format_is_refused_with_what_to_do() {
+        let (engine, key) = engine();
+        let code = engine.precompile_component(EMPTY_COMPONENT).unwrap();
+        let sha = hex::encode(Sha256::digest(EMPTY_COMPONENT));
+        // Format 1 recorded the code's SHA-256 where format 2 records its BLAKE3.
+        let line = serde_json::json!({
+            "format": 1,
+            "component": "tiny.wasm",
+            "component_sha256": sha,
+            "engine": key.to_string(),
+            "code_len": code.len(),
+            "code_sha256": hex::encode(Sha256::digest(&code)),
+            "written_by": "gleaner 0.1.0",
+        })
+        .to_string();
+        let mut bytes = code.to_vec();
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.extend_from_slice(&(line.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(MAGIC);
+        let dir = tempfile::tempdir().unwrap();
+        let path = artifact_path(&dir.path().join("tiny.wasm"), &sha, &key);
+        std::fs::write(&path, &bytes).unwrap();
+        let e = load(&engine, &key, &path, &sha).unwrap_err();
+        assert!(matches!(e, ArtifactError::Malformed { .. }), "{e}");
+        let message = e.to_string();
+        assert!(
+            message.contains("header format 1 where this host reads 2"),
+            "{message}"
+        );
+        assert!(message.contains("gleaner precompile"), "{message}");
     }
 }

@@ -15,7 +15,8 @@
 //! BODY CONNECTIONS SECONDS` loads a running server and prints what it saw, for
 //! profiling a server by hand (`perf record -p <pid>` meanwhile).
 //! `bench --paging` runs the paging section alone (`target/bench/paging.md`);
-//! `--jobs`, `--changes`, `--cluster`, `--idle` and `--stack` likewise.
+//! `--startup` (start-up and hot swap), `--jobs`, `--changes`, `--cluster`,
+//! `--idle` and `--stack` likewise.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -263,6 +264,21 @@ async fn main() -> anyhow::Result<()> {
         report::header(machine());
         paging::report().await?;
         return report::write(&bench_dir().join("paging.md"));
+    }
+    if args.get(1).map(String::as_str) == Some("--startup") {
+        // The start-up and hot-swap sections alone, written to target/bench/startup.md.
+        report::header(machine());
+        report::section(
+            "start-up",
+            "From spawning `target/release/gleaner` to its first healthy `/healthz`.",
+        );
+        startup::startup().await?;
+        report::section(
+            "swap",
+            "Hot swap against a server process watching its plugin directory.",
+        );
+        startup::swap_latency().await?;
+        return report::write(&bench_dir().join("startup.md"));
     }
     if args.get(1).map(String::as_str) == Some("--cluster") {
         // The cluster section alone, written to target/bench/cluster.md.
