@@ -53,7 +53,7 @@ pub struct Header {
     /// Length of the code that follows the header, in bytes.
     pub code_len: u64,
     /// Hex BLAKE3 hash of that code (format 1 had its SHA-256: BLAKE3 checks the
-    /// same at load several times faster).
+    /// same at load over twice as fast).
     pub code_blake3: String,
     /// The host that wrote it, e.g. `gleaner 0.1.0` (for people; the engine key
     /// covers the wasmtime version and settings).
