@@ -6,25 +6,31 @@ use serde_json::Value;
 use super::gleaner;
 use crate::common;
 
+const BH: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
+
+/// `gleaner fetch customer-feedback-hub <BH>` with `args`, replayed: exit
+/// status, stdout and stderr.
+fn fetch_bh(args: &[&str]) -> (bool, Vec<u8>, String) {
+    let out = gleaner()
+        .args(["fetch", "customer-feedback-hub", BH])
+        .args(args)
+        .args(["--replay", "plugins/customer-feedback-hub/tests"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), out.stdout, stderr)
+}
+
+fn ids_of(jsonl: &[u8]) -> Vec<String> {
+    common::jsonl_ids(&String::from_utf8_lossy(jsonl))
+}
+
 #[test]
 fn fetch_writes_reviews_as_json_lines_or_csv() {
     let fetch = |format: &str| {
-        let out = gleaner()
-            .args([
-                "fetch",
-                "customer-feedback-hub",
-                "https://www.trustpilot.com/review/www.bhphotovideo.com",
-                "--max",
-                "25",
-                "--format",
-                format,
-            ])
-            .args(["--replay", "plugins/customer-feedback-hub/tests"])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(out.status.success(), "{stderr}");
-        (out.stdout, stderr)
+        let (ok, stdout, stderr) = fetch_bh(&["--max", "25", "--format", format]);
+        assert!(ok, "{stderr}");
+        (stdout, stderr)
     };
     let (jsonl, stderr) = fetch("jsonl");
     let reviews: Vec<Value> = String::from_utf8(jsonl)
@@ -66,20 +72,9 @@ fn fetch_writes_reviews_as_json_lines_or_csv() {
 
 #[test]
 fn fetch_runs_a_source_locally_from_a_replay() {
-    let out = gleaner()
-        .args([
-            "fetch",
-            "customer-feedback-hub",
-            "https://www.trustpilot.com/review/www.bhphotovideo.com",
-            "--max",
-            "25",
-        ])
-        .args(["--replay", "plugins/customer-feedback-hub/tests"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (ok, stdout, stderr) = fetch_bh(&["--max", "25"]);
+    assert!(ok, "{stderr}");
+    let body: Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(body["all_reviews"].as_array().unwrap().len(), 25);
     assert!(body["next_page"].is_string());
     assert!(
@@ -88,13 +83,7 @@ fn fetch_runs_a_source_locally_from_a_replay() {
     );
 
     let out = gleaner()
-        .args([
-            "fetch",
-            "customer-feedback-hub",
-            "https://www.trustpilot.com/review/www.bhphotovideo.com",
-            "--filter",
-            "5",
-        ])
+        .args(["fetch", "customer-feedback-hub", BH, "--filter", "5"])
         .args([
             "--replay",
             "plugins/customer-feedback-hub/tests/customer-feedback-hub.har",
@@ -197,13 +186,7 @@ async fn fetch_records_what_it_fetched() {
 fn fetch_honours_the_replay_variable_and_subcommands_take_only_their_flags() {
     let out = gleaner()
         .env("GLEANER_REPLAY", "plugins/customer-feedback-hub/tests")
-        .args([
-            "fetch",
-            "customer-feedback-hub",
-            "https://www.trustpilot.com/review/www.bhphotovideo.com",
-            "--max",
-            "3",
-        ])
+        .args(["fetch", "customer-feedback-hub", BH, "--max", "3"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -214,25 +197,6 @@ fn fetch_honours_the_replay_variable_and_subcommands_take_only_their_flags() {
     let out = gleaner().args(["serve", "--max", "3"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "serve takes no fetch flags");
     assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--max'"));
-}
-
-const BH: &str = "https://www.trustpilot.com/review/www.bhphotovideo.com";
-
-/// `gleaner fetch customer-feedback-hub <BH>` with `args`, replayed: exit
-/// status, stdout and stderr.
-fn fetch_bh(args: &[&str]) -> (bool, Vec<u8>, String) {
-    let out = gleaner()
-        .args(["fetch", "customer-feedback-hub", BH])
-        .args(args)
-        .args(["--replay", "plugins/customer-feedback-hub/tests"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out.status.success(), out.stdout, stderr)
-}
-
-fn ids_of(jsonl: &[u8]) -> Vec<String> {
-    common::jsonl_ids(&String::from_utf8_lossy(jsonl))
 }
 
 #[test]

@@ -268,16 +268,7 @@ async fn main() -> anyhow::Result<()> {
     if args.get(1).map(String::as_str) == Some("--startup") {
         // The start-up and hot-swap sections alone, written to target/bench/startup.md.
         report::header(machine());
-        report::section(
-            "start-up",
-            "From spawning `target/release/gleaner` to its first healthy `/healthz`.",
-        );
-        startup::startup().await?;
-        report::section(
-            "swap",
-            "Hot swap against a server process watching its plugin directory.",
-        );
-        startup::swap_latency().await?;
+        startup::sections().await?;
         return report::write(&bench_dir().join("startup.md"));
     }
     if args.get(1).map(String::as_str) == Some("--cluster") {
@@ -421,17 +412,7 @@ async fn main() -> anyhow::Result<()> {
     );
     compile_times().await?;
 
-    report::section(
-        "start-up",
-        "From spawning `target/release/gleaner` to its first healthy `/healthz`.",
-    );
-    startup::startup().await?;
-
-    report::section(
-        "swap",
-        "Hot swap against a server process watching its plugin directory.",
-    );
-    startup::swap_latency().await?;
+    startup::sections().await?;
 
     report::section(
         "throughput",

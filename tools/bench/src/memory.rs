@@ -41,21 +41,24 @@ fn field(pid: u32, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Field `n` of `/proc/<pid>/stat` (numbered from 1, as proc(5) does), or 0.
-fn stat_field(pid: u32, n: usize) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            // The fields after the command name (field 2, in parentheses).
-            let rest = stat.rsplit_once(')')?.1;
-            rest.split_whitespace().nth(n - 3)?.parse().ok()
-        })
-        .unwrap_or(0)
+/// Fields `numbers` of `/proc/<pid>/stat` (numbered from 1, as proc(5) does),
+/// read at once; 0 for any that cannot be read.
+fn stat_fields<const N: usize>(pid: u32, numbers: [usize; N]) -> [u64; N] {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name (field 2, in parentheses).
+    let rest: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    numbers.map(|n| {
+        rest.get(n - 3)
+            .and_then(|field| field.parse().ok())
+            .unwrap_or(0)
+    })
 }
 
 /// Minor page faults of a process so far (`/proc/<pid>/stat`, field 10).
 pub fn minor_faults(pid: u32) -> u64 {
-    stat_field(pid, 10)
+    stat_fields(pid, [10])[0]
 }
 
 /// CPU time a process has used so far, in user and kernel mode, every thread
@@ -63,7 +66,8 @@ pub fn minor_faults(pid: u32) -> u64 {
 pub fn cpu_time(pid: u32) -> Duration {
     // SAFETY: sysconf only reads a configuration value.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    Duration::from_secs_f64((stat_field(pid, 14) + stat_field(pid, 15)) as f64 / ticks)
+    let [user, kernel] = stat_fields(pid, [14, 15]);
+    Duration::from_secs_f64((user + kernel) as f64 / ticks)
 }
 
 /// TLB shootdown interrupts so far, every core together (`/proc/interrupts`):

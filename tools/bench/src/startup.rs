@@ -11,11 +11,25 @@ use crate::server::{
 };
 use crate::{load, report, root, staged_plugins};
 
+/// The start-up and hot-swap sections.
+pub(crate) async fn sections() -> anyhow::Result<()> {
+    report::section(
+        "start-up",
+        "From spawning `target/release/gleaner` to its first healthy `/healthz`.",
+    );
+    startup().await?;
+    report::section(
+        "swap",
+        "Hot swap against a server process watching its plugin directory.",
+    );
+    swap_latency().await
+}
+
 /// Start-up of the `gleaner` binary, from spawning it, each run with a fresh
 /// compile cache: to a healthy /healthz with every plugin ready from the
 /// artifacts `make plugins` staged; with no artifact and an empty cache, to the
 /// first route ready and to every plugin ready; and from a warm cache alone.
-pub(crate) async fn startup() -> anyhow::Result<()> {
+async fn startup() -> anyhow::Result<()> {
     let client = reqwest::Client::new();
     let staged = staged_plugins();
     let files = |ext: &str| -> anyhow::Result<Vec<PathBuf>> {
@@ -145,7 +159,7 @@ pub(crate) async fn throughput() -> anyhow::Result<()> {
 
 /// Swap latency: from the manifest rename to the first response served by the new
 /// version, against a server process watching its plugin directory.
-pub(crate) async fn swap_latency() -> anyhow::Result<()> {
+async fn swap_latency() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let cache = tempfile::tempdir()?;
     let staged = |f: &str| std::fs::read(root().join("target/test-plugins").join(f));

@@ -60,15 +60,12 @@ pub(super) async fn per_request(
         json!({"query": TRUSTPILOT_QUERY, "reviews_to_fetch": 20}).to_string(),
     ));
     let run_for = Duration::from_secs(seconds);
-    // Per route, per run: (native requests/s, plugin requests/s), and the
-    // servers' CPU time per request in µs (native, plugin).
-    let mut rates: Vec<Vec<(f64, f64)>> = vec![Vec::new(); cases.len()];
-    let mut cpu: Vec<Vec<(f64, f64)>> = vec![Vec::new(); cases.len()];
+    // Per route, per run: the native form, then the plugin form.
+    let mut measured: Vec<Vec<[Form; 2]>> = vec![Vec::new(); cases.len()];
     for round in 1..=runs {
         for (case, (route, body)) in cases.iter().enumerate() {
             let bodies = Arc::new(vec![body.clone()]);
-            let mut pair = Vec::new();
-            let mut cpu_pair = Vec::new();
+            let mut pair: Vec<Form> = Vec::new();
             let servers = [
                 ("native route", native_port, native_server.0.id()),
                 ("plugin route", plugin_port, plugin_server.0.id()),
@@ -94,9 +91,8 @@ pub(super) async fn per_request(
                         .saturating_sub(cpu_before)
                         .as_secs_f64()
                     * 1e6;
-                cpu_pair.push(server_cpu);
                 let s = Summary::of(&run.latencies);
-                let baseline: Option<f64> = pair.first().copied();
+                let baseline = pair.first().map(|native| native.rate);
                 report::row(Row {
                     what: format!("{route}: {form}, {connections} connections, {seconds} s"),
                     n: Some(run.ok()),
@@ -118,31 +114,41 @@ pub(super) async fn per_request(
                 if run.failed() > 0 {
                     report::note(format!("{route} {form}: {}", run.failure_summary()));
                 }
-                pair.push(run.rate());
+                pair.push(Form {
+                    rate: run.rate(),
+                    cpu_us: server_cpu,
+                });
             }
-            if let &[native_rate, plugin_rate] = pair.as_slice() {
-                rates[case].push((native_rate, plugin_rate));
-            }
-            if let &[native_cpu, plugin_cpu] = cpu_pair.as_slice() {
-                cpu[case].push((native_cpu, plugin_cpu));
+            if let &[native, plugin] = pair.as_slice() {
+                measured[case].push([native, plugin]);
             }
             if round == runs {
-                per_call_note(route, cpu[case].last().copied());
+                per_call_note(route, measured[case].last().copied());
             }
         }
     }
-    Ok(summary_table(&cases, &rates, &cpu, connections, seconds))
+    Ok(summary_table(&cases, &measured, connections, seconds))
+}
+
+/// One form of a route in one run.
+#[derive(Debug, Clone, Copy)]
+struct Form {
+    /// Requests per second.
+    rate: f64,
+    /// The server's CPU time per request, in µs.
+    cpu_us: f64,
 }
 
 /// The note comparing the server CPU a plugin request costs over a native
 /// one (µs, from the last run) with what the in-process calls measured.
-fn per_call_note(route: &str, cpu: Option<(f64, f64)>) {
+fn per_call_note(route: &str, forms: Option<[Form; 2]>) {
     let per_call = PER_CALL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .get(route)
         .copied();
-    if let (Some((native_cpu, plugin_cpu)), Some((native, wasm))) = (cpu, per_call) {
+    if let (Some([native_form, plugin_form]), Some((native, wasm))) = (forms, per_call) {
+        let (native_cpu, plugin_cpu) = (native_form.cpu_us, plugin_form.cpu_us);
         report::note(format!(
             "{route}: the plugin server spends {:.0} µs more CPU per request than the native one \
              ({plugin_cpu:.0} against {native_cpu:.0} µs, read from /proc); in-process, one call at a time, \
@@ -158,13 +164,12 @@ fn per_call_note(route: &str, cpu: Option<(f64, f64)>) {
 /// ratio's spread.
 fn summary_table(
     cases: &[(String, String)],
-    rates: &[Vec<(f64, f64)>],
-    cpu: &[Vec<(f64, f64)>],
+    measured: &[Vec<[Form; 2]>],
     connections: usize,
     seconds: u64,
 ) -> String {
     let median = |v: Vec<f64>| report::median(v).unwrap_or(0.0);
-    let runs = rates.iter().map(Vec::len).max().unwrap_or(0);
+    let runs = measured.iter().map(Vec::len).max().unwrap_or(0);
     let mut table = format!(
         "Per HTTP request, {connections} connections, {seconds} s per form and run, {runs} runs \
          (medians; the spread is the lowest and highest ratio of the runs). The load generator \
@@ -174,20 +179,24 @@ fn summary_table(
          | server CPU per request: native | plugin | ratio |\n\
          |---|---:|---:|---:|---:|---|---:|---:|---:|\n"
     );
-    for (((route, _), runs), cpu) in cases.iter().zip(rates).zip(cpu) {
-        let ratios: Vec<f64> = runs.iter().map(|(n, p)| n / p.max(1e-9)).collect();
+    for ((route, _), runs) in cases.iter().zip(measured) {
+        let of = |pick: fn(&[Form; 2]) -> f64| median(runs.iter().map(pick).collect());
+        let ratios: Vec<f64> = runs
+            .iter()
+            .map(|[n, p]| n.rate / p.rate.max(1e-9))
+            .collect();
         let lowest = ratios.iter().copied().fold(f64::INFINITY, f64::min);
         let highest = ratios.iter().copied().fold(0.0, f64::max);
         let ratio = median(ratios.clone());
-        let native_cpu = median(cpu.iter().map(|c| c.0).collect());
-        let plugin_cpu = median(cpu.iter().map(|c| c.1).collect());
+        let native_cpu = of(|[n, _]| n.cpu_us);
+        let plugin_cpu = of(|[_, p]| p.cpu_us);
         let _ = std::fmt::Write::write_fmt(
             &mut table,
             format_args!(
                 "| {route} | {:.0} | {:.0} | {ratio:.2}× | {lowest:.2}–{highest:.2}× | {} \
                  | {native_cpu:.1} µs | {plugin_cpu:.1} µs | {:.2}× |\n",
-                median(runs.iter().map(|r| r.0).collect()),
-                median(runs.iter().map(|r| r.1).collect()),
+                of(|[n, _]| n.rate),
+                of(|[_, p]| p.rate),
                 if ratio <= ROUTE_GOAL { "met" } else { "missed" },
                 plugin_cpu / native_cpu.max(1e-9),
             ),
