@@ -20,6 +20,8 @@ use crate::data::{Data, ThirdParty};
 use crate::score;
 use crate::server::Server;
 
+pub mod stars;
+
 const ROUTE: &str = "/features/review-insights";
 
 pub const SETS: ThirdParty = ThirdParty {
@@ -76,46 +78,8 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
     let (mut all, mut macro_polarity, mut languages) = (Tally::default(), 0.0, 0);
     let mut by_language: BTreeMap<&str, Tally> = BTreeMap::new();
     for set in &sets {
-        let mut tally = Tally::default();
-        for sample in &set.samples {
-            let (status, answer) = server
-                .post(ROUTE, &json!({ "review_text": sample.text }))
-                .await?;
-            if status != 200 {
-                score::note(format!("{}: answered {status}: {answer}", set.name));
-                continue;
-            }
-            tally.n += 1;
-            tally.language_right += usize::from(answer["language"] == set.language);
-            let label = answer["sentiment"]["label"].as_str();
-            tally.answered += usize::from(label.is_some());
-            let wanted = if sample.positive {
-                "positive"
-            } else {
-                "negative"
-            };
-            tally.label_right += usize::from(label == Some(wanted));
-            tally.polarity_right += usize::from(signed(&answer, sample.positive));
-            let (status, given) = server
-                .post(
-                    ROUTE,
-                    &json!({ "review_text": sample.text, "language": set.language }),
-                )
-                .await?;
-            if status == 200 {
-                tally.polarity_given += usize::from(signed(&given, sample.positive));
-            }
-        }
-        score::rate(set.name, "language", tally.language_right, tally.n);
-        score::rate(set.name, "polarity", tally.polarity_right, tally.n);
-        score::rate(set.name, "label", tally.label_right, tally.n);
-        score::rate(set.name, "answered", tally.answered, tally.n);
-        score::rate(
-            set.name,
-            "polarity, language given",
-            tally.polarity_given,
-            tally.n,
-        );
+        let tally = score_set(server, set).await?;
+        report(set.name, &tally);
         let lang = by_language.entry(set.language).or_default();
         lang.n += tally.n;
         lang.language_right += tally.language_right;
@@ -163,6 +127,56 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Sends every text of `set` twice, without and with the set's language,
+/// and counts what the answers got right.
+async fn score_set(server: &Server, set: &Set) -> anyhow::Result<Tally> {
+    let mut tally = Tally::default();
+    for sample in &set.samples {
+        let (status, answer) = server
+            .post(ROUTE, &json!({ "review_text": sample.text }))
+            .await?;
+        if status != 200 {
+            score::note(format!("{}: answered {status}: {answer}", set.name));
+            continue;
+        }
+        tally.n += 1;
+        tally.language_right += usize::from(answer["language"] == set.language);
+        let label = answer["sentiment"]["label"].as_str();
+        tally.answered += usize::from(label.is_some());
+        let wanted = if sample.positive {
+            "positive"
+        } else {
+            "negative"
+        };
+        tally.label_right += usize::from(label == Some(wanted));
+        tally.polarity_right += usize::from(signed(&answer, sample.positive));
+        let (status, given) = server
+            .post(
+                ROUTE,
+                &json!({ "review_text": sample.text, "language": set.language }),
+            )
+            .await?;
+        if status == 200 {
+            tally.polarity_given += usize::from(signed(&given, sample.positive));
+        }
+    }
+    Ok(tally)
+}
+
+/// Records one set's rates under `name`.
+fn report(name: &str, tally: &Tally) {
+    score::rate(name, "language", tally.language_right, tally.n);
+    score::rate(name, "polarity", tally.polarity_right, tally.n);
+    score::rate(name, "label", tally.label_right, tally.n);
+    score::rate(name, "answered", tally.answered, tally.n);
+    score::rate(
+        name,
+        "polarity, language given",
+        tally.polarity_given,
+        tally.n,
+    );
 }
 
 /// Whether an answer's score has the sign of the label (a score of 0, or

@@ -72,6 +72,9 @@ async fn main() -> anyhow::Result<()> {
     if wanted("insights") {
         insights::run(&server, &data).await?;
     }
+    if wanted("insights-stars") {
+        insights::stars::run(&server, &data).await?;
+    }
     if wanted("duplicates") {
         duplicates::run(&data)?;
     }
