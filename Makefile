@@ -12,7 +12,7 @@ PLUGIN_OUT := target/plugins
 TEST_PLUGIN_OUT := target/test-plugins
 WASM_DIR := target/$(WASM_TARGET)/release
 
-.PHONY: all run demo test lint fmt plugins plugin host wasm-target bench bench-peers eval sentiment-model clean new-plugin test-plugin template-check fuzz test-unit test-tools native-tools
+.PHONY: all run demo test lint fmt plugins plugin host trim wasm-target bench bench-peers eval sentiment-model clean new-plugin test-plugin template-check fuzz test-unit test-tools native-tools
 
 all: plugins host
 
@@ -23,19 +23,21 @@ wasm-target:
 ## Builds every plugin component in one cargo invocation, stages them with their manifests,
 ## then precompiles each staged component for the host's engine (the artifact goes beside
 ## it, so the server starts without compiling); that step needs the host binary.
-plugins: wasm-target host
+## Staging drops the console, environment and exit imports no plugin uses
+## (gleaner-trim; PLUGINS.md#what-staging-removes).
+plugins: wasm-target host trim
 	$(CARGO) build --release --target $(WASM_TARGET) $(foreach p,$(PLUGINS) $(TEST_PLUGINS),-p plugin-$(p))
 	@mkdir -p $(PLUGIN_OUT) $(TEST_PLUGIN_OUT)
 	@# cargo names the artifact of crate plugin-<p> plugin_<p with _>.wasm; it is staged as <p>.wasm.
 	@for p in $(PLUGINS); do \
 		f=$$(echo $$p | tr - _); \
 		cp plugins/$$p/manifest.toml $(PLUGIN_OUT)/$$p.toml; \
-		cp $(WASM_DIR)/plugin_$$f.wasm $(PLUGIN_OUT)/$$p.wasm; \
+		$(TRIM) $(WASM_DIR)/plugin_$$f.wasm $(PLUGIN_OUT)/$$p.wasm || exit 1; \
 	done
 	@for p in $(TEST_PLUGINS); do \
 		f=$$(echo $$p | tr - _); \
 		cp plugins/$$p/manifest.toml $(TEST_PLUGIN_OUT)/$$p.toml; \
-		cp $(WASM_DIR)/plugin_$$f.wasm $(TEST_PLUGIN_OUT)/$$p.wasm; \
+		$(TRIM) $(WASM_DIR)/plugin_$$f.wasm $(TEST_PLUGIN_OUT)/$$p.wasm || exit 1; \
 	done
 	./target/release/gleaner precompile $(PLUGIN_OUT)
 	@echo "plugins staged and precompiled in $(PLUGIN_OUT) (test plugins in $(TEST_PLUGIN_OUT))"
@@ -45,6 +47,11 @@ plugins: wasm-target host
 ## neither BoringSSL, nor a NATS client, nor a DevTools client.
 HOST_FEATURES ?=
 demo: HOST_FEATURES = --no-default-features
+
+## Builds gleaner-trim, which staging runs on every plugin component.
+TRIM := ./target/release/gleaner-trim
+trim:
+	$(CARGO) build --release -p gleaner-trim
 
 ## Builds the server. Its dependencies are built once for this, `make demo`
 ## and `make test` alike (crates/unify), so the test build reuses them.
@@ -61,12 +68,12 @@ demo: plugins host
 
 ## Builds one plugin (NAME=...), stages it in $(PLUGIN_OUT) and precompiles it:
 ## the quick loop while working on one plugin.
-plugin: wasm-target host
+plugin: wasm-target host trim
 	@test -n "$(NAME)" || { echo "usage: make plugin NAME=<plugin directory under plugins/>"; exit 2; }
 	$(CARGO) build --release --target $(WASM_TARGET) -p plugin-$(NAME)
 	@mkdir -p $(PLUGIN_OUT)
 	cp plugins/$(NAME)/manifest.toml $(PLUGIN_OUT)/$(NAME).toml
-	cp $(WASM_DIR)/plugin_$$(echo $(NAME) | tr - _).wasm $(PLUGIN_OUT)/$(NAME).wasm
+	$(TRIM) $(WASM_DIR)/plugin_$$(echo $(NAME) | tr - _).wasm $(PLUGIN_OUT)/$(NAME).wasm
 	./target/release/gleaner precompile $(PLUGIN_OUT)
 
 ## Quality benchmarks: every processor on sets it was not tuned on, printed and

@@ -19,6 +19,8 @@ async fn trap_loop_memory_and_host_data_are_contained() {
     let s = common::start(&["test-misbehave", "review-chunk"], |_| {}).await;
     for (mode, status, needle) in [
         ("trap", 500, "plugin test-misbehave failed"),
+        // Staged without a console (gleaner-trim), a print is a trap.
+        ("print", 500, "plugin test-misbehave failed"),
         // Its stack runs out of linear memory: a trap, not a write into its data.
         ("stack", 500, "out of bounds memory access"),
         ("loop", 504, "did not finish within"),

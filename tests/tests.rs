@@ -22,6 +22,7 @@ mod error_shapes;
 mod exports;
 mod fingerprint;
 mod fresh;
+mod guest_imports;
 mod guest_stack;
 mod hotswap;
 mod image;

@@ -1,5 +1,5 @@
 //! A purpose-built misbehaving processor for the host's containment tests.
-//! `{"mode": "trap" | "loop" | "memory" | "host-data" | "stack" | "ok"}`, or
+//! `{"mode": "trap" | "print" | "loop" | "memory" | "host-data" | "stack" | "ok"}`, or
 //! `{"mode": "fetch", "url": "...", "headers": {...}}` (or `"urls": [...]` for a
 //! concurrent batch), which reports what the host's HTTP capability answered, for
 //! the sandbox tests. `{"mode": "leak"}` logs its `leak_secret` setting and
@@ -23,6 +23,14 @@ impl Guest for Misbehave {
         let input: Value = serde_json::from_str(&input).unwrap_or_default();
         match input["mode"].as_str().unwrap_or("ok") {
             "trap" => panic!("deliberate trap"),
+            // Staging removes the console: printing traps.
+            "print" => {
+                println!("printed");
+                Ok(Output {
+                    body: r#"{"printed":true}"#.to_owned(),
+                    engine: "rules".into(),
+                })
+            }
             "loop" => {
                 let mut n: u64 = 0;
                 loop {
