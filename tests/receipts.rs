@@ -88,6 +88,7 @@ async fn every_review_carries_a_receipt_that_verifies_and_names_what_changed() {
         std::process::Command::new(crate::common::server_binary())
             .args(["receipt", "verify"])
             .arg(path)
+            // A base64url key may start with '-': the flag takes it as its value.
             .args(["--public-key", &key])
             .output()
             .unwrap()

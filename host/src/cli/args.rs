@@ -189,8 +189,8 @@ pub(super) enum ReceiptCommand {
         /// The JSON file ("-" for standard input).
         file: PathBuf,
         /// The server's public key (base64url); without it, read from the
-        /// server's GET /receipts/public-key.
-        #[arg(long)]
+        /// server's GET /receipts/public-key. A key may start with '-'.
+        #[arg(long, allow_hyphen_values = true)]
         public_key: Option<String>,
         #[command(flatten)]
         server: ServerFlags,
@@ -462,4 +462,28 @@ pub(super) struct DoctorCommand {
     /// The plugins' sources, for their fixtures.
     #[arg(long, value_name = "DIR", default_value = "plugins")]
     pub(super) plugins_src: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{Cli, Command, ReceiptCommand};
+
+    #[test]
+    fn a_public_key_may_start_with_a_hyphen() {
+        let cli = Cli::try_parse_from([
+            "gleaner",
+            "receipt",
+            "verify",
+            "answer.json",
+            "--public-key",
+            "-9qT0b_key",
+        ])
+        .unwrap();
+        let Some(Command::Receipt(ReceiptCommand::Verify { public_key, .. })) = cli.command else {
+            panic!("not parsed as receipt verify");
+        };
+        assert_eq!(public_key.as_deref(), Some("-9qT0b_key"));
+    }
 }
