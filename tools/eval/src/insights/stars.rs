@@ -9,9 +9,11 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use std::collections::HashMap;
 
-use super::{report, score_set, Sample, Set, Tally};
+use serde_json::{json, Value};
+
+use super::{report, score_set, Sample, Set, Tally, ROUTE};
 use crate::data::{Data, ThirdParty};
 use crate::score;
 use crate::server::Server;
@@ -57,6 +59,7 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         all.polarity_given += tally.polarity_given;
     }
     report("held out: every set", &all);
+    mismatch(server, data, &dir).await?;
     if languages > 0 {
         score::value(
             "held out: every language",
@@ -115,4 +118,67 @@ fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
         });
     }
     Ok(sets)
+}
+
+/// `rating_mismatch` on `eval/insights/mismatch-marc.tsv`: reviews of these
+/// sets labelled by reading, by id (their texts are read from `dir`), each
+/// sent with its stars and its set's language.
+async fn mismatch(server: &Server, data: &Data, dir: &Path) -> anyhow::Result<()> {
+    let labels_path = data.own("insights/mismatch-marc.tsv");
+    let labels = std::fs::read_to_string(&labels_path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", labels_path.display()))?;
+    let mut texts: HashMap<String, String> = HashMap::new();
+    for language in ["en", "de"] {
+        let path = dir.join(format!("{language}.jsonl"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let row: Value = serde_json::from_str(line)?;
+            if let (Some(id), Some(text)) = (row["id"].as_str(), row["text"].as_str()) {
+                texts.insert(id.to_owned(), text.to_owned());
+            }
+        }
+    }
+    let name = "held out: MARC, labelled by reading";
+    let (mut n, mut flagged, mut right, mut labelled) = (0, 0, 0, 0);
+    for line in labels.lines().filter(|l| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [id, stars, label, ..] = fields[..] else {
+            anyhow::bail!(
+                "{}: {line:?} is not id, stars, mismatch, why",
+                labels_path.display()
+            );
+        };
+        let text = texts
+            .get(id)
+            .ok_or_else(|| anyhow::anyhow!("{id} is labelled but not in {}", dir.display()))?;
+        let language = id.split('-').nth(1).unwrap_or_default();
+        let body = json!({
+            "review_text": text,
+            "review_rating": stars.parse::<u32>()?,
+            "rating_scale_max": 5,
+            "language": language,
+        });
+        let (status, answer) = server.post(ROUTE, &body).await?;
+        if status != 200 {
+            score::note(format!("{name}: {id} answered {status}: {answer}"));
+            continue;
+        }
+        n += 1;
+        let truth = label == "true";
+        let flag = answer["rating_mismatch"] == true;
+        labelled += usize::from(truth);
+        flagged += usize::from(flag);
+        right += usize::from(flag && truth);
+        if flag != truth {
+            score::note(format!(
+                "{name}: {id} ({stars} stars) labelled {truth}, flagged {flag} (score {})",
+                answer["sentiment"]["score"]
+            ));
+        }
+    }
+    score::value(name, "reviews", n, n.to_string());
+    score::rate(name, "rating_mismatch precision", right, flagged);
+    score::rate(name, "rating_mismatch recall", right, labelled);
+    Ok(())
 }
