@@ -182,7 +182,13 @@ fn lexicons() -> &'static [(&'static str, Lexicon)] {
         SOURCES
             .iter()
             .map(|source| {
-                let polarity = rows(source.table).collect();
+                // A negation never praises. ML-SentiCon as shipped gives
+                // Spanish "no" +0.375, which made every negated sentence
+                // count towards praise. A negative polarity stays, as VADER
+                // keeps "no" at -1.2 (Portuguese "não" is -0.2 here).
+                let polarity = rows(source.table)
+                    .filter(|(word, value)| !(*value > 0.0 && source.negations.contains(word)))
+                    .collect();
                 let lexicon = Lexicon {
                     polarity,
                     negations: source.negations,
@@ -357,6 +363,19 @@ mod tests {
         // A clause boundary stops it.
         let separate = score("de", "Nicht heute. Das Essen war gut.");
         assert!(separate > 0.0, "{separate}");
+    }
+
+    #[test]
+    fn a_negation_never_praises() {
+        for source in &SOURCES {
+            let lexicon = lexicon(source.tag).unwrap();
+            for negation in source.negations {
+                let polarity = lexicon.polarity.get(negation).copied().unwrap_or(0.0);
+                assert!(polarity <= 0.0, "{}: {negation} is {polarity}", source.tag);
+            }
+        }
+        assert_eq!(score("es", "No."), 0.0);
+        assert!(score("es", "No funciona, no lo recomiendo.") <= 0.0);
     }
 
     #[test]

@@ -57,6 +57,37 @@ struct Tally {
     polarity_given: usize,
 }
 
+impl Tally {
+    /// Adds another tally's counts to this one.
+    fn add(&mut self, other: &Tally) {
+        self.n += other.n;
+        self.language_right += other.language_right;
+        self.polarity_right += other.polarity_right;
+        self.label_right += other.label_right;
+        self.answered += other.answered;
+        self.polarity_given += other.polarity_given;
+    }
+}
+
+/// Records the polarity's mean over languages, from each language's tally.
+fn mean_over_languages<'a>(name: &str, tallies: impl Iterator<Item = &'a Tally>) {
+    let shares: Vec<f64> = tallies
+        .filter(|t| t.n > 0)
+        .map(|t| t.polarity_right as f64 / t.n as f64)
+        .collect();
+    if !shares.is_empty() {
+        score::value(
+            name,
+            "polarity, mean over languages",
+            shares.len(),
+            format!(
+                "{:.1}%",
+                100.0 * shares.iter().sum::<f64>() / shares.len() as f64
+            ),
+        );
+    }
+}
+
 /// Runs the benchmark and records its scores.
 pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
     score::section(
@@ -75,18 +106,12 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         return Ok(());
     };
     let sets = load(&dir)?;
-    let (mut all, mut macro_polarity, mut languages) = (Tally::default(), 0.0, 0);
+    let mut all = Tally::default();
     let mut by_language: BTreeMap<&str, Tally> = BTreeMap::new();
     for set in &sets {
         let tally = score_set(server, set).await?;
         report(set.name, &tally);
-        let lang = by_language.entry(set.language).or_default();
-        lang.n += tally.n;
-        lang.language_right += tally.language_right;
-        lang.polarity_right += tally.polarity_right;
-        lang.label_right += tally.label_right;
-        lang.answered += tally.answered;
-        lang.polarity_given += tally.polarity_given;
+        by_language.entry(set.language).or_default().add(&tally);
     }
     for (language, tally) in &by_language {
         score::rate(
@@ -101,14 +126,7 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
             tally.polarity_given,
             tally.n,
         );
-        if tally.n > 0 {
-            macro_polarity += tally.polarity_right as f64 / tally.n as f64;
-            languages += 1;
-        }
-        all.n += tally.n;
-        all.language_right += tally.language_right;
-        all.polarity_right += tally.polarity_right;
-        all.polarity_given += tally.polarity_given;
+        all.add(tally);
     }
     score::rate("every set", "language", all.language_right, all.n);
     score::rate("every set", "polarity", all.polarity_right, all.n);
@@ -118,14 +136,7 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         all.polarity_given,
         all.n,
     );
-    if languages > 0 {
-        score::value(
-            "every language",
-            "polarity, mean over languages",
-            languages,
-            format!("{:.1}%", 100.0 * macro_polarity / languages as f64),
-        );
-    }
+    mean_over_languages("every language", by_language.values());
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::{report, score_set, Sample, Set, Tally, ROUTE};
+use super::{mean_over_languages, report, score_set, Sample, Set, Tally, ROUTE};
 use crate::data::{Data, ThirdParty};
 use crate::score;
 use crate::server::Server;
@@ -43,31 +43,17 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
     let Some(dir) = data.third_party(&SETS) else {
         return Ok(());
     };
-    let (mut all, mut macro_polarity, mut languages) = (Tally::default(), 0.0, 0);
+    let mut all = Tally::default();
+    let mut tallies = Vec::new();
     for set in load(&dir)? {
         let tally = score_set(server, &set).await?;
         report(set.name, &tally);
-        if tally.n > 0 {
-            macro_polarity += tally.polarity_right as f64 / tally.n as f64;
-            languages += 1;
-        }
-        all.n += tally.n;
-        all.language_right += tally.language_right;
-        all.polarity_right += tally.polarity_right;
-        all.label_right += tally.label_right;
-        all.answered += tally.answered;
-        all.polarity_given += tally.polarity_given;
+        all.add(&tally);
+        tallies.push(tally);
     }
     report("held out: every set", &all);
+    mean_over_languages("held out: every language", tallies.iter());
     mismatch(server, data, &dir).await?;
-    if languages > 0 {
-        score::value(
-            "held out: every language",
-            "polarity, mean over languages",
-            languages,
-            format!("{:.1}%", 100.0 * macro_polarity / languages as f64),
-        );
-    }
     Ok(())
 }
 
