@@ -17,7 +17,7 @@ use crate::bindings::processor::exports::gleaner::plugin::processor_plugin::{
 use crate::bindings::types::{FetchError, Page, PageRequest, PluginInfo};
 use crate::capabilities::http::session::Session;
 use crate::capabilities::{CallContext, HostDataExceeded};
-use crate::telemetry::metrics::{self, CallOutcome};
+use crate::telemetry::metrics::CallOutcome;
 
 /// A plugin call that failed as a whole (as opposed to a typed error the plugin returned).
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +56,7 @@ impl Runtime {
         let deadline = deadline.min(limit);
         let memory = MemoryBudget::new(
             self.memory.clone(),
-            plugin.grant.name.as_str().into(),
+            plugin.meters.clone(),
             plugin.grant.memory_bytes,
         );
         let session = session.unwrap_or_default();
@@ -115,7 +115,7 @@ impl Runtime {
             }
         };
         span.record("outcome", call_outcome.code());
-        metrics::plugin_call(&plugin.manifest.name, call_outcome, started.elapsed());
+        plugin.meters.call(call_outcome, started.elapsed());
         // A trap's message is the plugin's text: it may quote a cookie.
         let result = result.map_err(|e| e.scrubbed(&session.scrubber()));
         if let Err(e) = &result {

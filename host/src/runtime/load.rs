@@ -14,6 +14,7 @@ use super::{compat, LoadError, LoadedPlugin, Prepared, Runtime};
 use crate::capabilities::settings::Settings;
 use crate::capabilities::PluginGrant;
 use crate::manifest::Manifest;
+use crate::telemetry::metrics::PluginMeters;
 
 /// A plugin's component, read and hashed, with its compiled code once there is some.
 pub struct Located {
@@ -171,6 +172,7 @@ impl Runtime {
             max_host_data_bytes: manifest.limits.max_host_data_bytes,
         });
         let plugin = LoadedPlugin {
+            meters: Arc::new(PluginMeters::new(&manifest.name)),
             manifest,
             sha256: found.sha256,
             prepared,

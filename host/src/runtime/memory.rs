@@ -7,10 +7,13 @@
 //! an overload (503), never as a plugin fault.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::Notify;
+
+use crate::telemetry::metrics::PluginMeters;
 
 /// How long a growth waits for the pool before the call is failed.
 const POOL_WAIT: Duration = Duration::from_millis(500);
@@ -23,6 +26,9 @@ pub struct MemoryPool {
     share: usize,
     used: std::sync::Mutex<Used>,
     freed: Notify,
+    /// Growths waiting for memory to be given back: only then does giving
+    /// back wake anyone (waking takes the notifier's lock on every call).
+    waiting: AtomicUsize,
 }
 
 #[derive(Debug, Default)]
@@ -40,6 +46,7 @@ impl MemoryPool {
             share: share.max(1),
             used: std::sync::Mutex::default(),
             freed: Notify::new(),
+            waiting: AtomicUsize::new(0),
         })
     }
 
@@ -68,6 +75,13 @@ impl MemoryPool {
     }
 
     async fn take(&self, plugin: &Arc<str>, bytes: usize) -> Result<(), Full> {
+        if self.try_take(plugin, bytes).is_ok() {
+            return Ok(());
+        }
+        // Counted before trying again, so a give-back either happens before
+        // that try (which then sees the memory) or sees the count and wakes.
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let _waiting = Waiting(&self.waiting);
         let mut last = Full::Pool;
         let wait = async {
             loop {
@@ -91,14 +105,24 @@ impl MemoryPool {
         }
         let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
         used.all = used.all.saturating_sub(bytes);
+        // A plugin's entry stays at 0 when it holds nothing: one per plugin
+        // name, not removed and made again on every call.
         if let Some(mine) = used.per_plugin.get_mut(plugin) {
             *mine = mine.saturating_sub(bytes);
-            if *mine == 0 {
-                used.per_plugin.remove(plugin);
-            }
         }
         drop(used);
-        self.freed.notify_waiters();
+        if self.waiting.load(Ordering::SeqCst) > 0 {
+            self.freed.notify_waiters();
+        }
+    }
+}
+
+/// Counts one growth as waiting for memory while it lives.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -138,17 +162,19 @@ pub enum MemoryPoolExhausted {
 /// The memory limiter of one store: its plugin's cap plus its share of the pool.
 pub struct MemoryBudget {
     pool: Arc<MemoryPool>,
-    plugin: Arc<str>,
+    /// The plugin's name and memory histogram.
+    meters: Arc<PluginMeters>,
     cap: usize,
     held: usize,
 }
 
 impl MemoryBudget {
-    /// A budget of at most `cap` bytes drawn from `pool` for an instance of `plugin`.
-    pub fn new(pool: Arc<MemoryPool>, plugin: Arc<str>, cap: usize) -> MemoryBudget {
+    /// A budget of at most `cap` bytes drawn from `pool` for an instance of
+    /// the plugin `meters` measures.
+    pub fn new(pool: Arc<MemoryPool>, meters: Arc<PluginMeters>, cap: usize) -> MemoryBudget {
         MemoryBudget {
             pool,
-            plugin,
+            meters,
             cap,
             held: 0,
         }
@@ -163,8 +189,8 @@ impl MemoryBudget {
 impl Drop for MemoryBudget {
     fn drop(&mut self) {
         // A store ends with its call: what it held is the call's memory.
-        crate::telemetry::metrics::plugin_memory(&self.plugin, self.held);
-        self.pool.give_back(&self.plugin, self.held);
+        self.meters.memory(self.held);
+        self.pool.give_back(self.meters.plugin(), self.held);
     }
 }
 
@@ -185,7 +211,7 @@ impl wasmtime::ResourceLimiterAsync for MemoryBudget {
             }));
         }
         let more = desired.saturating_sub(current);
-        if let Err(full) = self.pool.take(&self.plugin, more).await {
+        if let Err(full) = self.pool.take(self.meters.plugin(), more).await {
             return Err(wasmtime::Error::new(match full {
                 Full::Pool => MemoryPoolExhausted::Pool {
                     cap_mib: self.pool.cap >> 20,
@@ -219,7 +245,7 @@ mod tests {
     use wasmtime::ResourceLimiterAsync;
 
     fn budget(pool: &Arc<MemoryPool>, plugin: &str, cap: usize) -> MemoryBudget {
-        MemoryBudget::new(pool.clone(), Arc::from(plugin), cap)
+        MemoryBudget::new(pool.clone(), Arc::new(PluginMeters::new(plugin)), cap)
     }
 
     #[tokio::test]

@@ -108,6 +108,8 @@ pub struct LoadedPlugin {
     pub from_artifact: bool,
     /// Why an artifact beside the component was not used, when one was there.
     pub artifact_note: Option<String>,
+    /// Its call metrics, looked up once.
+    pub meters: Arc<crate::telemetry::metrics::PluginMeters>,
 }
 
 impl LoadedPlugin {

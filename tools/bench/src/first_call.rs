@@ -145,6 +145,7 @@ fn metered(plugin: &LoadedPlugin) -> anyhow::Result<LoadedPlugin> {
         from_cache: false,
         from_artifact: false,
         artifact_note: None,
+        meters: plugin.meters.clone(),
     })
 }
 

@@ -10,12 +10,19 @@ use crate::{replay_app, report, root, timed};
 /// in-process, one call after another, for SECONDS, and prints the calls
 /// made: a steady load on the call path alone (no HTTP) for `perf record`.
 pub(crate) async fn call_loop(args: &[String]) -> anyhow::Result<()> {
-    let [route, body, seconds] = args else {
-        anyhow::bail!("usage: bench --loop ROUTE BODY SECONDS (e.g. /features/review-chunk '{{\"review_text\":\"…\"}}' 10)");
+    let (route, body, seconds, callers) = match args {
+        [route, body, seconds] => (route, body, seconds, "1"),
+        [route, body, seconds, callers] => (route, body, seconds, callers.as_str()),
+        _ => anyhow::bail!("usage: bench --loop ROUTE BODY SECONDS [CALLERS] (e.g. /features/review-chunk '{{\"review_text\":\"…\"}}' 10 2)"),
     };
     let seconds: u64 = seconds
         .parse()
         .map_err(|_| anyhow::anyhow!("SECONDS is {seconds:?}; give a whole number of seconds"))?;
+    let callers: usize = callers
+        .parse()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| anyhow::anyhow!("CALLERS is {callers:?}; give a whole number from 1"))?;
     let app = replay_app().await?;
     let runtime = app.state.runtime.clone();
     let plugin = app.state.registry.get(route).ok_or_else(|| {
@@ -24,18 +31,30 @@ pub(crate) async fn call_loop(args: &[String]) -> anyhow::Result<()> {
         )
     })?;
     let until = Instant::now() + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for _ in 0..callers {
+        let (runtime, plugin, body, route) =
+            (runtime.clone(), plugin.clone(), body.clone(), route.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut calls = 0u64;
+            while Instant::now() < until {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                runtime
+                    .process(&plugin, "bench", &body, deadline)
+                    .await?
+                    .map_err(|e| anyhow::anyhow!("{route} answered an error: {e:?}"))?;
+                calls += 1;
+            }
+            anyhow::Ok(calls)
+        }));
+    }
     let mut calls = 0u64;
-    while Instant::now() < until {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        runtime
-            .process(&plugin, "bench", body, deadline)
-            .await?
-            .map_err(|e| anyhow::anyhow!("{route} answered an error: {e:?}"))?;
-        calls += 1;
+    for task in tasks {
+        calls += task.await??;
     }
     println!(
-        "{calls} calls in {seconds} s: {:.1} µs a call",
-        seconds as f64 * 1e6 / calls.max(1) as f64
+        "{calls} calls in {seconds} s by {callers} caller(s): {:.0} calls/s",
+        calls as f64 / seconds as f64
     );
     Ok(())
 }

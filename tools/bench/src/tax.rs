@@ -93,7 +93,7 @@ pub fn call_store(
 ) -> wasmtime::Store<CallState> {
     let memory = MemoryBudget::new(
         MemoryPool::new(2048 << 20, 100),
-        plugin.grant.name.as_str().into(),
+        plugin.meters.clone(),
         plugin.grant.memory_bytes,
     );
     let state = CallState::new(
