@@ -270,15 +270,21 @@ pub enum CallOutcome {
 }
 
 impl CallOutcome {
-    /// Every outcome.
-    pub const ALL: [CallOutcome; 6] = [
-        CallOutcome::Ok,
-        CallOutcome::Trap,
-        CallOutcome::Timeout,
-        CallOutcome::MemoryCap,
-        CallOutcome::HostDataCap,
-        CallOutcome::Overloaded,
-    ];
+    /// How many outcomes there are.
+    const COUNT: usize = 6;
+
+    /// The outcome's place among the [`Self::COUNT`] (a new outcome must be
+    /// given one here, and counted).
+    fn index(self) -> usize {
+        match self {
+            CallOutcome::Ok => 0,
+            CallOutcome::Trap => 1,
+            CallOutcome::Timeout => 2,
+            CallOutcome::MemoryCap => 3,
+            CallOutcome::HostDataCap => 4,
+            CallOutcome::Overloaded => 5,
+        }
+    }
 
     /// The `outcome` label.
     pub fn code(self) -> &'static str {
@@ -300,7 +306,7 @@ pub struct PluginMeters {
     plugin: std::sync::Arc<str>,
     /// [`PLUGIN_CALLS`] per outcome, made at its first use so that an outcome
     /// that never happened has no series.
-    calls: [OnceLock<Counter>; 6],
+    calls: [OnceLock<Counter>; CallOutcome::COUNT],
     duration: Histogram,
     memory: Histogram,
 }
@@ -323,11 +329,7 @@ impl PluginMeters {
 
     /// A call into the plugin ended.
     pub fn call(&self, outcome: CallOutcome, elapsed: Duration) {
-        let index = CallOutcome::ALL
-            .iter()
-            .position(|o| *o == outcome)
-            .unwrap_or(0);
-        self.calls[index]
+        self.calls[outcome.index()]
             .get_or_init(|| {
                 counter!(PLUGIN_CALLS, "plugin" => self.plugin.to_string(), "outcome" => outcome.code())
             })

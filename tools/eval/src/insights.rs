@@ -207,7 +207,8 @@ async fn mismatch(server: &Server, data: &Data) -> anyhow::Result<()> {
     let path = data.own("insights/mismatch.jsonl");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let (mut n, mut flagged, mut flagged_right, mut labelled, mut found) = (0, 0, 0, 0, 0);
+    let name = "real reviews (eval/insights)";
+    let mut tally = Mismatches::default();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let review: Value = serde_json::from_str(line)
             .map_err(|e| anyhow::anyhow!("{}: a line is not JSON: {e}", path.display()))?;
@@ -217,42 +218,59 @@ async fn mismatch(server: &Server, data: &Data) -> anyhow::Result<()> {
             "rating_scale_max": review["scale"],
             "language": review["language"],
         });
-        let (status, answer) = server.post(ROUTE, &body).await?;
-        if status != 200 {
-            score::note(format!(
-                "mismatch {}: answered {status}: {answer}",
-                review["id"]
-            ));
-            continue;
-        }
-        n += 1;
+        let id = review["id"].as_str().unwrap_or_default();
         let truth = review["mismatch"] == true;
+        tally.check(server, name, id, &body, truth).await?;
+    }
+    tally.report(name);
+    Ok(())
+}
+
+/// `rating_mismatch` flags counted against labels read by people.
+#[derive(Default)]
+struct Mismatches {
+    n: usize,
+    flagged: usize,
+    right: usize,
+    labelled: usize,
+}
+
+impl Mismatches {
+    /// Sends `body` and counts its flag against `truth`; a wrong flag, or an
+    /// answer other than 200, is noted under `name` with `id`.
+    async fn check(
+        &mut self,
+        server: &Server,
+        name: &str,
+        id: &str,
+        body: &Value,
+        truth: bool,
+    ) -> anyhow::Result<()> {
+        let (status, answer) = server.post(ROUTE, body).await?;
+        if status != 200 {
+            score::note(format!("{name}: {id} answered {status}: {answer}"));
+            return Ok(());
+        }
+        self.n += 1;
         let flag = answer["rating_mismatch"] == true;
-        labelled += usize::from(truth);
-        flagged += usize::from(flag);
-        flagged_right += usize::from(flag && truth);
-        found += usize::from(flag && truth);
+        self.labelled += usize::from(truth);
+        self.flagged += usize::from(flag);
+        self.right += usize::from(flag && truth);
         if flag != truth {
             score::note(format!(
-                "mismatch {}: labelled {truth}, flagged {flag} (score {})",
-                review["id"], answer["sentiment"]["score"]
+                "{name}: {id} labelled {truth}, flagged {flag} (score {})",
+                answer["sentiment"]["score"]
             ));
         }
+        Ok(())
     }
-    score::value("real reviews (eval/insights)", "reviews", n, n.to_string());
-    score::rate(
-        "real reviews (eval/insights)",
-        "rating_mismatch precision",
-        flagged_right,
-        flagged,
-    );
-    score::rate(
-        "real reviews (eval/insights)",
-        "rating_mismatch recall",
-        found,
-        labelled,
-    );
-    Ok(())
+
+    /// Records the reviews scored, the precision and the recall under `name`.
+    fn report(&self, name: &str) {
+        score::value(name, "reviews", self.n, self.n.to_string());
+        score::rate(name, "rating_mismatch precision", self.right, self.flagged);
+        score::rate(name, "rating_mismatch recall", self.right, self.labelled);
+    }
 }
 
 /// One third-party corpus, every text in file order with its label where it

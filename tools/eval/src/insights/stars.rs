@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::{mean_over_languages, report, score_set, Sample, Set, Tally, ROUTE};
+use super::{mean_over_languages, report, score_set, Mismatches, Sample, Set, Tally};
 use crate::data::{Data, ThirdParty};
 use crate::score;
 use crate::server::Server;
@@ -126,7 +126,7 @@ async fn mismatch(server: &Server, data: &Data, dir: &Path) -> anyhow::Result<()
         }
     }
     let name = "held out: MARC, labelled by reading";
-    let (mut n, mut flagged, mut right, mut labelled) = (0, 0, 0, 0);
+    let mut tally = Mismatches::default();
     for line in labels.lines().filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split('\t').collect();
         let [id, stars, label, ..] = fields[..] else {
@@ -145,26 +145,11 @@ async fn mismatch(server: &Server, data: &Data, dir: &Path) -> anyhow::Result<()
             "rating_scale_max": 5,
             "language": language,
         });
-        let (status, answer) = server.post(ROUTE, &body).await?;
-        if status != 200 {
-            score::note(format!("{name}: {id} answered {status}: {answer}"));
-            continue;
-        }
-        n += 1;
-        let truth = label == "true";
-        let flag = answer["rating_mismatch"] == true;
-        labelled += usize::from(truth);
-        flagged += usize::from(flag);
-        right += usize::from(flag && truth);
-        if flag != truth {
-            score::note(format!(
-                "{name}: {id} ({stars} stars) labelled {truth}, flagged {flag} (score {})",
-                answer["sentiment"]["score"]
-            ));
-        }
+        let shown = format!("{id} ({stars} stars)");
+        tally
+            .check(server, name, &shown, &body, label == "true")
+            .await?;
     }
-    score::value(name, "reviews", n, n.to_string());
-    score::rate(name, "rating_mismatch precision", right, flagged);
-    score::rate(name, "rating_mismatch recall", right, labelled);
+    tally.report(name);
     Ok(())
 }
