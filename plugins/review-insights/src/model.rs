@@ -1,61 +1,106 @@
-//! English sentiment from a trained linear model: logistic regression over
-//! the presence of word unigrams and bigrams, trained on public review and
-//! sentence corpora by `scripts/insights/train-sentiment.py`, which says
-//! what it was trained on and what was held out. The weights are
-//! `models/en.tsv`: the bias on a `#bias` line, then one feature and its
-//! weight per line.
+//! Sentiment from trained linear models, one per language that has one:
 //!
-//! [`tokens`] repeats the training script's tokenizer, so a text has the
-//! same features here as in training: lowercased ASCII words, `n't` split
-//! off its verb, and the words after a negation, up to the next
-//! punctuation, marked `NOT_`.
+//! - **English** (`models/en.tsv`): logistic regression over the presence of
+//!   word unigrams and bigrams, trained on public review and sentence corpora
+//!   by `scripts/insights/train-sentiment.py`, which says what it was trained
+//!   on and what was held out. [`tokens`] repeats that script's tokenizer, so
+//!   a text has the same features here as in training: lowercased ASCII
+//!   words, `n't` split off its verb, and the words after a negation, up to
+//!   the next punctuation, marked `NOT_`.
+//! - **Spanish** (`models/es.tsv`): the multinomial naive Bayes classifier
+//!   PyPI's `sentiment-analysis-spanish` ships (MIT), over the counts of
+//!   5,000 word n-grams of one to three words, which its authors trained on
+//!   star-rated Spanish reviews; `scripts/insights/spanish-model.py` writes
+//!   its log-odds per n-gram. [`ngram_tokens`] repeats scikit-learn's
+//!   tokenizer (lowercased runs of two or more word characters).
+//!
+//! Each table holds the bias on a `#bias` line, then one feature and its
+//! weight per line. A text's score is the logistic of its features' summed
+//! weights over the square root of their number, plus the bias, from -1 to
+//! 1: the sign is the model's, and a long text does not saturate the score.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use crate::lexicon::{rows, Fixed};
 
-const TABLE: &str = include_str!("../models/en.tsv");
-
-/// Words that open a negation's reach (besides any word ending in `n't`).
+/// Words that open a negation's reach in English (besides any word ending
+/// in `n't`).
 const NEGATIONS: [&str; 12] = [
     "not", "no", "never", "cannot", "nothing", "nobody", "none", "nor", "neither", "without",
     "hardly", "barely",
 ];
 
-/// The model: the bias and each feature's weight.
+/// A model: the bias and each feature's weight.
 pub struct Model {
     bias: f64,
     weights: HashMap<&'static str, f64, Fixed>,
 }
 
-static MODEL: OnceLock<Model> = OnceLock::new();
-
-fn model() -> &'static Model {
-    MODEL.get_or_init(|| {
-        let mut weights: HashMap<_, _, Fixed> = rows(TABLE).collect();
+impl Model {
+    fn parse(table: &'static str) -> Model {
+        let mut weights: HashMap<_, _, Fixed> = rows(table).collect();
         let bias = weights.remove("#bias").unwrap_or(0.0);
         Model { bias, weights }
-    })
+    }
+
+    /// The number of features the model knows.
+    pub fn features(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// The feature of the table equal to `text`, with its weight.
+    fn get(&self, text: &str) -> Option<(&'static str, f64)> {
+        self.weights.get_key_value(text).map(|(&k, &w)| (k, w))
+    }
+
+    /// The score of `sum`, the weights of `count` features, from -1 to 1
+    /// (twice the probability of positive, less one), or none for no feature.
+    fn squash(&self, sum: f64, count: usize) -> Option<f64> {
+        if count == 0 {
+            return None;
+        }
+        let logit = sum / (count as f64).sqrt() + self.bias;
+        let positive = 1.0 / (1.0 + (-logit).exp());
+        Some(2.0 * positive - 1.0)
+    }
+}
+
+static ENGLISH: OnceLock<Model> = OnceLock::new();
+static SPANISH: OnceLock<Model> = OnceLock::new();
+
+/// The English model.
+pub fn english() -> &'static Model {
+    ENGLISH.get_or_init(|| Model::parse(include_str!("../models/en.tsv")))
+}
+
+/// The Spanish model.
+pub fn spanish() -> &'static Model {
+    SPANISH.get_or_init(|| Model::parse(include_str!("../models/es.tsv")))
 }
 
 /// Parses the weights ahead of every call.
 pub fn prepare() {
-    model();
+    english();
+    spanish();
 }
 
-/// The number of features the model knows.
-pub fn features() -> usize {
-    model().weights.len()
+/// The model's score of `text` in the language `tag` from -1 to 1, or none
+/// when there is no model for it or no feature of the text is known.
+pub fn score(tag: &str, text: &str) -> Option<f64> {
+    match tag {
+        "en" => score_english(text),
+        "es" => score_spanish(text),
+        _ => None,
+    }
 }
 
-/// The model's score of `text` from -1 to 1 (twice the probability of
-/// positive, less one), or none when no feature of the text is known.
-pub fn score(text: &str) -> Option<f64> {
-    let model = model();
+/// The English model's score: each known unigram or bigram counts once (the
+/// model reads presence).
+fn score_english(text: &str) -> Option<f64> {
+    let model = english();
     let words = tokens(text);
-    // Each known feature counts once (the model reads presence), keyed by
-    // the table's own string.
+    // Keyed by the table's own string.
     let mut seen: HashSet<&'static str, Fixed> = HashSet::default();
     let mut sum = 0.0;
     let mut bigram = String::new();
@@ -64,22 +109,52 @@ pub fn score(text: &str) -> Option<f64> {
         bigram.push_str(&pair[0]);
         bigram.push(' ');
         bigram.push_str(&pair[1]);
-        model.weights.get_key_value(bigram.as_str())
+        model.get(&bigram)
     });
-    let unigrams = words
-        .iter()
-        .map(|w| model.weights.get_key_value(w.as_str()));
-    for (&feature, weight) in unigrams.chain(bigrams).flatten() {
+    let unigrams = words.iter().map(|w| model.get(w));
+    for (feature, weight) in unigrams.chain(bigrams).flatten() {
         if seen.insert(feature) {
             sum += weight;
         }
     }
-    if seen.is_empty() {
-        return None;
+    model.squash(sum, seen.len())
+}
+
+/// The Spanish model's score: every occurrence of a known n-gram of one to
+/// three words counts (the model reads counts).
+fn score_spanish(text: &str) -> Option<f64> {
+    let model = spanish();
+    let words = ngram_tokens(text);
+    let (mut sum, mut count) = (0.0, 0);
+    let mut gram = String::new();
+    for n in 1..=3 {
+        for run in words.windows(n) {
+            gram.clear();
+            for (i, word) in run.iter().enumerate() {
+                if i > 0 {
+                    gram.push(' ');
+                }
+                gram.push_str(word);
+            }
+            if let Some((_, weight)) = model.get(&gram) {
+                sum += weight;
+                count += 1;
+            }
+        }
     }
-    let logit = sum / (seen.len() as f64).sqrt() + model.bias;
-    let positive = 1.0 / (1.0 + (-logit).exp());
-    Some(2.0 * positive - 1.0)
+    model.squash(sum, count)
+}
+
+/// scikit-learn's default tokens of `text`: lowercased, then every run of
+/// two or more word characters (letters, digits, `_`), as its pattern
+/// `(?u)\b\w\w+\b` finds them.
+pub fn ngram_tokens(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|run| run.chars().nth(1).is_some())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The training script's tokens of `text`.
@@ -160,16 +235,56 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_read_whole() {
-        assert_eq!(features(), 30_000);
-        assert!(model().bias != 0.0);
+    fn the_tables_are_read_whole() {
+        assert_eq!(english().features(), 30_000);
+        assert!(english().bias != 0.0);
+        assert_eq!(spanish().features(), 5_000);
+        assert!(spanish().bias != 0.0);
     }
 
     #[test]
     fn clear_texts_score_their_way() {
-        assert!(score("Great phone, works perfectly. Highly recommend it.").unwrap() > 0.5);
-        assert!(score("Broke after two days. Waste of money, do not buy.").unwrap() < -0.5);
-        assert!(score("not good").unwrap() < 0.0);
-        assert_eq!(score("zzzz qqqq"), None);
+        let en = |text| score("en", text);
+        assert!(en("Great phone, works perfectly. Highly recommend it.").unwrap() > 0.5);
+        assert!(en("Broke after two days. Waste of money, do not buy.").unwrap() < -0.5);
+        assert!(en("not good").unwrap() < 0.0);
+        assert_eq!(en("zzzz qqqq"), None);
+        let es = |text| score("es", text);
+        assert!(es("Excelente producto, muy recomendable. Llegó rápido.").unwrap() > 0.5);
+        assert!(es("Pésima calidad, se rompió al segundo día. No lo compren.").unwrap() < -0.5);
+        assert_eq!(es("zzzz qqqq"), None);
+        assert_eq!(score("de", "Sehr gut"), None);
+    }
+
+    #[test]
+    fn ngram_tokens_follow_scikit_learn() {
+        // What CountVectorizer().build_analyzer() gives for unigrams.
+        assert_eq!(
+            ngram_tokens("¡Muy BUENO! Llegó a tiempo, 10/10 y_ya"),
+            ["muy", "bueno", "llegó", "tiempo", "10", "10", "y_ya"]
+        );
+    }
+
+    #[test]
+    fn the_spanish_model_counts_as_scikit_learn_does() {
+        // The package's vectorizer and classifier, in Python, give this text
+        // 38 n-gram occurrences whose log-odds sum to 39.9605: a score of
+        // 0.99692 by the scaling above.
+        let text = "El hotel estaba muy limpio y el personal fue amable, pero el \
+                    desayuno era caro y la habitación muy pequeña.";
+        let found = score("es", text).unwrap();
+        assert!((found - 0.99692).abs() < 1e-3, "{found}");
+    }
+
+    #[test]
+    fn a_spanish_bigram_weighs_on_top_of_its_words() {
+        // "peor hotel" is one of the table's bigrams: it weighs on top of
+        // its words.
+        let (bigram, _) = spanish().get("peor hotel").unwrap();
+        assert_eq!(bigram, "peor hotel");
+        let words = spanish().get("peor").unwrap().1 + spanish().get("hotel").unwrap().1;
+        let both = spanish().get("peor hotel").unwrap().1 + words;
+        let expected = spanish().squash(both, 3).unwrap();
+        assert_eq!(score("es", "peor hotel"), Some(expected));
     }
 }

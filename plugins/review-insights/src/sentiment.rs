@@ -2,8 +2,9 @@
 //! the trained model of [`model`] and VADER (the reference rule set and
 //! lexicon, `vader-parity`); the mean was chosen over either alone on
 //! sentences the evaluation does not use (`scripts/insights/train-sentiment.py
-//! --validate`). In Chinese and Japanese, the lexicon scorer of [`cjk`];
-//! elsewhere, that of [`lexicon`]. Every score
+//! --validate`). In Spanish, in the same way, the mean of the trained model
+//! of [`model`] and the lexicon scorer of [`lexicon`]. In Chinese and
+//! Japanese, the lexicon scorer of [`cjk`]; elsewhere, that of [`lexicon`]. Every score
 //! runs from -1 to 1; the label follows VADER's published thresholds (±0.05).
 
 use std::sync::OnceLock;
@@ -82,9 +83,16 @@ pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
     let score = match tag {
         "en" => {
             let vader = vader().polarity_scores(text).compound;
-            match model::score(text) {
+            match model::score("en", text) {
                 Some(model) => (model + vader) / 2.0,
                 None => vader,
+            }
+        }
+        "es" => {
+            let lexicon = lexicon::compound("es", text)?;
+            match model::score("es", text) {
+                Some(model) => (model + lexicon) / 2.0,
+                None => lexicon,
             }
         }
         other if cjk::supports(other) => cjk::compound(other, text)?,
