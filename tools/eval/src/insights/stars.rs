@@ -53,7 +53,20 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
     }
     report("held out: every set", &all);
     mean_over_languages("held out: every language", tallies.iter());
-    mismatch(server, data, &dir).await?;
+    // The first selection was read while the mismatch rule was changed; the
+    // second was labelled after that, before the changed rule ran on it.
+    for (labels, name) in [
+        (
+            "insights/mismatch-marc.tsv",
+            "held out: MARC, labelled by reading",
+        ),
+        (
+            "insights/mismatch-marc-2.tsv",
+            "held out: MARC second selection, labelled by reading",
+        ),
+    ] {
+        mismatch(server, data, &dir, labels, name).await?;
+    }
     Ok(())
 }
 
@@ -106,15 +119,21 @@ fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
     Ok(sets)
 }
 
-/// `rating_mismatch` on `eval/insights/mismatch-marc.tsv`: reviews of these
-/// sets labelled by reading, by id (their texts are read from `dir`), each
-/// sent with its stars and its set's language.
-async fn mismatch(server: &Server, data: &Data, dir: &Path) -> anyhow::Result<()> {
-    let labels_path = data.own("insights/mismatch-marc.tsv");
+/// `rating_mismatch` on `labels` (under `eval/`): reviews of these sets
+/// labelled by reading, by id (their texts are read from `dir`), each sent
+/// with its stars and its set's language, scored as `name`.
+async fn mismatch(
+    server: &Server,
+    data: &Data,
+    dir: &Path,
+    labels: &str,
+    name: &str,
+) -> anyhow::Result<()> {
+    let labels_path = data.own(labels);
     let labels = std::fs::read_to_string(&labels_path)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", labels_path.display()))?;
     let mut texts: HashMap<String, String> = HashMap::new();
-    for language in ["en", "de"] {
+    for language in ["en", "de", "fr", "es"] {
         let path = dir.join(format!("{language}.jsonl"));
         let text = std::fs::read_to_string(&path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
@@ -125,7 +144,6 @@ async fn mismatch(server: &Server, data: &Data, dir: &Path) -> anyhow::Result<()
             }
         }
     }
-    let name = "held out: MARC, labelled by reading";
     let mut tally = Mismatches::default();
     for line in labels.lines().filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split('\t').collect();
