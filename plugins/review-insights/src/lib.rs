@@ -1,8 +1,7 @@
 //! review-insights: what one review's text says, offline. Its language (the
 //! detector the record uses), its sentiment in that language (a trained
 //! model with VADER in English, lexicons elsewhere), whether that sentiment
-//! contradicts the reviewer's stars (the whole text clearly against them and
-//! no sentence for them), and its key phrases (YAKE). Every table
+//! contradicts the reviewer's stars, and its key phrases (YAKE). Every table
 //! is built into the component; the model, the lexicons, VADER's tables, the
 //! stop words and the tokenizer's patterns are built once, before the first
 //! call (`prepare`).
@@ -134,10 +133,8 @@ pub fn insights(input: &Input) -> Result<Insights, String> {
         }
         found
     });
-    let rating_mismatch = match (input.review_rating, &sentiment, tag.as_deref()) {
-        (Some(rating), Some(found), Some(tag)) => Some(
-            mismatch(rating, scale, found.score) && !any_sentence_agrees(tag, text, rating / scale),
-        ),
+    let rating_mismatch = match (input.review_rating, &sentiment) {
+        (Some(rating), Some(found)) => Some(mismatch(rating, scale, found.score)),
         _ => None,
     };
     let keywords = match tag.as_deref() {
@@ -162,26 +159,6 @@ pub fn insights(input: &Input) -> Result<Insights, String> {
         keywords,
         notices,
     })
-}
-
-/// Whether any sentence of `text` (in the language `tag`) leans the way
-/// stars at `share` of their scale do: negative (at the label's threshold)
-/// under 2 of 5 stars or fewer, positive over 4 or more. A review the whole
-/// of which reads against its stars but with such a sentence is mixed, not a
-/// contradiction: one star for praise followed by the defect that ended it,
-/// or five for praise with one complaint.
-fn any_sentence_agrees(tag: &str, text: &str, share: f64) -> bool {
-    let agrees = |score: f64| {
-        if share * 5.0 <= 2.0 {
-            score <= -sentiment::THRESHOLD
-        } else {
-            score >= sentiment::THRESHOLD
-        }
-    };
-    gleaner_text::segment::sentence_spans(text)
-        .into_iter()
-        .filter_map(|span| sentiment::score(tag, &text[span]))
-        .any(|found| agrees(found.score))
 }
 
 /// Whether a sentiment `score` clearly contradicts `rating` stars of

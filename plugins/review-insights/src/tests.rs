@@ -38,27 +38,6 @@ fn five_stars_on_a_clearly_negative_text_is_a_mismatch() {
 }
 
 #[test]
-fn a_sentence_for_the_stars_makes_a_review_mixed_not_a_mismatch() {
-    let praise = "I love it. Works perfectly and looks wonderful, great value!";
-    let one_star = |text: &str| {
-        insights(&Input {
-            review_rating: Some(1.0),
-            language: Some("en".into()),
-            ..input(text)
-        })
-        .unwrap()
-    };
-    let found = one_star(praise);
-    assert!(found.sentiment.unwrap().score >= CLEAR_SCORE);
-    assert_eq!(found.rating_mismatch, Some(true));
-    // The same praise, then the defect the star is for.
-    let mixed = format!("{praise} It broke after a week and the seller never answered.");
-    let found = one_star(&mixed);
-    assert!(found.sentiment.unwrap().score >= CLEAR_SCORE, "{found:?}");
-    assert_eq!(found.rating_mismatch, Some(false));
-}
-
-#[test]
 fn a_rating_is_read_on_its_scale() {
     assert!(mismatch(2.0, 10.0, 0.9)); // 1 of 5
     assert!(!mismatch(8.0, 10.0, 0.9)); // 4 of 5, positive text
