@@ -4,8 +4,9 @@
 //! sentences the evaluation does not use (`scripts/insights/train-sentiment.py
 //! --validate`). In Spanish, in the same way, the mean of the trained model
 //! of [`model`] and the lexicon scorer of [`lexicon`]. In Chinese and
-//! Japanese, the lexicon scorer of [`cjk`]; elsewhere, that of [`lexicon`]. Every score
-//! runs from -1 to 1; the label follows VADER's published thresholds (±0.05).
+//! Japanese, the lexicon scorer of [`cjk`]; elsewhere, that of [`lexicon`].
+//! Every score runs from -1 to 1; the label follows VADER's published
+//! thresholds (±0.05).
 
 use std::sync::OnceLock;
 
@@ -80,23 +81,15 @@ pub fn prepare() {
 /// The sentiment of `text` in the language `tag` (a primary tag), or none
 /// for a language without a model here.
 pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
-    let score = match tag {
-        "en" => {
-            let vader = vader().polarity_scores(text).compound;
-            match model::score("en", text) {
-                Some(model) => (model + vader) / 2.0,
-                None => vader,
-            }
-        }
-        "es" => {
-            let lexicon = lexicon::compound("es", text)?;
-            match model::score("es", text) {
-                Some(model) => (model + lexicon) / 2.0,
-                None => lexicon,
-            }
-        }
+    let rules = match tag {
+        "en" => vader().polarity_scores(text).compound,
         other if cjk::supports(other) => cjk::compound(other, text)?,
         other => lexicon::compound(other, text)?,
+    };
+    // Where a trained model knows a feature of the text, the mean of the two.
+    let score = match model::score(tag, text) {
+        Some(model) => (model + rules) / 2.0,
+        None => rules,
     };
     Some(Sentiment::of(score))
 }

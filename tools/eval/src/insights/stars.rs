@@ -53,8 +53,9 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
     }
     report("held out: every set", &all);
     mean_over_languages("held out: every language", tallies.iter());
-    // The first selection was read while the mismatch rule was changed; the
-    // second was labelled after that, before the changed rule ran on it.
+    // The first selection was read for changes to the mismatch rule; the
+    // second was labelled after that, and read only for the figures.
+    let texts = texts_by_id(&dir)?;
     for (labels, name) in [
         (
             "insights/mismatch-marc.tsv",
@@ -65,7 +66,7 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
             "held out: MARC second selection, labelled by reading",
         ),
     ] {
-        mismatch(server, data, &dir, labels, name).await?;
+        mismatch(server, data, &texts, &dir, labels, name).await?;
     }
     Ok(())
 }
@@ -119,20 +120,10 @@ fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
     Ok(sets)
 }
 
-/// `rating_mismatch` on `labels` (under `eval/`): reviews of these sets
-/// labelled by reading, by id (their texts are read from `dir`), each sent
-/// with its stars and its set's language, scored as `name`.
-async fn mismatch(
-    server: &Server,
-    data: &Data,
-    dir: &Path,
-    labels: &str,
-    name: &str,
-) -> anyhow::Result<()> {
-    let labels_path = data.own(labels);
-    let labels = std::fs::read_to_string(&labels_path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", labels_path.display()))?;
-    let mut texts: HashMap<String, String> = HashMap::new();
+/// The texts of the languages the mismatch labels cover, by id, as read
+/// from `dir`.
+fn texts_by_id(dir: &Path) -> anyhow::Result<HashMap<String, String>> {
+    let mut texts = HashMap::new();
     for language in ["en", "de", "fr", "es"] {
         let path = dir.join(format!("{language}.jsonl"));
         let text = std::fs::read_to_string(&path)
@@ -144,6 +135,23 @@ async fn mismatch(
             }
         }
     }
+    Ok(texts)
+}
+
+/// `rating_mismatch` on `labels` (under `eval/`): reviews of these sets
+/// labelled by reading, by id (`texts`, read from `dir`), each sent with its
+/// stars and its set's language, scored as `name`.
+async fn mismatch(
+    server: &Server,
+    data: &Data,
+    texts: &HashMap<String, String>,
+    dir: &Path,
+    labels: &str,
+    name: &str,
+) -> anyhow::Result<()> {
+    let labels_path = data.own(labels);
+    let labels = std::fs::read_to_string(&labels_path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", labels_path.display()))?;
     let mut tally = Mismatches::default();
     for line in labels.lines().filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split('\t').collect();
