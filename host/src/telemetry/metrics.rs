@@ -10,11 +10,12 @@
 //! is a no-op, so the command-line tools that share this code record nothing.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use metrics::{counter, gauge, histogram, Counter, Gauge, Histogram, Unit};
-use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use super::prometheus::Recorder;
 
 /// Requests to plugin routes, by `route`, `plugin` and `status`.
 pub const REQUESTS: &str = "gleaner_requests_total";
@@ -129,30 +130,26 @@ pub enum MetricsError {
     Unavailable(String),
 }
 
-static RECORDER: OnceLock<Result<PrometheusHandle, MetricsError>> = OnceLock::new();
+static RECORDER: OnceLock<Result<Arc<Recorder>, MetricsError>> = OnceLock::new();
 
-/// Installs the process-wide Prometheus recorder, once; later calls return the
-/// same handle. Nothing is recorded before the first call.
-pub fn install() -> Result<&'static PrometheusHandle, MetricsError> {
+/// Installs the process-wide recorder, once; later calls return the same one.
+/// Nothing is recorded before the first call.
+pub fn install() -> Result<&'static Recorder, MetricsError> {
     RECORDER
         .get_or_init(build_and_install)
         .as_ref()
+        .map(|r| &**r)
         .map_err(Clone::clone)
 }
 
-fn build_and_install() -> Result<PrometheusHandle, MetricsError> {
-    let builder = [
+fn build_and_install() -> Result<Arc<Recorder>, MetricsError> {
+    let recorder = Arc::new(Recorder::new(&[
         (REQUEST_DURATION, REQUEST_BUCKETS),
         (UPSTREAM_DURATION, REQUEST_BUCKETS),
         (PLUGIN_CALL_DURATION, CALL_BUCKETS),
         (PLUGIN_MEMORY, MEMORY_BUCKETS),
-    ]
-    .into_iter()
-    .try_fold(PrometheusBuilder::new(), |builder, (name, buckets)| {
-        builder.set_buckets_for_metric(Matcher::Full(name.to_owned()), buckets)
-    })
-    .map_err(|e| MetricsError::Unavailable(e.to_string()))?;
-    let handle = builder.install_recorder().map_err(|e| {
+    ]));
+    metrics::set_global_recorder(recorder.clone()).map_err(|e| {
         tracing::warn!(error = %e, "metrics recorder not installed; GET /metrics will answer 503");
         MetricsError::Unavailable(e.to_string())
     })?;
@@ -163,24 +160,12 @@ fn build_and_install() -> Result<PrometheusHandle, MetricsError> {
             Kind::Histogram => metrics::describe_histogram!(name, unit, help),
         }
     }
-    // Histogram samples wait in buffers until upkeep folds them into buckets;
-    // without it they would grow between scrapes.
-    let upkeep = handle.clone();
-    let spawned = std::thread::Builder::new()
-        .name("metrics-upkeep".into())
-        .spawn(move || loop {
-            std::thread::sleep(Duration::from_secs(5));
-            upkeep.run_upkeep();
-        });
-    if let Err(e) = spawned {
-        tracing::warn!(error = %e, "no metrics upkeep thread; histogram samples are folded in at each scrape");
-    }
-    Ok(handle)
+    Ok(recorder)
 }
 
 /// The metrics in Prometheus text format.
 pub fn render() -> Result<String, MetricsError> {
-    install().map(PrometheusHandle::render)
+    install().map(Recorder::render)
 }
 
 /// A request to a plugin route was answered.
