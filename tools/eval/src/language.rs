@@ -28,7 +28,8 @@ const DDTP: ThirdParty = ThirdParty {
 pub fn run(data: &Data) -> anyhow::Result<()> {
     score::section(
         "Review language (record `language`)",
-        "whatlang's detector as the server runs it, on DDTP's held-out paragraphs \
+        "The detector as the server runs it (whatlang; whichlang where whatlang is unsure), \
+         on DDTP's held-out paragraphs \
          (`full`) and their first sentences cut to 80 characters (`short`): the share \
          placed in the right language.",
     );
