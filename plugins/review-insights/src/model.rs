@@ -136,39 +136,39 @@ fn score_english(text: &str) -> Option<f64> {
 /// The Spanish model's score: every occurrence of a known n-gram of one to
 /// three words counts (the model reads counts).
 fn score_spanish(text: &str) -> Option<f64> {
-    let model = spanish();
-    let words = ngram_tokens(text);
-    let (mut sum, mut count) = (0.0, 0);
-    let mut gram = String::new();
-    for n in 1..=3 {
-        for run in words.windows(n) {
-            gram.clear();
-            for (i, word) in run.iter().enumerate() {
-                if i > 0 {
-                    gram.push(' ');
-                }
-                gram.push_str(word);
+    counted(spanish(), &ngram_tokens(text), 3, |gram, run| {
+        for (i, word) in run.iter().enumerate() {
+            if i > 0 {
+                gram.push(' ');
             }
-            if let Some((_, weight)) = model.get(&gram) {
-                sum += weight;
-                count += 1;
-            }
+            gram.push_str(word);
         }
-    }
-    model.squash(sum, count)
+    })
 }
 
 /// The Chinese model's score: every occurrence of a known character
 /// unigram or bigram counts (the model reads counts).
 fn score_chinese(text: &str) -> Option<f64> {
-    let model = chinese();
-    let chars = char_grams(text);
+    counted(chinese(), &char_grams(text), 2, |gram, run| {
+        gram.extend(run)
+    })
+}
+
+/// `model`'s score of every occurrence of a known n-gram of one to
+/// `longest` of `items`, each n-gram written as the table writes it by
+/// `write`.
+fn counted<T>(
+    model: &Model,
+    items: &[T],
+    longest: usize,
+    write: impl Fn(&mut String, &[T]),
+) -> Option<f64> {
     let (mut sum, mut count) = (0.0, 0);
     let mut gram = String::new();
-    for n in 1..=2 {
-        for run in chars.windows(n) {
+    for n in 1..=longest {
+        for run in items.windows(n) {
             gram.clear();
-            gram.extend(run);
+            write(&mut gram, run);
             if let Some((_, weight)) = model.get(&gram) {
                 sum += weight;
                 count += 1;
