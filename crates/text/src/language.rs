@@ -65,14 +65,16 @@ pub fn detect_with_confidence(text: &str) -> Option<Detected> {
         });
     }
     let again = common().detect(text).unwrap_or(info);
-    let tag = tag_of(again.lang().code());
-    let tag = match whichlang::LANGUAGES
+    // Both name languages by their ISO 639-3 codes.
+    let code = again.lang().code();
+    let code = match whichlang::LANGUAGES
         .iter()
-        .any(|l| tag_of(l.three_letter_code()) == tag)
+        .any(|l| l.three_letter_code() == code)
     {
-        true => tag_of(whichlang::detect_language(text).three_letter_code()),
-        false => tag,
+        true => whichlang::detect_language(text).three_letter_code(),
+        false => code,
     };
+    let tag = tag_of(code);
     Some(Detected {
         tag: tag.to_owned(),
         confidence: again.confidence(),

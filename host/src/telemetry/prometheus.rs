@@ -109,19 +109,11 @@ impl Recorder {
         let mut families: BTreeMap<String, Family> = BTreeMap::new();
         self.registry.visit_counters(|key, counter| {
             let value = counter.load(Ordering::Relaxed).to_string();
-            let labels = labels(key);
-            family(&mut families, key, "counter").series.insert(
-                labels.clone(),
-                vec![series(key.name(), "", &labels, None, &value)],
-            );
+            single(&mut families, key, "counter", &value);
         });
         self.registry.visit_gauges(|key, gauge| {
             let value = number(f64::from_bits(gauge.load(Ordering::Relaxed)));
-            let labels = labels(key);
-            family(&mut families, key, "gauge").series.insert(
-                labels.clone(),
-                vec![series(key.name(), "", &labels, None, &value)],
-            );
+            single(&mut families, key, "gauge", &value);
         });
         self.registry.visit_histograms(|key, histogram| {
             let labels = labels(key);
@@ -159,8 +151,7 @@ impl Recorder {
         let mut out = String::new();
         for (name, family) in families {
             if let Some(text) = help.get(&name) {
-                let text = text.replace('\\', "\\\\").replace('\n', "\\n");
-                let _ = writeln!(out, "# HELP {name} {text}");
+                let _ = writeln!(out, "# HELP {name} {}", escape(text, false));
             }
             let _ = writeln!(out, "# TYPE {name} {}", family.kind);
             for line in family.series.into_values().flatten() {
@@ -192,6 +183,24 @@ fn family<'a>(
         })
 }
 
+/// Adds `key`'s one-line series (a counter or a gauge) of `value`.
+fn single(families: &mut BTreeMap<String, Family>, key: &Key, kind: &'static str, value: &str) {
+    let labels = labels(key);
+    let line = series(key.name(), "", &labels, None, value);
+    family(families, key, kind)
+        .series
+        .insert(labels, vec![line]);
+}
+
+/// `text` with `\`, line feeds and, in a label value, `"` escaped.
+fn escape(text: &str, quotes: bool) -> String {
+    let text = text.replace('\\', "\\\\").replace('\n', "\\n");
+    match quotes {
+        true => text.replace('"', "\\\""),
+        false => text,
+    }
+}
+
 /// A key's labels as `k="v",…`, values escaped, in the order they were given.
 fn labels(key: &Key) -> String {
     let mut out = String::new();
@@ -199,12 +208,7 @@ fn labels(key: &Key) -> String {
         if !out.is_empty() {
             out.push(',');
         }
-        let value = label
-            .value()
-            .replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n");
-        let _ = write!(out, "{}=\"{value}\"", label.key());
+        let _ = write!(out, "{}=\"{}\"", label.key(), escape(label.value(), true));
     }
     out
 }

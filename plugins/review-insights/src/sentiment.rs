@@ -2,11 +2,11 @@
 //! the trained model of [`model`] and VADER (the reference rule set and
 //! lexicon, `vader-parity`); the mean was chosen over either alone on
 //! sentences the evaluation does not use (`scripts/insights/train-sentiment.py
-//! --validate`). In Spanish, in the same way, the mean of the trained model
-//! of [`model`] and the lexicon scorer of [`lexicon`]. In Chinese and
-//! Japanese, the lexicon scorer of [`cjk`]; elsewhere, that of [`lexicon`].
-//! Every score runs from -1 to 1; the label follows VADER's published
-//! thresholds (±0.05).
+//! --validate`). In Spanish and Chinese, in the same way, the mean of the
+//! trained model of [`model`] and the lexicon scorer ([`lexicon`]; for
+//! Chinese, [`cjk`]). In Japanese, the lexicon scorer of [`cjk`]; elsewhere,
+//! that of [`lexicon`]. Every score runs from -1 to 1; the label follows
+//! VADER's published thresholds (±0.05).
 
 use std::sync::OnceLock;
 
