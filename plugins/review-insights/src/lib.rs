@@ -7,6 +7,7 @@
 //! call (`prepare`).
 
 pub mod cjk;
+pub mod japanese;
 pub mod keywords;
 pub mod lexicon;
 pub mod model;

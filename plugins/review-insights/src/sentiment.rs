@@ -4,8 +4,11 @@
 //! sentences the evaluation does not use (`scripts/insights/train-sentiment.py
 //! --validate`). In Spanish and Chinese, in the same way, the mean of the
 //! trained model of [`model`] and the lexicon scorer ([`lexicon`]; for
-//! Chinese, [`cjk`]). In Japanese, the lexicon scorer of [`cjk`]; elsewhere,
-//! that of [`lexicon`]. Every score runs from -1 to 1; the label follows
+//! Chinese, [`cjk`]). In Japanese, the model alone: on MARC reviews the
+//! evaluation does not score, it placed 74.3% right, the mean with the
+//! lexicon of [`cjk`] 73.0% and the lexicon alone 61.1%. A text none of
+//! whose features a model knows gets the lexicon's score; elsewhere, the
+//! lexicon scorer of [`lexicon`] alone. Every score runs from -1 to 1; the label follows
 //! VADER's published thresholds (±0.05).
 
 use std::sync::OnceLock;
@@ -86,8 +89,10 @@ pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
         other if cjk::supports(other) => cjk::compound(other, text)?,
         other => lexicon::compound(other, text)?,
     };
-    // Where a trained model knows a feature of the text, the mean of the two.
+    // Where a trained model knows a feature of the text, the mean of the two;
+    // in Japanese, the model alone (see the module documentation).
     let score = match model::score(tag, text) {
+        Some(model) if tag == "ja" => model,
         Some(model) => (model + rules) / 2.0,
         None => rules,
     };
