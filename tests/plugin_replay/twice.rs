@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use gleaner::record::fingerprint;
 use serde_json::Value;
 
-use super::{has_har, plugins_with_cases, serve};
+use super::{every_plugin_with_cases, has_har, serve};
 
 /// The reviews of an answer, by id.
 fn by_id(answer: &Value) -> BTreeMap<String, Value> {
@@ -87,7 +87,7 @@ review_sources!(twice);
 
 #[test]
 fn every_source_is_fetched_twice() {
-    let mut sources: Vec<String> = plugins_with_cases()
+    let mut sources: Vec<String> = every_plugin_with_cases()
         .into_iter()
         .filter(|(name, _)| !name.starts_with("test-"))
         .filter(|(name, _)| {

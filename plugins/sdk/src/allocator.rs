@@ -54,6 +54,24 @@ impl Allocator {
     }
 }
 
+impl Allocator {
+    /// Forgets every freed small block and the chunk being cut, so that the
+    /// blocks of later calls come from chunks of their own. Called when a
+    /// plugin's preparation ends: the memory it leaves is the image every
+    /// instance starts from, and blocks it freed lie scattered across that
+    /// image. A call that reused them would write to pages all over it, and
+    /// wasmtime resets only so many separate runs of written pages in place
+    /// (32), handing the rest back to the kernel to be faulted in again by
+    /// the next call. The forgotten blocks stay in the image, untouched.
+    pub fn start_afresh(&self) {
+        // SAFETY: one thread (see `Sync`), and nothing here allocates.
+        let state = unsafe { &mut *self.state.get() };
+        state.free = [None; CLASSES];
+        state.next = ptr::null_mut();
+        state.end = ptr::null_mut();
+    }
+}
+
 impl Default for Allocator {
     fn default() -> Allocator {
         Allocator::new()
@@ -219,6 +237,27 @@ mod tests {
             a.dealloc(moved, big);
             a.dealloc(x, small);
             a.dealloc(z, small);
+        }
+    }
+
+    #[test]
+    fn starting_afresh_reuses_no_earlier_block() {
+        let a = Allocator::new();
+        let layout = Layout::from_size_align(32, 8).unwrap();
+        unsafe {
+            let before = a.alloc(layout);
+            let last = a.alloc(layout);
+            a.dealloc(before, layout);
+            a.start_afresh();
+            let after = a.alloc(layout);
+            assert_ne!(after, before, "a block freed before is forgotten");
+            assert_ne!(
+                after as usize,
+                last as usize + 32,
+                "the chunk being cut is left"
+            );
+            a.dealloc(after, layout);
+            a.dealloc(last, layout);
         }
     }
 

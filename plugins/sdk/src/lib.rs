@@ -88,17 +88,28 @@ macro_rules! export_source {
     };
 }
 
-/// The `gleaner-prepare` export of a prepared world, calling `$prepare`.
+/// The `gleaner-prepare` export of a prepared world, calling `$prepare` and
+/// then [`after_preparation`].
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __export_prepare {
     ($prepare:expr) => {
         impl Guest for Exported {
             fn gleaner_prepare() {
-                ($prepare)()
+                ($prepare)();
+                $crate::after_preparation();
             }
         }
     };
+}
+
+/// What every prepared plugin does when its preparation ends: calls start
+/// their small blocks in chunks of their own (see
+/// [`allocator::Allocator::start_afresh`]).
+#[doc(hidden)]
+pub fn after_preparation() {
+    #[cfg(target_arch = "wasm32")]
+    ALLOCATOR.start_afresh();
 }
 
 /// [`export_source!`]'s exports, the same in both worlds.
