@@ -51,6 +51,11 @@ pub fn config(pooling: bool) -> Config {
     config.wasm_component_model(true);
     config.epoch_interruption(true);
     config.max_wasm_stack(1024 * 1024);
+    // For profiling plugins with `perf` (docs/testing.md#benchmarks):
+    // wasmtime writes /tmp/perf-<pid>.map naming each compiled function.
+    if std::env::var_os("GLEANER_PERF_MAP").is_some() {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     if pooling {
         // Slots for every request the server admits at once (256 by default)
         // times the pages one fetch may have in flight ahead (a source's
