@@ -64,6 +64,7 @@ struct Source {
     contrasts: &'static [&'static str],
 }
 
+/// The French function words, shared by both French lexicons.
 const FRENCH_NEGATIONS: &[&str] = &[
     "ne", "n", "pas", "jamais", "rien", "aucun", "aucune", "sans", "ni", "guère",
 ];
