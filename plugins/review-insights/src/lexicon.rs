@@ -224,14 +224,6 @@ pub fn prepare() {
     lexicons();
 }
 
-/// The first lexicon of a language (a primary tag), if one ships here.
-pub fn lexicon(tag: &str) -> Option<&'static Lexicon> {
-    lexicons()
-        .iter()
-        .find(|(t, _)| *t == tag)
-        .map(|(_, lexicon)| lexicon)
-}
-
 /// The normalised sentiment of `text` in `tag`'s lexicons, from -1 to 1 (the
 /// mean of their scores where a language has two); none for a language
 /// without one.

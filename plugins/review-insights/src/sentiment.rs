@@ -7,9 +7,9 @@
 //! Chinese, [`cjk`]). In Japanese, the model alone: on MARC reviews the
 //! evaluation does not score, it placed 74.3% right, the mean with the
 //! lexicon of [`cjk`] 73.0% and the lexicon alone 61.1%. A text none of
-//! whose features a model knows gets the lexicon's score; elsewhere, the
-//! lexicon scorer of [`lexicon`] alone. Every score runs from -1 to 1; the label follows
-//! VADER's published thresholds (±0.05).
+//! whose features a model knows gets the lexicon's score alone, and so does
+//! every language without a model. Every score runs from -1 to 1; the label
+//! follows VADER's published thresholds (±0.05).
 
 use std::sync::OnceLock;
 
@@ -81,20 +81,25 @@ pub fn prepare() {
     vader();
 }
 
+/// The languages scored by their trained model alone wherever it knows a
+/// feature of the text (see the module documentation).
+const MODEL_ALONE: [&str; 1] = ["ja"];
+
 /// The sentiment of `text` in the language `tag` (a primary tag), or none
 /// for a language without a model here.
 pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
-    let rules = match tag {
-        "en" => vader().polarity_scores(text).compound,
-        other if cjk::supports(other) => cjk::compound(other, text)?,
-        other => lexicon::compound(other, text)?,
+    let rules = || match tag {
+        "en" => Some(vader().polarity_scores(text).compound),
+        other if cjk::supports(other) => cjk::compound(other, text),
+        other => lexicon::compound(other, text),
     };
     // Where a trained model knows a feature of the text, the mean of the two;
-    // in Japanese, the model alone (see the module documentation).
+    // in the languages of MODEL_ALONE, the model alone, so the rules are not
+    // run.
     let score = match model::score(tag, text) {
-        Some(model) if tag == "ja" => model,
-        Some(model) => (model + rules) / 2.0,
-        None => rules,
+        Some(model) if MODEL_ALONE.contains(&tag) => model,
+        Some(model) => (model + rules()?) / 2.0,
+        None => rules()?,
     };
     Some(Sentiment::of(score))
 }
