@@ -260,11 +260,12 @@ fn join_abbreviations(spans: &[&str]) -> Vec<String> {
 }
 
 /// Whether `span` matches [`ABBREVIATIONS`]. Every match of it but the
-/// whole-span ones (`^\S`, `^\d+`) ends the span and is under 24 characters
-/// long, with at most 3 characters of look-behind before it; so a span whose
-/// last [`ABBREVIATION_TAIL`] characters do not match does not match, and a
-/// long span is tried on its tail first (the whole-span alternatives match a
-/// tail whenever they match the span).
+/// whole-span ones (`^\S`, `^\d+`) ends the span and is at most 16
+/// characters long ("Professor A.-B"), with at most 3 characters of
+/// look-behind before it; so a span whose tail of [`ABBREVIATION_TAIL`] + 1
+/// characters does not match does not match, and a long span is tried on its
+/// tail first (the whole-span alternatives match a tail whenever they match
+/// the span).
 fn ends_in_abbreviation(span: &str) -> bool {
     if let Some((start, _)) = span.char_indices().rev().nth(ABBREVIATION_TAIL) {
         if !ABBREVIATIONS.is_match(&span[start..]).unwrap() {
@@ -274,9 +275,10 @@ fn ends_in_abbreviation(span: &str) -> bool {
     ABBREVIATIONS.is_match(span).unwrap()
 }
 
-/// How many characters at the end of a span [`ends_in_abbreviation`] tries
-/// first: twice what a match and its look-behind can span.
-const ABBREVIATION_TAIL: usize = 48;
+/// How many characters, less one, at the end of a span
+/// [`ends_in_abbreviation`] tries first: more than a match and its
+/// look-behind can span (19).
+const ABBREVIATION_TAIL: usize = 23;
 
 /// Check if the span ends with an unclosed ASCII `bracket`.
 fn is_open(span: &str, brackets: (char, char)) -> bool {
@@ -357,6 +359,38 @@ fn is_not_open(span: &str, brackets: (char, char)) -> bool {
     }
 
     nesting > 0
+}
+
+#[cfg(test)]
+mod tail_check {
+    use super::*;
+
+    /// `ends_in_abbreviation` answers as `ABBREVIATIONS` itself, on spans that
+    /// end in every kind of match and near-match after fillers of every length.
+    #[test]
+    fn the_tail_check_answers_as_the_pattern() {
+        let endings = [
+            "approx", "Of approx", "12 vs", "cf", "e.g", "eg", "i.e", "Ie", "f.e", "figs", "Figs", "Z.B", "z.B",
+            "U.S", "U.K", "E.U", "E.g", "Sept", "Srta", "Prof", "phil", "Univ", "Vol", "Vs", "Jän", "Mär", "Mrs",
+            "Mister X", "Professor A.-B", "Professor Aʰ.‐Bʰ", "Señorita Z", "Magister Q", "Commander R", "by X",
+            "Doctor A.B", "Xen, B", "Xen, and C", "Xen and C", "A, B", "in A, B", "in A and B", "A, B, and C",
+            "Xʰ, B", "this [G", "that (Z", "some A", "lower", "Upper", "USA", "not NOV", "end", "x", "Z", "7", "42",
+            "1234567890123456789012345678901234567890", "a9", "approxx", "xapprox", "e..g", "it is 5", "ok.",
+        ];
+        let fillers = ["", "a", "Ab", "word ", "Ünïcödé wörds ", "中文字符 ", "12345 ", "(", "[", ", ", " and "];
+        for ending in endings {
+            for filler in fillers {
+                for repeat in 0..40 {
+                    let span = format!("{}{ending}", filler.repeat(repeat));
+                    assert_eq!(
+                        ends_in_abbreviation(&span),
+                        ABBREVIATIONS.is_match(&span).unwrap(),
+                        "{span:?}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
