@@ -57,6 +57,7 @@ impl Runtime {
         let memory = MemoryBudget::new(
             self.memory.clone(),
             plugin.meters.clone(),
+            plugin.memory_held.clone(),
             plugin.grant.memory_bytes,
         );
         let session = session.unwrap_or_default();

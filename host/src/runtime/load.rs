@@ -173,6 +173,7 @@ impl Runtime {
         });
         let plugin = LoadedPlugin {
             meters: Arc::new(PluginMeters::new(&manifest.name)),
+            memory_held: self.memory.held_by(&manifest.name),
             manifest,
             sha256: found.sha256,
             prepared,

@@ -19,22 +19,21 @@ use crate::telemetry::metrics::PluginMeters;
 const POOL_WAIT: Duration = Duration::from_millis(500);
 
 /// Bytes held by all live plugin instances, under a cap, and by each plugin's
-/// instances, under its share.
+/// instances, under its share. Both are atomics a growth adds to and a store
+/// gives back to, with no lock: every call takes and gives back memory, and
+/// calls on different cores would otherwise queue on one lock.
 #[derive(Debug)]
 pub struct MemoryPool {
     cap: usize,
     share: usize,
-    used: std::sync::Mutex<Used>,
+    all: AtomicUsize,
+    /// What each plugin's instances hold, by plugin name: looked up once per
+    /// load ([`MemoryPool::held_by`]), so a call touches only its plugin's.
+    plugins: std::sync::Mutex<HashMap<Arc<str>, Arc<AtomicUsize>>>,
     freed: Notify,
     /// Growths waiting for memory to be given back: only then does giving
     /// back wake anyone (waking takes the notifier's lock on every call).
     waiting: AtomicUsize,
-}
-
-#[derive(Debug, Default)]
-struct Used {
-    all: usize,
-    per_plugin: HashMap<Arc<str>, usize>,
 }
 
 impl MemoryPool {
@@ -44,7 +43,8 @@ impl MemoryPool {
         Arc::new(MemoryPool {
             cap,
             share: share.max(1),
-            used: std::sync::Mutex::default(),
+            all: AtomicUsize::new(0),
+            plugins: std::sync::Mutex::default(),
             freed: Notify::new(),
             waiting: AtomicUsize::new(0),
         })
@@ -57,25 +57,37 @@ impl MemoryPool {
 
     /// Bytes held now.
     pub fn used(&self) -> usize {
-        self.used.lock().unwrap_or_else(|p| p.into_inner()).all
+        self.all.load(Ordering::Acquire)
     }
 
-    fn try_take(&self, plugin: &Arc<str>, bytes: usize) -> Result<(), Full> {
-        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        if used.all + bytes > self.cap {
+    /// The count of what the instances of `plugin` hold (one per plugin name,
+    /// shared by its versions).
+    pub fn held_by(&self, plugin: &str) -> Arc<AtomicUsize> {
+        let mut plugins = self.plugins.lock().unwrap_or_else(|p| p.into_inner());
+        plugins.entry(plugin.into()).or_default().clone()
+    }
+
+    fn try_take(&self, held: &AtomicUsize, bytes: usize) -> Result<(), Full> {
+        // The pool's cap is named first when both would be passed.
+        if self.used().saturating_add(bytes) > self.cap {
             return Err(Full::Pool);
         }
-        let mine = used.per_plugin.get(plugin).copied().unwrap_or(0);
-        if mine + bytes > self.share {
+        if held.load(Ordering::Acquire).saturating_add(bytes) > self.share {
             return Err(Full::Share);
         }
-        used.all += bytes;
-        *used.per_plugin.entry(plugin.clone()).or_insert(0) += bytes;
+        add_within(&self.all, bytes, self.cap).map_err(|()| Full::Pool)?;
+        if add_within(held, bytes, self.share).is_err() {
+            // Another call of the plugin took the rest of its share since the
+            // check above. Nobody is woken for this short-lived hold: a
+            // growth woken by it would find what it found before.
+            subtract(&self.all, bytes);
+            return Err(Full::Share);
+        }
         Ok(())
     }
 
-    async fn take(&self, plugin: &Arc<str>, bytes: usize) -> Result<(), Full> {
-        if self.try_take(plugin, bytes).is_ok() {
+    async fn take(&self, held: &AtomicUsize, bytes: usize) -> Result<(), Full> {
+        if self.try_take(held, bytes).is_ok() {
             return Ok(());
         }
         // Counted before trying again, so a give-back either happens before
@@ -86,7 +98,7 @@ impl MemoryPool {
         let wait = async {
             loop {
                 let freed = self.freed.notified();
-                match self.try_take(plugin, bytes) {
+                match self.try_take(held, bytes) {
                     Ok(()) => return,
                     Err(full) => last = full,
                 }
@@ -99,22 +111,37 @@ impl MemoryPool {
         }
     }
 
-    fn give_back(&self, plugin: &Arc<str>, bytes: usize) {
+    fn give_back(&self, held: &AtomicUsize, bytes: usize) {
         if bytes == 0 {
             return;
         }
-        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        used.all = used.all.saturating_sub(bytes);
-        // A plugin's entry stays at 0 when it holds nothing: one per plugin
-        // name, not removed and made again on every call.
-        if let Some(mine) = used.per_plugin.get_mut(plugin) {
-            *mine = mine.saturating_sub(bytes);
-        }
-        drop(used);
+        subtract(held, bytes);
+        subtract(&self.all, bytes);
+        self.wake();
+    }
+
+    fn wake(&self) {
         if self.waiting.load(Ordering::SeqCst) > 0 {
             self.freed.notify_waiters();
         }
     }
+}
+
+/// Adds `bytes` to `count` unless that passes `cap`.
+fn add_within(count: &AtomicUsize, bytes: usize, cap: usize) -> Result<(), ()> {
+    count
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+            now.checked_add(bytes).filter(|after| *after <= cap)
+        })
+        .map(drop)
+        .map_err(drop)
+}
+
+/// Takes `bytes` from `count`, stopping at 0.
+fn subtract(count: &AtomicUsize, bytes: usize) {
+    let _ = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+        Some(now.saturating_sub(bytes))
+    });
 }
 
 /// Counts one growth as waiting for memory while it lives.
@@ -162,19 +189,27 @@ pub enum MemoryPoolExhausted {
 /// The memory limiter of one store: its plugin's cap plus its share of the pool.
 pub struct MemoryBudget {
     pool: Arc<MemoryPool>,
-    /// The plugin's name and memory histogram.
+    /// The plugin's memory histogram.
     meters: Arc<PluginMeters>,
+    /// What all the plugin's instances hold ([`MemoryPool::held_by`]).
+    plugin_held: Arc<AtomicUsize>,
     cap: usize,
     held: usize,
 }
 
 impl MemoryBudget {
     /// A budget of at most `cap` bytes drawn from `pool` for an instance of
-    /// the plugin `meters` measures.
-    pub fn new(pool: Arc<MemoryPool>, meters: Arc<PluginMeters>, cap: usize) -> MemoryBudget {
+    /// the plugin `meters` measures, whose instances hold `plugin_held`.
+    pub fn new(
+        pool: Arc<MemoryPool>,
+        meters: Arc<PluginMeters>,
+        plugin_held: Arc<AtomicUsize>,
+        cap: usize,
+    ) -> MemoryBudget {
         MemoryBudget {
             pool,
             meters,
+            plugin_held,
             cap,
             held: 0,
         }
@@ -190,7 +225,7 @@ impl Drop for MemoryBudget {
     fn drop(&mut self) {
         // A store ends with its call: what it held is the call's memory.
         self.meters.memory(self.held);
-        self.pool.give_back(self.meters.plugin(), self.held);
+        self.pool.give_back(&self.plugin_held, self.held);
     }
 }
 
@@ -211,7 +246,7 @@ impl wasmtime::ResourceLimiterAsync for MemoryBudget {
             }));
         }
         let more = desired.saturating_sub(current);
-        if let Err(full) = self.pool.take(self.meters.plugin(), more).await {
+        if let Err(full) = self.pool.take(&self.plugin_held, more).await {
             return Err(wasmtime::Error::new(match full {
                 Full::Pool => MemoryPoolExhausted::Pool {
                     cap_mib: self.pool.cap >> 20,
@@ -245,7 +280,8 @@ mod tests {
     use wasmtime::ResourceLimiterAsync;
 
     fn budget(pool: &Arc<MemoryPool>, plugin: &str, cap: usize) -> MemoryBudget {
-        MemoryBudget::new(pool.clone(), Arc::new(PluginMeters::new(plugin)), cap)
+        let meters = Arc::new(PluginMeters::new(plugin));
+        MemoryBudget::new(pool.clone(), meters, pool.held_by(plugin), cap)
     }
 
     #[tokio::test]
@@ -264,6 +300,41 @@ mod tests {
             c.memory_growing(0, 5, None).await.unwrap(),
             "another plugin still has room"
         );
+    }
+
+    #[test]
+    fn calls_on_many_threads_never_hold_more_than_the_pool() {
+        let pool = MemoryPool::new(1000, 60);
+        let peak = Arc::new(AtomicUsize::new(0));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(4)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let tasks: Vec<_> = (0..8)
+                .map(|i| {
+                    let (pool, peak) = (pool.clone(), peak.clone());
+                    tokio::spawn(async move {
+                        let plugin = if i % 2 == 0 { "even" } else { "odd" };
+                        for _ in 0..2000 {
+                            let mut b = budget(&pool, plugin, 1000);
+                            if b.memory_growing(0, 100, None).await.is_ok() {
+                                peak.fetch_max(pool.used(), Ordering::Relaxed);
+                                assert!(pool.held_by(plugin).load(Ordering::Relaxed) <= 600);
+                            }
+                            tokio::task::yield_now().await;
+                        }
+                    })
+                })
+                .collect();
+            for task in tasks {
+                task.await.unwrap();
+            }
+        });
+        assert!(peak.load(Ordering::Relaxed) <= 1000);
+        assert_eq!(pool.used(), 0, "every budget gave its memory back");
+        assert_eq!(pool.held_by("even").load(Ordering::Relaxed), 0);
     }
 
     #[tokio::test]

@@ -110,6 +110,8 @@ pub struct LoadedPlugin {
     pub artifact_note: Option<String>,
     /// Its call metrics, looked up once.
     pub meters: Arc<crate::telemetry::metrics::PluginMeters>,
+    /// What its instances hold of the memory pool, looked up once.
+    pub memory_held: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl LoadedPlugin {

@@ -9,10 +9,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
-use metrics::{Counter, Gauge, Histogram, HistogramFn, Key, KeyName, Metadata, SharedString, Unit};
+use metrics::{
+    Counter, CounterFn, Gauge, Histogram, HistogramFn, Key, KeyName, Metadata, SharedString, Unit,
+};
 use metrics_util::registry::{Registry, Storage};
 
 /// Prometheus' default buckets, for a histogram given none.
@@ -20,22 +22,120 @@ const DEFAULT_BUCKETS: &[f64] = &[
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 
-/// A histogram's counts: one per bucket bound, then one above the last bound.
-#[derive(Debug)]
+/// How many copies of each counter and histogram are kept. A thread records
+/// into its own copy and a scrape adds them up, so calls on different cores do
+/// not write the same cache line every time: with one copy, two callers of a
+/// short processor spent about a tenth of their time on the lines the plugin's
+/// call counter and histograms, and the memory pool, shared.
+const SHARDS: usize = 8;
+
+/// Counters on a cache line pair of their own (128 bytes: the unit that
+/// adjacent-line prefetching moves on x86).
+#[repr(align(128))]
+struct Line([AtomicU64; 16]);
+
+impl Line {
+    fn new() -> Line {
+        Line(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+}
+
+/// The copy the calling thread records into: threads take copies in turn.
+fn shard() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    std::thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    }
+    SHARD.with(|shard| *shard)
+}
+
+/// `SHARDS` copies of `slots` counters, each copy on lines of its own.
+struct Sharded {
+    lines_per_shard: usize,
+    lines: Box<[Line]>,
+}
+
+impl Sharded {
+    fn new(slots: usize) -> Sharded {
+        let lines_per_shard = slots.div_ceil(16).max(1);
+        Sharded {
+            lines_per_shard,
+            lines: (0..SHARDS * lines_per_shard).map(|_| Line::new()).collect(),
+        }
+    }
+
+    /// Counter `slot` of copy `shard`.
+    fn at(&self, shard: usize, slot: usize) -> &AtomicU64 {
+        let index = shard * self.lines_per_shard * 16 + slot;
+        &self.lines[index / 16].0[index % 16]
+    }
+
+    /// Counter `slot` of the calling thread's copy.
+    fn mine(&self, slot: usize) -> &AtomicU64 {
+        self.at(shard(), slot)
+    }
+
+    /// Counter `slot` added up over the copies.
+    fn total(&self, slot: usize) -> u64 {
+        (0..SHARDS)
+            .map(|s| self.at(s, slot).load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+/// A counter kept in [`SHARDS`] copies.
+pub struct ShardedCounter(Sharded);
+
+impl ShardedCounter {
+    fn new() -> ShardedCounter {
+        ShardedCounter(Sharded::new(1))
+    }
+
+    /// The counter's value.
+    pub fn value(&self) -> u64 {
+        self.0.total(0)
+    }
+}
+
+impl CounterFn for ShardedCounter {
+    fn increment(&self, value: u64) {
+        self.0.mine(0).fetch_add(value, Ordering::Relaxed);
+    }
+
+    fn absolute(&self, value: u64) {
+        let now = self.value();
+        if value > now {
+            self.increment(value - now);
+        }
+    }
+}
+
+/// A histogram's counts, in [`SHARDS`] copies: one per bucket bound, one above
+/// the last bound, then the sum of every value recorded (as `f64` bits).
 pub struct Buckets {
     bounds: &'static [f64],
-    counts: Box<[AtomicU64]>,
-    /// The sum of every value recorded, as `f64` bits.
-    sum: AtomicU64,
+    counts: Sharded,
 }
 
 impl Buckets {
     fn new(bounds: &'static [f64]) -> Buckets {
         Buckets {
             bounds,
-            counts: (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect(),
-            sum: AtomicU64::new(0f64.to_bits()),
+            counts: Sharded::new(bounds.len() + 2),
         }
+    }
+
+    /// How many values fell in bucket `slot` (`bounds.len()` is above the last bound).
+    fn count(&self, slot: usize) -> u64 {
+        self.counts.total(slot)
+    }
+
+    /// The sum of every value recorded.
+    fn sum(&self) -> f64 {
+        let slot = self.bounds.len() + 1;
+        (0..SHARDS)
+            .map(|s| f64::from_bits(self.counts.at(s, slot).load(Ordering::Relaxed)))
+            .sum()
     }
 }
 
@@ -45,12 +145,13 @@ impl HistogramFn for Buckets {
         let slot = self
             .bounds
             .partition_point(|&bound| bound < value || value.is_nan());
-        self.counts[slot].fetch_add(1, Ordering::Relaxed);
-        let _ = self
-            .sum
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
-                Some((f64::from_bits(bits) + value).to_bits())
-            });
+        let shard = shard();
+        self.counts.at(shard, slot).fetch_add(1, Ordering::Relaxed);
+        let _ = self.counts.at(shard, self.bounds.len() + 1).fetch_update(
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+            |bits| Some((f64::from_bits(bits) + value).to_bits()),
+        );
     }
 }
 
@@ -60,12 +161,12 @@ struct Handles {
 }
 
 impl Storage<Key> for Handles {
-    type Counter = Arc<AtomicU64>;
+    type Counter = Arc<ShardedCounter>;
     type Gauge = Arc<AtomicU64>;
     type Histogram = Arc<Buckets>;
 
     fn counter(&self, _: &Key) -> Self::Counter {
-        Arc::new(AtomicU64::new(0))
+        Arc::new(ShardedCounter::new())
     }
 
     fn gauge(&self, _: &Key) -> Self::Gauge {
@@ -108,7 +209,7 @@ impl Recorder {
     pub fn render(&self) -> String {
         let mut families: BTreeMap<String, Family> = BTreeMap::new();
         self.registry.visit_counters(|key, counter| {
-            let value = counter.load(Ordering::Relaxed).to_string();
+            let value = counter.value().to_string();
             single(&mut families, key, "counter", &value);
         });
         self.registry.visit_gauges(|key, gauge| {
@@ -118,10 +219,10 @@ impl Recorder {
         self.registry.visit_histograms(|key, histogram| {
             let labels = labels(key);
             let name = key.name();
-            let mut lines = Vec::with_capacity(histogram.counts.len() + 2);
+            let mut lines = Vec::with_capacity(histogram.bounds.len() + 3);
             let mut cumulative = 0u64;
-            for (slot, count) in histogram.counts.iter().enumerate() {
-                cumulative += count.load(Ordering::Relaxed);
+            for slot in 0..=histogram.bounds.len() {
+                cumulative += histogram.count(slot);
                 let bound = histogram
                     .bounds
                     .get(slot)
@@ -134,7 +235,7 @@ impl Recorder {
                     &cumulative.to_string(),
                 ));
             }
-            let sum = number(f64::from_bits(histogram.sum.load(Ordering::Relaxed)));
+            let sum = number(histogram.sum());
             lines.push(series(name, "_sum", &labels, None, &sum));
             lines.push(series(
                 name,
@@ -301,6 +402,36 @@ mod tests {
         ] {
             assert!(text.contains(line), "missing {line:?} in\n{text}");
         }
+    }
+
+    #[test]
+    fn counts_recorded_on_many_threads_add_up() {
+        let r = Recorder::new(&[("m_seconds", &[1.0])]);
+        let counter = r.register_counter(&Key::from_name("m_total"), &META);
+        let histogram = r.register_histogram(&Key::from_name("m_seconds"), &META);
+        std::thread::scope(|scope| {
+            for _ in 0..12 {
+                scope.spawn(|| {
+                    for _ in 0..1000 {
+                        counter.increment(1);
+                        histogram.record(0.5);
+                        histogram.record(2.0);
+                    }
+                });
+            }
+        });
+        let text = r.render();
+        for line in [
+            "m_total 12000\n",
+            "m_seconds_bucket{le=\"1\"} 12000\n",
+            "m_seconds_bucket{le=\"+Inf\"} 24000\n",
+            "m_seconds_sum 30000\n",
+            "m_seconds_count 24000\n",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in\n{text}");
+        }
+        counter.absolute(20000);
+        assert!(r.render().contains("m_total 20000\n"));
     }
 
     #[test]

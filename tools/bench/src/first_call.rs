@@ -146,6 +146,7 @@ fn metered(plugin: &LoadedPlugin) -> anyhow::Result<LoadedPlugin> {
         from_artifact: false,
         artifact_note: None,
         meters: plugin.meters.clone(),
+        memory_held: plugin.memory_held.clone(),
     })
 }
 

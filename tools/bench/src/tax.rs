@@ -91,9 +91,11 @@ pub fn call_store(
     engine: &wasmtime::Engine,
     session: Option<Arc<Session>>,
 ) -> wasmtime::Store<CallState> {
+    let pool = MemoryPool::new(2048 << 20, 100);
     let memory = MemoryBudget::new(
-        MemoryPool::new(2048 << 20, 100),
+        pool.clone(),
         plugin.meters.clone(),
+        pool.held_by(&plugin.manifest.name),
         plugin.grant.memory_bytes,
     );
     let state = CallState::new(
