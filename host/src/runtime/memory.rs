@@ -57,7 +57,7 @@ impl MemoryPool {
 
     /// Bytes held now.
     pub fn used(&self) -> usize {
-        self.all.load(Ordering::Acquire)
+        self.all.load(Ordering::SeqCst)
     }
 
     /// The count of what the instances of `plugin` hold (one per plugin name,
@@ -72,7 +72,7 @@ impl MemoryPool {
         if self.used().saturating_add(bytes) > self.cap {
             return Err(Full::Pool);
         }
-        if held.load(Ordering::Acquire).saturating_add(bytes) > self.share {
+        if held.load(Ordering::SeqCst).saturating_add(bytes) > self.share {
             return Err(Full::Share);
         }
         add_within(&self.all, bytes, self.cap).map_err(|()| Full::Pool)?;
@@ -127,10 +127,15 @@ impl MemoryPool {
     }
 }
 
+// The counts are read and written in sequentially consistent order, like
+// `waiting`: a growth that counts itself as waiting and then finds the pool
+// full, and a give-back that lowers a count and then finds nobody waiting,
+// cannot both happen, so no give-back is missed by a waiting growth.
+
 /// Adds `bytes` to `count` unless that passes `cap`.
 fn add_within(count: &AtomicUsize, bytes: usize, cap: usize) -> Result<(), ()> {
     count
-        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |now| {
             now.checked_add(bytes).filter(|after| *after <= cap)
         })
         .map(drop)
@@ -139,7 +144,7 @@ fn add_within(count: &AtomicUsize, bytes: usize, cap: usize) -> Result<(), ()> {
 
 /// Takes `bytes` from `count`, stopping at 0.
 fn subtract(count: &AtomicUsize, bytes: usize) {
-    let _ = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+    let _ = count.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |now| {
         Some(now.saturating_sub(bytes))
     });
 }
