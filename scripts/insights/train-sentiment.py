@@ -14,8 +14,10 @@ not, the vector scaled to unit length. The product reviews (the three sets
 of them below) weigh three times as much as a film review or a tweet in the
 fit: the processor reads product and service reviews. C and that weight were
 chosen on MARC's English test reviews that the evaluation leaves out (rows
-400 to 999 of each star), against C=1 and equal weights. Words after a negation
-("not", "never", "n't" ...) up to the next punctuation carry a `NOT_` mark.
+400 to 999 of each star), against C=1 and equal weights.
+
+Words after a negation ("not", "never", "n't" ...) up to the next
+punctuation carry a `NOT_` mark.
 `tokens` below is the tokenizer the plugin repeats in Rust
 (plugins/review-insights/src/model.rs); the two must stay alike.
 

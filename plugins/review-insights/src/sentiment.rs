@@ -84,14 +84,13 @@ pub fn prepare() {
     vader();
 }
 
-/// The languages scored by their trained model alone wherever it knows a
-/// feature of the text (see the module documentation).
-const MODEL_ALONE: [&str; 1] = ["ja"];
-
-/// How much a trained model's score weighs against the rules' where both
-/// answer: two thirds in English (see the module's comment), half elsewhere.
+/// How much a trained model's score weighs against the rules' where the
+/// model knows a feature of the text: all of it in Japanese, so the rules are
+/// not run; two thirds in English; half elsewhere (see the module
+/// documentation).
 fn model_weight(tag: &str) -> f64 {
     match tag {
+        "ja" => 1.0,
         "en" => 2.0 / 3.0,
         _ => 0.5,
     }
@@ -106,14 +105,12 @@ pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
         other => lexicon::compound(other, text),
     };
     // Where a trained model knows a feature of the text, the weighted mean of
-    // the two; in the languages of MODEL_ALONE, the model alone, so the rules
-    // are not run.
+    // the two, the rules run only when they weigh anything.
     let score = match model::score(tag, text) {
-        Some(model) if MODEL_ALONE.contains(&tag) => model,
-        Some(model) => {
-            let weight = model_weight(tag);
-            weight * model + (1.0 - weight) * rules()?
-        }
+        Some(model) => match model_weight(tag) {
+            1.0 => model,
+            weight => weight * model + (1.0 - weight) * rules()?,
+        },
         None => rules()?,
     };
     Some(Sentiment::of(score))
