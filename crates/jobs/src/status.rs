@@ -66,7 +66,7 @@ pub struct InsightsSummary {
     pub neutral: f64,
     /// The share labelled negative.
     pub negative: f64,
-    /// Reviews whose sentiment clearly contradicts their stars.
+    /// Reviews whose text clearly contradicts their stars.
     pub rating_mismatches: u64,
     /// Reviews whose text nearly repeats an earlier review's
     /// (`duplicate_of` set).

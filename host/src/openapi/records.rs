@@ -132,7 +132,7 @@ fn review() -> RefOr<Schema> {
     );
     let rating_mismatch = described(
         typed(Type::Boolean, true),
-        "With `insights: true` only: true when the sentiment clearly contradicts the stars (a score of at least 0.5 on at most 2 of 5 stars, or at most -0.5 on at least 4 of 5); null without a rating or a sentiment",
+        "With `insights: true` only: true when the text clearly contradicts the stars (in en, es and zh: a score of at least 0.7 on at most 2 of 5 stars, or at most -0.7 on at least 4 of 5, both scorers agreeing and no contrast word such as \"but\"); null without a rating or a sentiment, and in other languages",
     );
     let keywords: RefOr<Schema> = (ArrayBuilder::new()
         .items(typed(Type::String, false))

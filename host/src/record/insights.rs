@@ -31,7 +31,8 @@ pub enum Label {
 pub struct ReviewInsights {
     /// The text's sentiment; null for a language without a model, or no text.
     pub sentiment: Option<Sentiment>,
-    /// Whether the sentiment clearly contradicts the stars; null without both.
+    /// Whether the text clearly contradicts the stars; null without both,
+    /// and in a language the processor does not decide it in.
     pub rating_mismatch: Option<bool>,
     /// Up to five key phrases, best first.
     pub keywords: Vec<String>,

@@ -1,7 +1,7 @@
 //! review-insights: what one review's text says, offline. Its language (the
 //! detector the record uses), its sentiment in that language (a trained
-//! model with VADER in English, lexicons elsewhere), whether that sentiment
-//! contradicts the reviewer's stars, and its key phrases (YAKE). Every table
+//! model with VADER in English, lexicons elsewhere), whether the text
+//! contradicts the reviewer's stars (where two scorers can agree), and its key phrases (YAKE). Every table
 //! is built into the component; the model, the lexicons, VADER's tables, the
 //! stop words and the tokenizer's patterns are built once, before the first
 //! call (`prepare`).
@@ -10,6 +10,7 @@ pub mod cjk;
 pub mod japanese;
 pub mod keywords;
 pub mod lexicon;
+pub mod mismatch;
 pub mod model;
 pub mod sentiment;
 
@@ -50,7 +51,8 @@ pub struct Insights {
     pub language_confidence: Option<f64>,
     /// The sentiment, or none for a language without a lexicon here.
     pub sentiment: Option<Sentiment>,
-    /// Whether the sentiment clearly contradicts the stars.
+    /// Whether the text clearly contradicts the stars ([`mismatch`]); none
+    /// without a rating, or in a language it is not decided in.
     pub rating_mismatch: Option<bool>,
     /// 0 to 5 key phrases, best first.
     pub keywords: Vec<String>,
@@ -60,10 +62,6 @@ pub struct Insights {
 
 /// The scale a rating is on when the request names none.
 pub const DEFAULT_SCALE: f64 = 5.0;
-
-/// The sentiment score beyond which a text is clearly positive (or, negated,
-/// clearly negative) for [`Insights::rating_mismatch`].
-pub const CLEAR_SCORE: f64 = 0.5;
 
 fn prepare() {
     sentiment::prepare();
@@ -124,8 +122,8 @@ pub fn insights(input: &Input) -> Result<Insights, String> {
             }
         },
     };
-    let sentiment = tag.as_deref().and_then(|tag| {
-        let found = sentiment::score(tag, text);
+    let scores = tag.as_deref().and_then(|tag| {
+        let found = sentiment::scores(tag, text);
         if found.is_none() {
             notices.push(format!(
                 "no sentiment lexicon for `{tag}` here (supported: {}), so sentiment and rating_mismatch are null",
@@ -134,10 +132,20 @@ pub fn insights(input: &Input) -> Result<Insights, String> {
         }
         found
     });
-    let rating_mismatch = match (input.review_rating, &sentiment) {
-        (Some(rating), Some(found)) => Some(mismatch(rating, scale, found.score)),
+    let rating_mismatch = match (input.review_rating, &scores, tag.as_deref()) {
+        (Some(rating), Some(found), Some(tag)) => {
+            let decided = mismatch::contradicts(tag, rating, scale, found, text);
+            if decided.is_none() {
+                notices.push(format!(
+                    "rating_mismatch is decided in {} only, where two scorers can agree; in `{tag}` most flags of its one scorer were wrong, so it is null: weigh `sentiment` against the stars instead",
+                    mismatch::LANGUAGES.join(", ")
+                ));
+            }
+            decided
+        }
         _ => None,
     };
+    let sentiment = scores.map(|found| found.sentiment);
     let keywords = match tag.as_deref() {
         Some(tag) => {
             let found = keywords::extract(tag, text);
@@ -160,14 +168,6 @@ pub fn insights(input: &Input) -> Result<Insights, String> {
         keywords,
         notices,
     })
-}
-
-/// Whether a sentiment `score` clearly contradicts `rating` stars of
-/// `scale`: clearly positive ([`CLEAR_SCORE`]) with at most 2 of 5, or
-/// clearly negative with at least 4 of 5.
-pub fn mismatch(rating: f64, scale: f64, score: f64) -> bool {
-    let stars = rating / scale * 5.0;
-    (stars <= 2.0 && score >= CLEAR_SCORE) || (stars >= 4.0 && score <= -CLEAR_SCORE)
 }
 
 /// The primary subtag of a BCP 47 tag: `pt` for `pt-BR`.

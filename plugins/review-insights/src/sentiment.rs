@@ -96,9 +96,25 @@ fn model_weight(tag: &str) -> f64 {
     }
 }
 
+/// A text's sentiment with the two scores it was made of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scores {
+    /// The weighted mean of the two, as answered.
+    pub sentiment: Sentiment,
+    /// The trained model's score, where a model knows a feature of the text.
+    pub model: Option<f64>,
+    /// The rules' score (VADER or a lexicon), where they were run.
+    pub rules: Option<f64>,
+}
+
 /// The sentiment of `text` in the language `tag` (a primary tag), or none
 /// for a language without a model here.
 pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
+    scores(tag, text).map(|found| found.sentiment)
+}
+
+/// [`score`], with the model's and the rules' own scores.
+pub fn scores(tag: &str, text: &str) -> Option<Scores> {
     let rules = || match tag {
         "en" => Some(vader().polarity_scores(text).compound),
         other if cjk::supports(other) => cjk::compound(other, text),
@@ -106,12 +122,23 @@ pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
     };
     // Where a trained model knows a feature of the text, the weighted mean of
     // the two, the rules run only when they weigh anything.
-    let score = match model::score(tag, text) {
+    let model = model::score(tag, text);
+    let (score, rules) = match model {
         Some(model) => match model_weight(tag) {
-            1.0 => model,
-            weight => weight * model + (1.0 - weight) * rules()?,
+            1.0 => (model, None),
+            weight => {
+                let rules = rules()?;
+                (weight * model + (1.0 - weight) * rules, Some(rules))
+            }
         },
-        None => rules()?,
+        None => {
+            let rules = rules()?;
+            (rules, Some(rules))
+        }
     };
-    Some(Sentiment::of(score))
+    Some(Scores {
+        sentiment: Sentiment::of(score),
+        model,
+        rules,
+    })
 }

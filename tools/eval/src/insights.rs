@@ -237,7 +237,8 @@ struct Mismatches {
 
 impl Mismatches {
     /// Sends `body` and counts its flag against `truth`; a wrong flag, or an
-    /// answer other than 200, is noted under `name` with `id`.
+    /// answer other than 200, is noted under `name` with `id`. Returns the
+    /// flag, or none for an answer other than 200.
     async fn check(
         &mut self,
         server: &Server,
@@ -245,24 +246,29 @@ impl Mismatches {
         id: &str,
         body: &Value,
         truth: bool,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Option<bool>> {
         let (status, answer) = server.post(ROUTE, body).await?;
         if status != 200 {
             score::note(format!("{name}: {id} answered {status}: {answer}"));
-            return Ok(());
+            return Ok(None);
         }
-        self.n += 1;
         let flag = answer["rating_mismatch"] == true;
-        self.labelled += usize::from(truth);
-        self.flagged += usize::from(flag);
-        self.right += usize::from(flag && truth);
+        self.count(flag, truth);
         if flag != truth {
             score::note(format!(
                 "{name}: {id} labelled {truth}, flagged {flag} (score {})",
                 answer["sentiment"]["score"]
             ));
         }
-        Ok(())
+        Ok(Some(flag))
+    }
+
+    /// Counts one answered review's `flag` against its label, `truth`.
+    fn count(&mut self, flag: bool, truth: bool) {
+        self.n += 1;
+        self.labelled += usize::from(truth);
+        self.flagged += usize::from(flag);
+        self.right += usize::from(flag && truth);
     }
 
     /// Records the reviews scored, the precision and the recall under `name`.

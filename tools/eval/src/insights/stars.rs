@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Value};
 
@@ -25,6 +25,17 @@ pub const SETS: ThirdParty = ThirdParty {
              JSON lines {\"id\", \"text\", \"stars\"}; docs/quality.md says which rows",
     place:
         "by hand: one <language>.jsonl per language (docs/quality.md#held-out-star-rated-reviews)",
+};
+
+/// The reviews the third mismatch selection reads: rows 700 to 999 of the
+/// 1-, 2-, 4- and 5-star reviews of each MARC language's test split, every
+/// one labelled by reading before the rule was run on them.
+pub const MISMATCH_ROWS: ThirdParty = ThirdParty {
+    dir: "insights/stars-mismatch",
+    source: "the Multilingual Amazon Reviews Corpus's test split (en, de, fr, es, ja, zh; \
+             academic research only), as JSON lines {\"id\", \"text\", \"stars\"}; \
+             docs/quality.md says which rows",
+    place: "by hand: one <language>.jsonl per language (docs/quality.md#rating_mismatch-measured-on-every-review)",
 };
 
 /// The files, the name each set prints under, and its language.
@@ -55,7 +66,7 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
     mean_over_languages("held out: every language", tallies.iter());
     // The first selection was read for changes to the mismatch rule; the
     // second was labelled after that, and read only for the figures.
-    let texts = texts_by_id(&dir)?;
+    let texts = texts_by_id(&dir, &["en", "de", "fr", "es"])?;
     for (labels, name) in [
         (
             "insights/mismatch-marc.tsv",
@@ -67,6 +78,14 @@ pub async fn run(server: &Server, data: &Data) -> anyhow::Result<()> {
         ),
     ] {
         mismatch(server, data, &texts, &dir, labels, name).await?;
+    }
+    // The third was read whole, every review of its rows, before the rule
+    // it measures was run on them.
+    if let Some(rows) = data.third_party(&MISMATCH_ROWS) {
+        let texts = texts_by_id(&rows, &["en", "de", "fr", "es", "ja", "zh"])?;
+        let labels = "insights/mismatch-marc-3.tsv";
+        let name = "held out: MARC rows 700-999, every review read";
+        mismatch(server, data, &texts, &rows, labels, name).await?;
     }
     Ok(())
 }
@@ -120,11 +139,10 @@ fn load(dir: &Path) -> anyhow::Result<Vec<Set>> {
     Ok(sets)
 }
 
-/// The texts of the languages the mismatch labels cover, by id, as read
-/// from `dir`.
-fn texts_by_id(dir: &Path) -> anyhow::Result<HashMap<String, String>> {
+/// The texts of `languages`, by id, as read from `dir`.
+fn texts_by_id(dir: &Path, languages: &[&str]) -> anyhow::Result<HashMap<String, String>> {
     let mut texts = HashMap::new();
-    for language in ["en", "de", "fr", "es"] {
+    for language in languages {
         let path = dir.join(format!("{language}.jsonl"));
         let text = std::fs::read_to_string(&path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
@@ -153,6 +171,7 @@ async fn mismatch(
     let labels = std::fs::read_to_string(&labels_path)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", labels_path.display()))?;
     let mut tally = Mismatches::default();
+    let mut by_language: BTreeMap<&str, Mismatches> = BTreeMap::new();
     for line in labels.lines().filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split('\t').collect();
         let [id, stars, label, ..] = fields[..] else {
@@ -172,10 +191,16 @@ async fn mismatch(
             "language": language,
         });
         let shown = format!("{id} ({stars} stars)");
-        tally
-            .check(server, name, &shown, &body, label == "true")
-            .await?;
+        let truth = label == "true";
+        if let Some(flag) = tally.check(server, name, &shown, &body, truth).await? {
+            by_language.entry(language).or_default().count(flag, truth);
+        }
     }
     tally.report(name);
+    if by_language.len() > 1 {
+        for (language, tally) in &by_language {
+            tally.report(&format!("{name} ({language})"));
+        }
+    }
     Ok(())
 }
