@@ -145,7 +145,10 @@ pub fn insights(input: &Input) -> Result<Insights, String> {
         }
         _ => None,
     };
-    let sentiment = scores.map(|found| found.sentiment);
+    let sentiment = match (tag.as_deref(), &scores) {
+        (Some(tag), Some(whole)) => Some(sentiment::answer(tag, text, whole)),
+        _ => None,
+    };
     let keywords = match tag.as_deref() {
         Some(tag) => {
             let found = keywords::extract(tag, text);

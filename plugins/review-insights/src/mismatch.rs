@@ -8,8 +8,8 @@
 //!   can agree (English, Spanish, Chinese). Elsewhere a single scorer's
 //!   errors were most of the flags (German, French and Japanese, 1 to 4% of
 //!   flags right), and the answer is null with a notice;
-//! - **the stars** are at most 2 or at least 4 of 5, and the answer's score
-//!   is at least [`CLEAR_SCORE`] the other way;
+//! - **the stars** are at most 2 or at least 4 of 5, and the whole text's
+//!   score is at least [`CLEAR_SCORE`] the other way;
 //! - **both scorers** lean the other way by at least [`AGREEING_SCORE`]
 //!   where both read the text;
 //! - **no contrast word** ("but", "pero", "但是" ...): praise followed by
@@ -23,7 +23,7 @@ use crate::sentiment::Scores;
 /// The languages `rating_mismatch` is decided in, as BCP 47 primary tags.
 pub const LANGUAGES: [&str; 3] = ["en", "es", "zh"];
 
-/// The answer's score beyond which a text clearly contradicts the stars.
+/// The whole text's score beyond which it clearly contradicts the stars.
 pub const CLEAR_SCORE: f64 = 0.7;
 
 /// The score each of the two scorers must reach the same way.

@@ -11,8 +11,9 @@
 //! evaluation does not score, it placed 74.3% right, the mean with the
 //! lexicon of [`cjk`] 73.0% and the lexicon alone 61.1%. A text none of
 //! whose features a model knows gets the lexicon's score alone, and so does
-//! every language without a model. Every score runs from -1 to 1; the label
-//! follows VADER's published thresholds (±0.05).
+//! every language without a model. An English text of several sentences
+//! answers the mean of its sentences' scores ([`answer`]). Every score runs
+//! from -1 to 1; the label follows VADER's published thresholds (±0.05).
 
 use std::sync::OnceLock;
 
@@ -96,10 +97,10 @@ fn model_weight(tag: &str) -> f64 {
     }
 }
 
-/// A text's sentiment with the two scores it was made of.
+/// A text's sentiment as a whole, with the two scores it was made of.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scores {
-    /// The weighted mean of the two, as answered.
+    /// The weighted mean of the two.
     pub sentiment: Sentiment,
     /// The trained model's score, where a model knows a feature of the text.
     pub model: Option<f64>,
@@ -110,10 +111,44 @@ pub struct Scores {
 /// The sentiment of `text` in the language `tag` (a primary tag), or none
 /// for a language without a model here.
 pub fn score(tag: &str, text: &str) -> Option<Sentiment> {
-    scores(tag, text).map(|found| found.sentiment)
+    let whole = scores(tag, text)?;
+    Some(answer(tag, text, &whole))
 }
 
-/// [`score`], with the model's and the rules' own scores.
+/// The sentiment answered for `text`, whose [`scores`] as a whole are
+/// `whole`. In English, the unweighted mean of its sentences' scores (each
+/// as [`scores`] gives it), so a short verdict ("Don't buy.") weighs as much
+/// as a long description: on MARC's English reviews the evaluation does not
+/// use (rows 400 to 999 of each star), 85.0% right against 83.9% for the
+/// whole text, and 81.2% for a mean weighted by length. German, French,
+/// Spanish and Japanese lost 0.1 to 5.7 points that way, and Chinese gained
+/// 0.6: they keep the whole text's score.
+pub fn answer(tag: &str, text: &str, whole: &Scores) -> Sentiment {
+    if tag != "en" {
+        return whole.sentiment;
+    }
+    let (sum, count) = sentences(text)
+        .filter_map(|sentence| scores(tag, sentence))
+        .fold((0.0, 0u32), |(sum, count), found| {
+            (sum + found.sentiment.score, count + 1)
+        });
+    if count == 0 {
+        whole.sentiment
+    } else {
+        Sentiment::of(sum / f64::from(count))
+    }
+}
+
+/// The sentences of `text`: the runs up to and with each `.`, `!`, `?` or
+/// line break, trimmed, that hold at least three letters or digits.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|sentence| sentence.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+}
+
+/// A text's sentiment as a whole, with the model's and the rules' own
+/// scores.
 pub fn scores(tag: &str, text: &str) -> Option<Scores> {
     let rules = || match tag {
         "en" => Some(vader().polarity_scores(text).compound),

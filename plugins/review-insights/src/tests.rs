@@ -179,3 +179,27 @@ fn praise_then_the_defect_is_mixed_not_a_mismatch() {
         assert_eq!(found.rating_mismatch, Some(mismatch), "{text}");
     }
 }
+
+#[test]
+fn english_is_the_mean_of_its_sentences() {
+    let text = "The box is blue and the manual has forty pages. Don't buy!";
+    let parts = [
+        "The box is blue and the manual has forty pages.",
+        "Don't buy!",
+    ];
+    let mean = parts
+        .iter()
+        .map(|part| sentiment::scores("en", part).unwrap().sentiment.score)
+        .sum::<f64>()
+        / 2.0;
+    let answered = sentiment::score("en", text).unwrap();
+    assert!(
+        (answered.score - mean).abs() < 1e-4,
+        "{answered:?} against {mean}"
+    );
+    assert_eq!(answered.label, Label::Negative);
+    // Other languages answer the whole text's score.
+    let text = "Das Hotel war toll. Das Frühstück war leider kalt.";
+    let whole = sentiment::scores("de", text).unwrap();
+    assert_eq!(sentiment::score("de", text), Some(whole.sentiment));
+}
